@@ -1,0 +1,57 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "CallGate",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "callgate", targets: ["callgate"]),
+        .library(name: "CallGateClient", targets: ["CallGateClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-uv"])]
+        ),
+        .target(name: "LWS", dependencies: ["CLibWebSockets"]),
+        .target(name: "CallGateProtocol"),
+        .target(name: "CallGateCore", dependencies: ["CallGateProtocol"]),
+        .target(
+            name: "CallGateServer",
+            dependencies: [
+                "LWS", "CallGateCore", "CallGateProtocol",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CallGateClient",
+            dependencies: ["LWS", "CallGateProtocol", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "callgate",
+            dependencies: [
+                "CallGateServer", "CallGateClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol"]),
+        .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
+        .testTarget(
+            name: "CallGateServerTests",
+            dependencies: ["CallGateServer", "CallGateClient", "CallGateCore", "CallGateProtocol"]
+        ),
+        .testTarget(
+            name: "CallGateIntegrationTests",
+            dependencies: ["CallGateServer", "CallGateClient", "CallGateProtocol"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

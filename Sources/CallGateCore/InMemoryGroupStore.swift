@@ -1,0 +1,25 @@
+/// A group store that keeps groups in a dictionary: the default until a persistent store is configured.
+///
+/// Not thread-safe: the service thread owns it.
+public final class InMemoryGroupStore: GroupStore {
+    private var groups: [String: GroupRecord] = [:]
+
+    public init(_ groups: [GroupRecord] = []) {
+        for group in groups {
+            self.groups[group.guid] = group
+        }
+    }
+
+    public func group(_ guid: String) -> GroupRecord? {
+        groups[guid]
+    }
+
+    public func put(_ group: GroupRecord) {
+        groups[group.guid] = group
+    }
+
+    @discardableResult
+    public func delete(_ guid: String) -> Bool {
+        groups.removeValue(forKey: guid) != nil
+    }
+}
