@@ -42,6 +42,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "LWSTests", dependencies: ["LWS"]),
         .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol"]),
         .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
         .testTarget(

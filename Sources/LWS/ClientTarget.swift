@@ -1,0 +1,18 @@
+/// Where a client connection goes: `ws://host:port/path`, optionally from a chosen source address.
+public struct ClientTarget: Sendable {
+    public var host: String
+    public var port: Int
+    public var path: String
+    /// The Origin header to send, if any.
+    public var origin: String?
+    /// Local address to bind before connecting (spreads sockets over 127.0.0.x), or nil.
+    public var sourceAddress: String?
+
+    public init(host: String, port: Int, path: String = "/ws", origin: String? = nil, sourceAddress: String? = nil) {
+        self.host = host
+        self.port = port
+        self.path = path
+        self.origin = origin
+        self.sourceAddress = sourceAddress
+    }
+}

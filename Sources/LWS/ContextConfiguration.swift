@@ -1,0 +1,37 @@
+/// How an `LWSContext` is set up: as a server listening on an address, or as a client-only context.
+public struct ContextConfiguration: Sendable {
+    /// Where a server context listens; nil for a client-only context.
+    public var listen: ListenAddress?
+    /// The WebSocket subprotocol spoken (also accepted when the client names none).
+    public var protocolName: String
+    /// The only path a WebSocket upgrade is accepted on (server side).
+    public var webSocketPath = "/ws"
+    /// lws receive buffer per connection: small keeps per-socket memory low.
+    public var rxBufferSize = 1024
+    /// Largest reassembled incoming message; a larger one closes the socket with `messageTooBigCloseCode`.
+    public var maxMessageBytes = 64 * 1024
+    /// Close code for an over-size message.
+    public var messageTooBigCloseCode: UInt16 = 1009
+    /// Outbound messages one connection may have waiting before it counts as a slow consumer.
+    public var maxQueuedFrames = 1024
+    /// Close code for a slow consumer.
+    public var slowConsumerCloseCode: UInt16 = 4008
+    /// Largest HTTP request body kept; the handler sees `bodyTooLarge` beyond it.
+    public var maxHTTPBodyBytes = 64 * 1024
+
+    public init(listen: ListenAddress?, protocolName: String) {
+        self.listen = listen
+        self.protocolName = protocolName
+    }
+}
+
+/// A host (IP address or interface name) and TCP port; port 0 picks a free port.
+public struct ListenAddress: Sendable {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+}

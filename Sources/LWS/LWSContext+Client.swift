@@ -1,0 +1,53 @@
+import CLibWebSockets
+import Foundation
+
+extension LWSContext {
+    /// Starts a client WebSocket to `target`, speaking this context's protocol. Service thread only.
+    ///
+    /// The delegate hears `webSocketDidOpen` after the handshake, or `webSocketDidClose` with an
+    /// error if it fails; a connection refused at once throws instead.
+    public func connect(to target: ClientTarget) throws -> WebSocketConnection {
+        guard let lwsContext else { throw LWSError.connectFailed("context is stopped") }
+        let connection = WebSocketConnection(id: makeConnectionID(), wsi: nil, context: self)
+        let strings = CStringBag()
+        var info = lws_client_connect_info()
+        cg_zero(&info, MemoryLayout<lws_client_connect_info>.size)
+        info.context = lwsContext
+        info.address = strings.keep(target.host)
+        info.port = Int32(target.port)
+        info.path = strings.keep(target.path)
+        info.host = strings.keep(target.host)
+        info.origin = target.origin.map { strings.keep($0) } ?? nil
+        info.protocol = UnsafePointer(protocolNamePointer)
+        info.local_protocol_name = UnsafePointer(protocolNamePointer)
+        info.iface = target.sourceAddress.map { strings.keep($0) } ?? nil
+        connection.clientStrings = strings
+        info.opaque_user_data = Unmanaged.passRetained(connection as AnyObject).toOpaque()
+        let wsi = lws_client_connect_via_info(&info)
+        if wsi == nil {
+            if !connection.closeReported {
+                Unmanaged<AnyObject>.fromOpaque(info.opaque_user_data).release()
+            }
+            throw LWSError.connectFailed("\(target.host):\(target.port) refused the attempt")
+        }
+        if !connection.closeReported {
+            connection.wsi = wsi
+        }
+        return connection
+    }
+}
+
+/// C strings that must live as long as a client connection; freed with it.
+final class CStringBag {
+    private var pointers: [UnsafeMutablePointer<CChar>] = []
+
+    func keep(_ string: String) -> UnsafePointer<CChar> {
+        let pointer = strdup(string)!
+        pointers.append(pointer)
+        return UnsafePointer(pointer)
+    }
+
+    deinit {
+        for pointer in pointers { free(pointer) }
+    }
+}

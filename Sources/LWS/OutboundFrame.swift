@@ -1,0 +1,29 @@
+import CLibWebSockets
+
+/// One encoded text message, written once and shared by every connection it is queued on.
+///
+/// The payload sits after `LWS_PRE` bytes of headroom, where `lws_write` puts the frame header.
+/// Connections write it one after another on the service thread, so the shared headroom is safe.
+public final class OutboundFrame: @unchecked Sendable {
+    let storage: UnsafeMutableRawBufferPointer
+    /// Payload length in bytes.
+    public let count: Int
+
+    /// Copies `bytes` behind fresh headroom.
+    public init(_ bytes: some Collection<UInt8>) {
+        let pre = cg_lws_pre()
+        count = bytes.count
+        storage = .allocate(byteCount: pre + max(count, 1), alignment: 16)
+        let payload = UnsafeMutableRawBufferPointer(rebasing: storage[pre...])
+        _ = payload.initializeMemory(as: UInt8.self, from: bytes)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// Pointer to the first payload byte, as `lws_write` wants it.
+    var payload: UnsafeMutablePointer<UInt8> {
+        storage.baseAddress!.advanced(by: cg_lws_pre()).assumingMemoryBound(to: UInt8.self)
+    }
+}

@@ -1,0 +1,124 @@
+import CLibWebSockets
+
+/// One WebSocket, server side or client side, owned by the service thread of its `LWSContext`.
+///
+/// Every method must be called on that service thread. Outgoing messages wait in a bounded
+/// queue and go out one `lws_write` per writeable callback; a peer that lets the queue pass
+/// its cap is closed as a slow consumer instead of growing memory.
+public final class WebSocketConnection {
+    /// Unique within its context, never reused.
+    public let id: UInt64
+    /// The peer's IP address as text ("" when unknown).
+    public internal(set) var peerAddress = ""
+    /// The request path of the upgrade (server side), e.g. "/ws".
+    public internal(set) var path = ""
+    /// The close code the peer sent, if it closed first.
+    public internal(set) var peerCloseCode: UInt16?
+    /// Whether the socket is gone or going: sends are dropped from then on.
+    public var isClosing: Bool { wsi == nil || pendingClose != nil }
+    /// Messages waiting to be written.
+    public var queuedFrames: Int { queue.count }
+    /// Free slot for the layer above (the server's session state, the client's handle).
+    public var attachment: AnyObject?
+
+    var wsi: OpaquePointer?
+    unowned let context: LWSContext
+    /// Set once the delegate heard of the close, so it hears it only once.
+    var closeReported = false
+    /// Keeps a client connection's host and path strings alive.
+    var clientStrings: CStringBag?
+    private var queue = FrameQueue()
+    private var pendingClose: PendingClose?
+    private var message: [UInt8] = []
+    private var messageIsBinary = false
+    private var messageTooBig = false
+
+    struct PendingClose {
+        let code: UInt16
+        let reason: String
+        let flushFirst: Bool
+    }
+
+    init(id: UInt64, wsi: OpaquePointer?, context: LWSContext) {
+        self.id = id
+        self.wsi = wsi
+        self.context = context
+    }
+
+    /// Queues a shared frame; returns false when it was not queued (closing, or over the cap,
+    /// in which case the connection is closed with the configured slow-consumer code).
+    @discardableResult
+    public func send(_ frame: OutboundFrame) -> Bool {
+        guard let wsi, pendingClose == nil else { return false }
+        if queue.count >= context.configuration.maxQueuedFrames {
+            close(code: context.configuration.slowConsumerCloseCode, reason: "outbound queue full", flushFirst: false)
+            return false
+        }
+        queue.push(frame)
+        if queue.count == 1 {
+            lws_callback_on_writable(wsi)
+        }
+        return true
+    }
+
+    /// Closes with `code`; with `flushFirst` the frames already queued go out before the close frame.
+    public func close(code: UInt16, reason: String, flushFirst: Bool = true) {
+        guard let wsi, pendingClose == nil else { return }
+        pendingClose = PendingClose(code: code, reason: reason, flushFirst: flushFirst)
+        if !flushFirst { queue.removeAll() }
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Writes at most one queued frame, or starts the close; returns -1 when the write failed.
+    func writable() -> Int32 {
+        guard let wsi else { return -1 }
+        if let frame = queue.pop() {
+            let written = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT)
+            if written < frame.count { return -1 }
+            if !queue.isEmpty || pendingClose != nil {
+                lws_callback_on_writable(wsi)
+            }
+            return 0
+        }
+        guard let pendingClose else { return 0 }
+        var reason = Array(pendingClose.reason.utf8.prefix(120))
+        lws_close_reason(wsi, lws_close_status(rawValue: UInt32(pendingClose.code)), &reason, reason.count)
+        // A -1 from a writeable callback makes lws treat the socket as failed and drop the close
+        // frame; a -1 from the wsi timer callback closes through the normal close handshake.
+        lws_set_timer_usecs(wsi, 1)
+        return 0
+    }
+
+    /// The close timer armed by `writable`: -1 lets lws send the close frame and shut the socket.
+    func closeTimerFired() -> Int32 {
+        pendingClose == nil ? 0 : -1
+    }
+
+    /// Adds one received fragment; returns the whole message once its last fragment arrived,
+    /// `.partial` before that, and `.tooBig` once the message passes the configured cap.
+    func received(_ bytes: UnsafeRawBufferPointer, first: Bool, final: Bool, binary: Bool) -> ReceiveResult {
+        if messageTooBig { return .tooBig }
+        if first { messageIsBinary = binary }
+        if message.count + bytes.count > context.configuration.maxMessageBytes {
+            messageTooBig = true
+            message = []
+            return .tooBig
+        }
+        message.append(contentsOf: bytes)
+        guard final else { return .partial }
+        defer { message.removeAll(keepingCapacity: message.capacity <= 4096) }
+        return .message(message, binary: messageIsBinary)
+    }
+
+    enum ReceiveResult {
+        case partial
+        case message([UInt8], binary: Bool)
+        case tooBig
+    }
+
+    /// Forgets the lws handle once lws reported the close.
+    func detach() {
+        wsi = nil
+        queue.removeAll()
+    }
+}
