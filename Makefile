@@ -1,0 +1,73 @@
+# CallGate: build, run and test entry points.
+#
+#   make run     install what is missing, build release, start the gateway (ARGS="..." passes flags)
+#   make test    install what is missing, check proto/, run the checker's tests and `swift test`
+#
+# `deps` is idempotent: it only calls apt-get/pip when something is missing, and is silent
+# otherwise. It works as root, or through sudo when not root.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+PYTHON ?= python3
+SWIFT ?= swift
+ARGS ?=
+
+APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-uv libuv1-dev libssl-dev pkg-config python3 python3-pip
+PY_MODULES := jsonschema referencing pytest
+PY_IMPORTS := import jsonschema, referencing, pytest
+
+.PHONY: deps build run test proto-check clean
+
+deps:
+	@set -euo pipefail; \
+	if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
+	elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
+	else sudo="none"; fi; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+	  missing=""; \
+	  for p in $(APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
+	  done; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$sudo" = none ]; then \
+	      echo "deps: missing packages:$$missing; run as root or install sudo" >&2; exit 1; \
+	    fi; \
+	    echo "deps: installing$$missing"; \
+	    $$sudo apt-get update -qq; \
+	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  fi; \
+	else \
+	  echo "deps: no dpkg-query (not Debian?); install $(APT_PACKAGES) yourself" >&2; \
+	fi; \
+	if ! $(PYTHON) -c '$(PY_IMPORTS)' >/dev/null 2>&1; then \
+	  echo "deps: installing Python modules $(PY_MODULES)"; \
+	  if ! err=$$($(PYTHON) -m pip install --quiet $(PY_MODULES) 2>&1); then \
+	    if grep -q externally-managed-environment <<<"$$err"; then \
+	      $(PYTHON) -m pip install --quiet --break-system-packages $(PY_MODULES); \
+	    else \
+	      echo "$$err" >&2; exit 1; \
+	    fi; \
+	  fi; \
+	  $(PYTHON) -c '$(PY_IMPORTS)'; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+run: deps
+	$(SWIFT) build -c release --product callgate
+	exec .build/release/callgate serve $(ARGS)
+
+proto-check: deps
+	$(PYTHON) tools/proto_check.py
+
+test: deps
+	$(PYTHON) tools/proto_check.py
+	$(PYTHON) -m pytest -q tools
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+clean:
+	rm -rf .build .pytest_cache
+	find tools -name __pycache__ -type d -prune -exec rm -rf {} +

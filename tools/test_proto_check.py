@@ -1,0 +1,221 @@
+"""Self-checks for tools/proto_check.py: the contract passes, and wrong frames fail.
+
+Run with `python3 -m pytest -q tools` from the repository root.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import proto_check
+
+EXAMPLES = proto_check.PROTO / "examples"
+
+
+def example(name: str, index: int = 0):
+    """A deep copy of one example instance from proto/examples/<name>.json."""
+    items = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
+    return copy.deepcopy(items[index])
+
+
+def run_frames(tmp_path: Path, records: list) -> tuple[int, str]:
+    """Runs `--frames` over the given records; returns the exit code and the output."""
+    path = tmp_path / "frames.jsonl"
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = io.StringIO()
+    code = proto_check.main(["--frames", str(path)], out=out)
+    return code, out.getvalue()
+
+
+def summary(output: str) -> str:
+    return output.strip().splitlines()[-1]
+
+
+def test_contract_is_green():
+    out = io.StringIO()
+    code = proto_check.main([], out=out)
+    assert code == 0, out.getvalue()
+    assert summary(out.getvalue()).endswith(" passed, 0 failed")
+
+
+def test_every_example_passes_as_a_frame(tmp_path):
+    records = []
+    for path in sorted(EXAMPLES.glob("*.json")):
+        name = path.name[: -len(".json")]
+        for item in json.loads(path.read_text(encoding="utf-8")):
+            records.append({"schema": name, "frame": item})
+    code, output = run_frames(tmp_path, records)
+    assert code == 0, output
+    assert summary(output) == f"{len(records)} passed, 0 failed"
+
+
+def test_extra_field_fails(tmp_path):
+    frame = example("result.ping")
+    frame["result"]["serverTme"] = 1
+    code, output = run_frames(tmp_path, [{"schema": "result.ping", "frame": frame}])
+    assert code == 1
+    assert "FAIL result.ping" in output and "/result" in output and "serverTme" in output
+    assert summary(output) == "0 passed, 1 failed"
+
+
+def test_extra_field_on_nested_call_fails(tmp_path):
+    frame = example("event.onIncomingCallReceived")
+    frame["data"]["call"]["status"] = "initiated"
+    code, output = run_frames(tmp_path, [{"schema": "event.onIncomingCallReceived", "frame": frame}])
+    assert code == 1
+    assert "/data/call" in output
+
+
+def test_missing_required_field_fails(tmp_path):
+    frame = example("event.onOutgoingCallAccepted")
+    del frame["data"]["by"]
+    code, output = run_frames(tmp_path, [{"schema": "event.onOutgoingCallAccepted", "frame": frame}])
+    assert code == 1
+    assert "'by' is a required property" in output
+
+
+def test_missing_request_id_fails(tmp_path):
+    frame = example("request.acceptCall")
+    del frame["id"]
+    code, output = run_frames(tmp_path, [{"schema": "request.acceptCall", "frame": frame}])
+    assert code == 1
+    assert "'id' is a required property" in output
+
+
+def test_wrong_enum_fails(tmp_path):
+    frame = example("result.acceptCall")
+    frame["result"]["callType"] = "phone"
+    bad_code = example("error")
+    bad_code["error"]["code"] = "ERR_CALL_BUSY"
+    bad_reason = example("event.onIncomingCallCanceled", 2)
+    bad_reason["data"]["reason"] = "canceled"
+    code, output = run_frames(tmp_path, [
+        {"schema": "result.acceptCall", "frame": frame},
+        {"schema": "error", "frame": bad_code},
+        {"schema": "event.onIncomingCallCanceled", "frame": bad_reason},
+    ])
+    assert code == 1
+    assert "/result/callType" in output
+    assert "/error/code" in output
+    assert "/data/reason" in output
+    assert summary(output) == "0 passed, 3 failed"
+
+
+def test_string_timestamp_fails(tmp_path):
+    frame = example("result.initiateCall")
+    frame["result"]["initiatedAt"] = str(frame["result"]["initiatedAt"])
+    ping = example("result.ping")
+    ping["result"]["serverTime"] = "1763800000123"
+    code, output = run_frames(tmp_path, [
+        {"schema": "result.initiateCall", "frame": frame},
+        {"schema": "result.ping", "frame": ping},
+    ])
+    assert code == 1
+    assert "/result/initiatedAt" in output and "is not of type 'integer'" in output
+    assert "/result/serverTime" in output
+
+
+def test_milliseconds_where_seconds_belong_fails(tmp_path):
+    frame = example("result.initiateCall")
+    frame["result"]["initiatedAt"] *= 1000
+    code, output = run_frames(tmp_path, [{"schema": "result.initiateCall", "frame": frame}])
+    assert code == 1
+    assert "/result/initiatedAt" in output
+
+
+def test_null_for_absent_optional_fails(tmp_path):
+    frame = example("result.initiateCall")
+    frame["result"]["joinedAt"] = None
+    code, output = run_frames(tmp_path, [{"schema": "result.initiateCall", "frame": frame}])
+    assert code == 1
+    assert "/result/joinedAt" in output
+
+
+def test_receiver_must_match_receiver_type(tmp_path):
+    frame = example("result.initiateCall", 1)  # a group call
+    frame["result"]["receiverType"] = "user"
+    code, output = run_frames(tmp_path, [{"schema": "result.initiateCall", "frame": frame}])
+    assert code == 1
+    assert "/result/receiver" in output
+
+
+def test_bad_session_id_fails(tmp_path):
+    frame = example("request.endCall")
+    frame["data"]["sessionId"] = "has spaces"
+    code, output = run_frames(tmp_path, [{"schema": "request.endCall", "frame": frame}])
+    assert code == 1
+    assert "/data/sessionId" in output
+
+
+def test_request_data_allows_unknown_members(tmp_path):
+    frame = example("request.initiateCall")
+    frame["data"]["someFutureOption"] = True
+    code, output = run_frames(tmp_path, [{"schema": "request.initiateCall", "frame": frame}])
+    assert code == 0, output
+
+
+def test_error_without_id_passes_and_long_id_fails(tmp_path):
+    no_id = {"error": {"code": "ERR_BAD_REQUEST", "message": "frame is not valid JSON"}}
+    long_id = {"id": "x" * 65, "error": {"code": "ERR_BAD_REQUEST", "message": "id too long"}}
+    code, output = run_frames(tmp_path, [
+        {"schema": "error", "frame": no_id},
+        {"schema": "error", "frame": long_id},
+    ])
+    assert code == 1
+    assert summary(output) == "1 passed, 1 failed"
+
+
+@pytest.mark.parametrize("record", [
+    {"schema": "result.nope", "frame": {}},
+    {"schema": "objects", "frame": {}},
+    {"frame": {}},
+    "this line is not JSON",
+])
+def test_bad_lines_fail(tmp_path, record):
+    code, output = run_frames(tmp_path, [record])
+    assert code == 1
+    assert summary(output) == "0 passed, 1 failed"
+
+
+def test_each_instance_counts_once(tmp_path):
+    frame = example("result.initiateCall")
+    frame["result"]["callType"] = "phone"
+    frame["result"]["extra"] = 1
+    frame["result"]["initiatedAt"] = "soon"
+    code, output = run_frames(tmp_path, [{"schema": "result.initiateCall", "frame": frame}])
+    assert code == 1
+    assert output.count("FAIL ") >= 3
+    assert summary(output) == "0 passed, 1 failed"
+
+
+def test_contract_check_catches_broken_contract(tmp_path, monkeypatch):
+    import shutil
+
+    proto = tmp_path / "proto"
+    shutil.copytree(proto_check.PROTO, proto)
+    monkeypatch.setattr(proto_check, "PROTO", proto)
+    monkeypatch.setattr(proto_check, "ROOT", tmp_path)
+
+    broken = json.loads((proto / "schemas" / "http.health.json").read_text())
+    broken["properties"]["status"] = {"type": "strng"}  # not a JSON Schema type
+    (proto / "schemas" / "http.health.json").write_text(json.dumps(broken))
+    (proto / "examples" / "result.ping.json").unlink()
+    (proto / "examples" / "result.endCall.json").write_text(json.dumps([{"id": "1", "result": {}}]))
+    openapi = json.loads((proto / "openapi.json").read_text())
+    openapi["paths"]["/healthz"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] = "schemas/http.healthy.json"
+    (proto / "openapi.json").write_text(json.dumps(openapi))
+
+    out = io.StringIO()
+    code = proto_check.main([], out=out)
+    output = out.getvalue()
+    assert code == 1
+    assert "FAIL http.health proto/schemas/http.health.json" in output
+    assert "FAIL result.ping proto/examples/result.ping.json /: missing examples file" in output
+    assert "FAIL result.endCall proto/examples/result.endCall.json[0]" in output
+    assert "http.healthy.json" in output
