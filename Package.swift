@@ -47,7 +47,10 @@ let package = Package(
         .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
         .testTarget(
             name: "CallGateServerTests",
-            dependencies: ["CallGateServer", "CallGateClient", "CallGateCore", "CallGateProtocol"]
+            dependencies: [
+                "CallGateServer", "CallGateCore", "CallGateProtocol",
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
         ),
         .testTarget(
             name: "CallGateIntegrationTests",

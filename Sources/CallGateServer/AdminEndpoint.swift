@@ -1,0 +1,38 @@
+/// An admin API path under `/v1`, matched but not yet validated: parameters are still percent-encoded.
+enum AdminEndpoint: Equatable {
+    /// `/v1/groups/{guid}`
+    case group(guid: Substring)
+    /// `/v1/groups/{guid}/members`
+    case members(guid: Substring)
+    /// `/v1/groups/{guid}/members/{uid}`
+    case member(guid: Substring, uid: Substring)
+    /// `/v1/tokens`
+    case tokens
+
+    /// The endpoint for the path segments after `v1`, or nil when none matches. Literal segments
+    /// match exactly (not percent-decoded); an empty segment, as from a trailing slash, matches
+    /// nothing.
+    init?(_ segments: ArraySlice<Substring>) {
+        guard !segments.contains(where: \.isEmpty) else { return nil }
+        switch Array(segments) {
+        case ["tokens"]: self = .tokens
+        case let parts where parts.count == 2 && parts[0] == "groups":
+            self = .group(guid: parts[1])
+        case let parts where parts.count == 3 && parts[0] == "groups" && parts[2] == "members":
+            self = .members(guid: parts[1])
+        case let parts where parts.count == 4 && parts[0] == "groups" && parts[2] == "members":
+            self = .member(guid: parts[1], uid: parts[3])
+        default: return nil
+        }
+    }
+
+    /// The methods this endpoint answers, in `Allow` header order.
+    var allowedMethods: [HTTPMethod] {
+        switch self {
+        case .group: [.get, .put, .delete]
+        case .members: [.post]
+        case .member: [.delete]
+        case .tokens: [.post]
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/// What the transport does with an admin request, as decided by ``AdminRouter/route(_:)``.
+public enum AdminRoute: Sendable {
+    /// Write this response now.
+    case respond(HTTPResponse)
+    /// Mint a token off the service thread with
+    /// ``AdminRouter/tokenResponse(for:using:now:)``, then write its response.
+    case mintToken(TokenRequest)
+}

@@ -1,0 +1,156 @@
+import CallGateCore
+import Foundation
+
+/// The admin HTTP API (groups, tokens, health) as a function from request to response, so the
+/// transport only moves bytes.
+///
+/// Service thread only: it reads and writes the group store, which the Core also uses there.
+/// The one slow route, `POST /v1/tokens`, comes back as ``AdminRoute/mintToken(_:)`` for the
+/// caller to finish off-thread with ``tokenResponse(for:using:now:)``.
+///
+/// Paths are matched segment by segment on the raw (percent-encoded) path; `{guid}` and `{uid}`
+/// are percent-decoded and then validated. A trailing slash or an empty segment is not found.
+/// Every `/v1` request is authorized before its route is looked up, so without the key nothing
+/// about the routes is revealed.
+public final class AdminRouter {
+    /// Bodies longer than this get 413; the transport may stop reading at this size.
+    public static let maxBodySize = 64 * 1024
+
+    /// The token service the mint route uses; Sendable, so the caller can take it off-thread.
+    public let tokens: TokenService
+    private let groups: any GroupStore
+    private let adminKey: [UInt8]
+
+    /// A router over `groups` that admits requests bearing `adminKey`.
+    ///
+    /// An empty `adminKey` disables the `/v1` routes: every request to them gets 401.
+    public init(groups: any GroupStore, adminKey: String, tokens: TokenService) {
+        self.groups = groups
+        self.adminKey = Array(adminKey.utf8)
+        self.tokens = tokens
+    }
+
+    /// Decides what to do with `request`. Never traps, whatever the input.
+    public func route(_ request: HTTPRequest) -> AdminRoute {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 2, segments[0].isEmpty else { return .respond(Self.notFound) }
+        if segments.count == 2, segments[1] == "healthz" {
+            return .respond(health(request.method))
+        }
+        guard segments[1] == "v1" else { return .respond(Self.notFound) }
+        guard isAuthorized(request) else {
+            return .respond(
+                .error(401, .unauthorized, "a valid 'Authorization: Bearer <admin key>' header is required",
+                       headers: [("WWW-Authenticate", "Bearer")]))
+        }
+        guard let endpoint = AdminEndpoint(segments.dropFirst(2)) else { return .respond(Self.notFound) }
+        guard endpoint.allowedMethods.contains(request.method) else {
+            return .respond(Self.methodNotAllowed(endpoint.allowedMethods))
+        }
+        guard request.body.count <= Self.maxBodySize else {
+            return .respond(.error(413, .payloadTooLarge, "body: must be at most \(Self.maxBodySize) bytes"))
+        }
+        do {
+            return try handle(endpoint, request)
+        } catch {
+            return .respond(.error(400, .badRequest, error.message))
+        }
+    }
+
+    /// Mints the token `request` asks for and builds the `{"token", "expiresAt"}` response.
+    ///
+    /// Any thread: call it off the service thread, then write the response back on it.
+    public static func tokenResponse(
+        for request: TokenRequest, using tokens: TokenService, now: Date = .now
+    ) async -> HTTPResponse {
+        do {
+            let minted = try await tokens.mint(user: request.user, ttl: request.ttl, now: now)
+            return .json(200, MintedToken(token: minted.token, expiresAt: minted.expiresAt))
+        } catch {
+            return .error(500, .internalError, "the token could not be minted")
+        }
+    }
+
+    private func health(_ method: HTTPMethod) -> HTTPResponse {
+        guard method == .get else { return Self.methodNotAllowed([.get]) }
+        return .json(200, ["status": "ok"])
+    }
+
+    /// Runs the endpoint; the method is already one of its `allowedMethods`, so the wildcard
+    /// cases each stand for that endpoint's remaining method.
+    private func handle(_ endpoint: AdminEndpoint, _ request: HTTPRequest) throws(FieldError) -> AdminRoute {
+        switch (endpoint, request.method) {
+        case (.group(let rawGUID), .get):
+            let guid = try Self.parameter(rawGUID, field: "guid")
+            guard let record = groups.group(guid) else { return .respond(Self.groupNotFound(guid)) }
+            return .respond(.json(200, GroupDetail(record)))
+        case (.group(let rawGUID), .put):
+            let guid = try Self.parameter(rawGUID, field: "guid")
+            let body = try Self.decode(GroupBody.self, from: request.body)
+            try body.validate()
+            let record = GroupRecord(guid: guid, name: body.name, icon: body.icon, members: body.members)
+            groups.put(record)
+            return .respond(.json(200, GroupDetail(record)))
+        case (.group(let rawGUID), _):
+            let guid = try Self.parameter(rawGUID, field: "guid")
+            return .respond(groups.delete(guid) ? .noContent : Self.groupNotFound(guid))
+        case (.members(let rawGUID), _):
+            let guid = try Self.parameter(rawGUID, field: "guid")
+            let body = try Self.decode(MembersBody.self, from: request.body)
+            try body.validate()
+            guard var record = groups.group(guid) else { return .respond(Self.groupNotFound(guid)) }
+            record.add(body.uids)
+            groups.put(record)
+            return .respond(.json(200, GroupDetail(record)))
+        case (.member(let rawGUID, let rawUID), _):
+            let guid = try Self.parameter(rawGUID, field: "guid")
+            let uid = try Self.parameter(rawUID, field: "uid")
+            guard var record = groups.group(guid) else { return .respond(Self.groupNotFound(guid)) }
+            guard record.remove(uid) else {
+                return .respond(.error(404, .notFound, "user '\(uid)' is not a member of group '\(guid)'"))
+            }
+            groups.put(record)
+            return .respond(.json(200, GroupDetail(record)))
+        case (.tokens, _):
+            return .mintToken(try Self.decode(TokenBody.self, from: request.body).validated())
+        }
+    }
+
+    /// Whether the request carries `Authorization: Bearer <admin key>` (scheme case-insensitive).
+    private func isAuthorized(_ request: HTTPRequest) -> Bool {
+        guard !adminKey.isEmpty, let header = request.headers["authorization"] else { return false }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        return ConstantTime.equals(parts[1].trimmingCharacters(in: .whitespaces).utf8, adminKey)
+    }
+
+    /// A percent-decoded, validated guid or uid from a path segment.
+    private static func parameter(_ raw: Substring, field: String) throws(FieldError) -> String {
+        guard let value = raw.removingPercentEncoding else {
+            throw FieldError(field: field, rule: "invalid percent-encoding")
+        }
+        try FieldError.checkID(value, field: field)
+        return value
+    }
+
+    private static func decode<Body: Decodable>(_ type: Body.Type, from body: [UInt8]) throws(FieldError) -> Body {
+        do {
+            return try JSONDecoder().decode(type, from: Data(body))
+        } catch let error as DecodingError {
+            throw error.fieldError
+        } catch {
+            throw FieldError(field: "body", rule: "not valid JSON")
+        }
+    }
+
+    private static let notFound = HTTPResponse.error(404, .notFound, "no route for this path")
+
+    private static func groupNotFound(_ guid: String) -> HTTPResponse {
+        .error(404, .groupNotFound, "group '\(guid)' not found")
+    }
+
+    private static func methodNotAllowed(_ allowed: [HTTPMethod]) -> HTTPResponse {
+        let list = allowed.map(\.name).joined(separator: ", ")
+        return .error(405, .methodNotAllowed, "method not allowed here; allowed: \(list)", headers: [("Allow", list)])
+    }
+}

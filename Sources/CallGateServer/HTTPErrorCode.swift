@@ -1,0 +1,17 @@
+/// The `error.code` values of HTTP error bodies (`{"error": {"code", "message"}}`).
+public enum HTTPErrorCode: String, Codable, Sendable {
+    /// 401: the admin key is missing or wrong.
+    case unauthorized = "ERR_UNAUTHORIZED"
+    /// 400: bad JSON, a missing or wrong-typed field, or an invalid value.
+    case badRequest = "ERR_BAD_REQUEST"
+    /// 404: the group does not exist.
+    case groupNotFound = "ERR_GROUP_NOT_FOUND"
+    /// 404: no route has this path, or the user is not a member of the group.
+    case notFound = "ERR_NOT_FOUND"
+    /// 405: the path exists but not with this method; the response carries `Allow`.
+    case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
+    /// 413: the body is over the size limit.
+    case payloadTooLarge = "ERR_PAYLOAD_TOO_LARGE"
+    /// 500: the server failed to produce a response; not caused by the request.
+    case internalError = "ERR_INTERNAL"
+}
