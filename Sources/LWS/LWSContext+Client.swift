@@ -4,11 +4,13 @@ import Foundation
 extension LWSContext {
     /// Starts a client WebSocket to `target`, speaking this context's protocol. Service thread only.
     ///
-    /// The delegate hears `webSocketDidOpen` after the handshake, or `webSocketDidClose` with an
-    /// error if it fails; a connection refused at once throws instead.
-    public func connect(to target: ClientTarget) throws -> WebSocketConnection {
+    /// `attachment` is set before lws can report anything about the socket. The delegate hears
+    /// `webSocketDidOpen` after the handshake, or `webSocketDidClose` with an error if it fails;
+    /// an attempt lws refuses at once throws instead.
+    public func connect(to target: ClientTarget, attachment: AnyObject? = nil) throws -> WebSocketConnection {
         guard let lwsContext else { throw LWSError.connectFailed("context is stopped") }
         let connection = WebSocketConnection(id: makeConnectionID(), wsi: nil, context: self)
+        connection.attachment = attachment
         let strings = CStringBag()
         var info = lws_client_connect_info()
         cg_zero(&info, MemoryLayout<lws_client_connect_info>.size)

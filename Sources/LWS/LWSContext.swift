@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import Synchronization
 
 /// One libwebsockets context on its own service thread, with the libuv event loop.
 ///
@@ -24,22 +25,15 @@ public final class LWSContext: @unchecked Sendable {
     private var stopNode: UnsafeMutablePointer<cg_timer>
     private var serviceThread: pthread_t?
     private let finished = DispatchSemaphore(value: 0)
+    private let running = Mutex(false)
 
     private struct WeakTimer {
         weak var timer: LoopTimer?
     }
 
-    /// Creates the context on a new service thread and returns once it listens (server) or is ready (client).
-    ///
-    /// The delegates are called on the service thread; the context keeps them until `stop`.
-    public init(
-        configuration: ContextConfiguration,
-        webSocketDelegate: any WebSocketDelegate,
-        httpHandler: (any HTTPHandler)? = nil
-    ) throws {
+    /// Prepares a context; nothing runs until `start`.
+    public init(configuration: ContextConfiguration) {
         self.configuration = configuration
-        self.webSocketDelegate = webSocketDelegate
-        self.httpHandler = httpHandler
         protocolNamePointer = strdup(configuration.protocolName)
         protocols = .allocate(capacity: 2)
         cg_zero(protocols, MemoryLayout<lws_protocols>.stride * 2)
@@ -48,8 +42,16 @@ public final class LWSContext: @unchecked Sendable {
         protocols[0].rx_buffer_size = configuration.rxBufferSize
         stopNode = .allocate(capacity: 1)
         cg_zero(stopNode, MemoryLayout<cg_timer>.size)
-        lws_set_log_level(Int32(LLL_ERR), nil)
+    }
 
+    /// Creates the lws context on a new service thread and returns once it listens (server) or
+    /// is ready (client). Call once.
+    ///
+    /// The delegates are called on the service thread; the context keeps them until `stop`.
+    public func start(webSocketDelegate: any WebSocketDelegate, httpHandler: (any HTTPHandler)? = nil) throws {
+        self.webSocketDelegate = webSocketDelegate
+        self.httpHandler = httpHandler
+        lws_set_log_level(Int32(LLL_ERR), nil)
         let started = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var startError: LWSError?
         let unmanagedSelf = Unmanaged.passUnretained(self)
@@ -68,8 +70,11 @@ public final class LWSContext: @unchecked Sendable {
         thread.start()
         started.wait()
         if let startError {
+            self.webSocketDelegate = nil
+            self.httpHandler = nil
             throw startError
         }
+        running.withLock { $0 = true }
     }
 
     deinit {
@@ -87,6 +92,11 @@ public final class LWSContext: @unchecked Sendable {
     /// Call from any thread but the service thread.
     public func stop() {
         precondition(!isServiceThread, "LWSContext.stop() would wait for itself on the service thread")
+        let wasRunning = running.withLock { running in
+            defer { running = false }
+            return running
+        }
+        guard wasRunning else { return }
         post { [unowned self] in self.beginShutdown() }
         finished.wait()
     }
@@ -124,7 +134,7 @@ public final class LWSContext: @unchecked Sendable {
         info.uid = -1
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.options = UInt64(LWS_SERVER_OPTION_LIBUV) | UInt64(LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN)
-        info.signal_cb = { _, _ in }
+        info.signal_cb = { _, signal in SignalRelay.deliver(signal) }
         info.timeout_secs = 10
         let host = configuration.listen.map { strdup($0.host) } ?? nil
         defer { free(host) }

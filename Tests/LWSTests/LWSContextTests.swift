@@ -12,11 +12,14 @@ struct LWSContextTests {
         var configuration = ContextConfiguration(listen: ListenAddress(host: "127.0.0.1", port: 0), protocolName: "test.v1")
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxQueuedFrames = maxQueuedFrames
-        return (try LWSContext(configuration: configuration, webSocketDelegate: handler, httpHandler: handler), handler)
+        let context = LWSContext(configuration: configuration)
+        try context.start(webSocketDelegate: handler, httpHandler: handler)
+        return (context, handler)
     }
 
     private func startClient(_ probe: ClientProbe, port: Int) throws -> (LWSContext, Box) {
-        let client = try LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: "test.v1"), webSocketDelegate: probe)
+        let client = LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: "test.v1"))
+        try client.start(webSocketDelegate: probe)
         let box = Box()
         client.post {
             box.connection = try? client.connect(to: ClientTarget(host: "127.0.0.1", port: port))
@@ -118,7 +121,8 @@ struct LWSContextTests {
         let (server, _) = try startServer()
         defer { server.stop() }
         let probe = ClientProbe()
-        let client = try LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: "test.v1"), webSocketDelegate: probe)
+        let client = LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: "test.v1"))
+        try client.start(webSocketDelegate: probe)
         defer { client.stop() }
         let port = server.port
         client.post { _ = try? client.connect(to: ClientTarget(host: "127.0.0.1", port: port, path: "/elsewhere")) }

@@ -1,0 +1,159 @@
+import CallGateProtocol
+import Foundation
+import LWS
+import Synchronization
+
+/// One WebSocket to a CallGate gateway, speaking protocol v1: requests with replies, and pushes.
+///
+/// Safe to use from any thread or task; socket work happens on the `ClientLoop`'s service thread.
+public final class CallGateClient: Sendable {
+    private struct State {
+        var opening: CheckedContinuation<Void, any Error>?
+        var pending: [String: CheckedContinuation<ReplyOutcome, any Error>] = [:]
+        var nextRequestNumber: UInt64 = 0
+        var closed = false
+        var closeCode: UInt16?
+    }
+
+    private let loop: ClientLoop
+    private let recorder: FrameRecorder?
+    private let inbox = EventInbox()
+    private let state = Mutex(State())
+    /// The socket; touched on the service thread only.
+    nonisolated(unsafe) private var connection: WebSocketConnection?
+
+    private init(loop: ClientLoop, recorder: FrameRecorder?) {
+        self.loop = loop
+        self.recorder = recorder
+    }
+
+    /// Opens a socket to `ws://host:port/path` and waits for the handshake. Not yet authenticated:
+    /// call `connect(token:)` next.
+    public static func open(
+        host: String, port: Int, path: String = "/ws", loop: ClientLoop,
+        sourceAddress: String? = nil, recorder: FrameRecorder? = nil
+    ) async throws -> CallGateClient {
+        let client = CallGateClient(loop: loop, recorder: recorder)
+        let target = ClientTarget(host: host, port: port, path: path, sourceAddress: sourceAddress)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            client.state.withLock { $0.opening = continuation }
+            loop.context.post {
+                do {
+                    client.connection = try loop.context.connect(to: target, attachment: client)
+                } catch {
+                    client.socketClosed(code: nil, error: String(describing: error))
+                }
+            }
+        }
+        return client
+    }
+
+    /// The close code the server sent, once the socket is closed.
+    public var closeCode: UInt16? {
+        state.withLock { $0.closeCode }
+    }
+
+    /// The next push, unmatched reply or close, waiting at most `timeout` (nil: forever).
+    /// Returns nil on timeout, and after the close event was read.
+    public func nextEvent(timeout: Duration? = nil) async -> ClientEvent? {
+        await inbox.next(timeout: timeout)
+    }
+
+    /// Sends one request and waits for its reply; a server error comes back as `.failure`.
+    public func send(_ request: ClientRequest) async throws -> ReplyOutcome {
+        let id = state.withLock { state -> String in
+            state.nextRequestNumber += 1
+            return "r\(state.nextRequestNumber)"
+        }
+        let frame = RequestFrame(id: id, request: request).encoded()
+        return try await withCheckedThrowingContinuation { continuation in
+            let closedCode: UInt16?? = state.withLock { state in
+                if state.closed { return .some(state.closeCode) }
+                state.pending[id] = continuation
+                return .none
+            }
+            if let closedCode {
+                continuation.resume(throwing: CallGateClientError.closed(code: closedCode))
+                return
+            }
+            write(frame)
+        }
+    }
+
+    /// Sends text as it is, for testing how the server treats malformed frames.
+    public func sendRaw(_ text: String) {
+        write(Data(text.utf8))
+    }
+
+    /// Closes the socket normally and waits until it is closed.
+    public func close() async {
+        loop.context.post { [self] in
+            connection?.close(code: 1000, reason: "bye")
+        }
+        while let event = await nextEvent(timeout: .seconds(10)) {
+            if case .closed = event { return }
+        }
+    }
+
+    private func write(_ frame: Data) {
+        recorder?.record(.sent, frame)
+        loop.context.post { [self] in
+            connection?.send(OutboundFrame(frame))
+        }
+    }
+
+    // MARK: service thread
+
+    func socketOpened() {
+        let opening = state.withLock { state in
+            defer { state.opening = nil }
+            return state.opening
+        }
+        opening?.resume()
+    }
+
+    func received(_ message: [UInt8]) {
+        let data = Data(message)
+        recorder?.record(.received, data)
+        let frame: ServerFrame
+        do {
+            frame = try ServerFrame.decode(data)
+        } catch {
+            inbox.put(.unreadableFrame(data))
+            return
+        }
+        switch frame {
+        case .reply(let id, let outcome):
+            let waiter = id.flatMap { id in state.withLock { $0.pending.removeValue(forKey: id) } }
+            if let waiter {
+                waiter.resume(returning: outcome)
+            } else {
+                inbox.put(.unmatchedReply(id: id, outcome: outcome))
+            }
+        case .push(let event, let raw):
+            if let push = try? Push(event: event, frame: raw) {
+                inbox.put(.push(push))
+            } else {
+                inbox.put(.unreadableFrame(raw))
+            }
+        }
+    }
+
+    func socketClosed(code: UInt16?, error: String?) {
+        connection = nil
+        let (opening, pending) = state.withLock { state in
+            state.closed = true
+            state.closeCode = code
+            defer {
+                state.opening = nil
+                state.pending = [:]
+            }
+            return (state.opening, state.pending)
+        }
+        opening?.resume(throwing: CallGateClientError.connectFailed(error ?? "closed during the handshake"))
+        for waiter in pending.values {
+            waiter.resume(throwing: CallGateClientError.closed(code: code))
+        }
+        inbox.put(.closed(code: code))
+    }
+}

@@ -1,0 +1,31 @@
+import CallGateCore
+import CallGateProtocol
+
+/// What the gateway knows about one socket, attached to its `WebSocketConnection`. Service thread only.
+final class ClientSession {
+    /// Where the socket is in the `connect` handshake.
+    enum Phase {
+        /// Open, no `connect` yet.
+        case awaitingConnect
+        /// `connect` received, token being verified off the service thread.
+        case verifying
+        /// Authenticated as this user; registered with the Core.
+        case connected(User)
+    }
+
+    let connectionID: ConnectionID
+    /// Unix ms after which a socket still not connected is closed with 4001.
+    let authDeadline: Int64
+    var phase = Phase.awaitingConnect
+
+    init(connectionID: ConnectionID, authDeadline: Int64) {
+        self.connectionID = connectionID
+        self.authDeadline = authDeadline
+    }
+
+    /// The user, once connected.
+    var user: User? {
+        if case .connected(let user) = phase { return user }
+        return nil
+    }
+}

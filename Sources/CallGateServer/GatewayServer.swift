@@ -1,0 +1,39 @@
+import CallGateClient
+import LWS
+import Logging
+
+/// A running CallGate gateway: WebSocket protocol v1 at `/ws`, the admin API and health on the same port.
+///
+/// `start` returns once the port is open; `stop` closes every socket and ends the service thread.
+public final class GatewayServer: Sendable {
+    private let context: LWSContext
+    private let service: GatewayService
+
+    /// The port the gateway listens on (the real one when 0 was asked for).
+    public var port: Int { context.port }
+
+    private init(context: LWSContext, service: GatewayService) {
+        self.context = context
+        self.service = service
+    }
+
+    /// Starts listening. Throws when the address cannot be bound or the secret is empty.
+    public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> GatewayServer {
+        let tokens = try await TokenService(secret: configuration.jwtSecret)
+        var contextConfiguration = ContextConfiguration(
+            listen: ListenAddress(host: configuration.host, port: configuration.port), protocolName: ClientLoop.protocolName)
+        contextConfiguration.maxMessageBytes = configuration.maxMessageBytes
+        contextConfiguration.maxQueuedFrames = configuration.maxQueuedFrames
+        contextConfiguration.maxHTTPBodyBytes = AdminRouter.maxBodySize
+        let context = LWSContext(configuration: contextConfiguration)
+        let service = GatewayService(configuration: configuration, context: context, tokens: tokens, logger: logger)
+        try context.start(webSocketDelegate: service, httpHandler: service)
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(context.port)"])
+        return GatewayServer(context: context, service: service)
+    }
+
+    /// Closes every socket and stops. Call once, from outside the service thread.
+    public func stop() {
+        context.stop()
+    }
+}

@@ -1,0 +1,37 @@
+import CallGateCore
+import CallGateProtocol
+import LWS
+
+/// The `connect` handshake: the token is checked off the service thread (jwt-kit is async),
+/// and the result comes back through the mailbox.
+extension GatewayService {
+    func verify(_ token: String, requestID: String, for connection: ConnectionID) {
+        let tokens = tokens
+        let context = context
+        Task {
+            let result = await tokens.verify(token)
+            context.post { [self] in
+                finishConnect(result, requestID: requestID, for: connection)
+            }
+        }
+    }
+
+    /// Service thread: registers the user with the Core and replies, or rejects with AUTH_ERR and 4001.
+    private func finishConnect(_ result: Result<User, TokenError>, requestID: String, for id: ConnectionID) {
+        guard let connection = sockets[id], let session = connection.attachment as? ClientSession else { return }
+        switch result {
+        case .failure(let error):
+            logger.info("connect refused", metadata: ["connection": "\(id)", "reason": "\(error.message)"])
+            fail(connection, requestID: requestID, code: .authError, message: error.message)
+            connection.close(code: CloseCode.unauthorized, reason: "unauthorized")
+        case .success(let user):
+            session.phase = .connected(user)
+            let activeCalls = core.connect(id, user: user)
+            logger.debug("connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)"])
+            let result = ConnectResult(
+                user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(), activeCalls: activeCalls)
+            connection.send(OutboundFrame(ReplyFrame.success(id: requestID, result: result)))
+            armCoreTimer()
+        }
+    }
+}

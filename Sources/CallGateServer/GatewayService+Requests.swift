@@ -1,0 +1,28 @@
+import CallGateCore
+import CallGateProtocol
+import LWS
+
+/// One request frame from a socket, by op and by where the socket is in the handshake.
+extension GatewayService {
+    func handle(_ frame: RequestFrame, from connection: WebSocketConnection, session: ClientSession) {
+        switch (frame.request, session.phase) {
+        case (.connect(let params), .awaitingConnect):
+            session.phase = .verifying
+            verify(params.token, requestID: frame.id, for: session.connectionID)
+        case (.connect, .verifying), (.connect, .connected):
+            fail(connection, requestID: frame.id, code: .badRequest, message: "this socket already sent connect")
+        case (_, .awaitingConnect), (_, .verifying):
+            fail(connection, requestID: frame.id, code: .userNotLoggedIn, message: "send connect with a token first")
+        case (.ping, .connected):
+            connection.send(OutboundFrame(ReplyFrame.success(id: frame.id, result: PingResult(serverTime: clock.nowMillis()))))
+        case (.initiateCall(let params), .connected):
+            send(core.initiateCall(params, from: session.connectionID), replyTo: frame.id, on: connection)
+        case (.acceptCall(let params), .connected):
+            send(core.acceptCall(sessionId: params.sessionId, from: session.connectionID), replyTo: frame.id, on: connection)
+        case (.rejectCall(let params), .connected):
+            send(core.rejectCall(params, from: session.connectionID), replyTo: frame.id, on: connection)
+        case (.endCall(let params), .connected):
+            send(core.endCall(sessionId: params.sessionId, from: session.connectionID), replyTo: frame.id, on: connection)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import CallGateCore
+
+/// Everything `GatewayServer` needs to start: where to listen, the secrets, and the limits.
+public struct ServerConfiguration: Sendable {
+    /// Address to listen on (IP address or interface name).
+    public var host = "127.0.0.1"
+    /// TCP port; 0 picks a free one (tests).
+    public var port = 8080
+    /// HS256 secret that signs connection tokens.
+    public var jwtSecret: String
+    /// Bearer key of the admin API; empty turns the admin routes off.
+    public var adminKey: String
+    /// Ringing rules, timeouts and grace periods.
+    public var core = CoreConfiguration()
+    /// How long a new socket may take to send `connect` before it is closed with 4001.
+    public var authTimeout: Duration = .seconds(10)
+    /// Largest incoming message; larger ones close the socket with 1009.
+    public var maxMessageBytes = 64 * 1024
+    /// Outbound messages a socket may have waiting before it is closed with 4008.
+    public var maxQueuedFrames = 512
+
+    public init(jwtSecret: String, adminKey: String) {
+        self.jwtSecret = jwtSecret
+        self.adminKey = adminKey
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import CallGateServer
+import Foundation
+import LWS
+import Logging
+
+/// `callgate serve`: runs the gateway until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the gateway.",
+        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY."
+    )
+
+    @Option(help: "Address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "TCP port (default 8080; 0 picks a free one).")
+    var port: Int?
+
+    @Option(name: .customLong("jwt-secret"), help: "HS256 secret of connection tokens (default: a random one for this run).")
+    var jwtSecret: String?
+
+    @Option(name: .customLong("admin-key"), help: "Bearer key of the admin API (default: a random one for this run).")
+    var adminKey: String?
+
+    @Flag(name: .customLong("no-auto-busy"), help: "Ring users who are already in a call instead of answering busy.")
+    var noAutoBusy = false
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        let host = host ?? EnvironmentDefault.string("CALLGATE_HOST") ?? "127.0.0.1"
+        let port = try port ?? EnvironmentDefault.string("CALLGATE_PORT").map(Self.parsePort) ?? 8080
+        guard (0...65535).contains(port) else {
+            throw ValidationError("the port must be a number from 0 to 65535")
+        }
+        let givenSecret = jwtSecret ?? EnvironmentDefault.string("CALLGATE_JWT_SECRET")
+        let secret = givenSecret ?? TokenService.randomSecret()
+        let givenAdminKey = adminKey ?? EnvironmentDefault.string("CALLGATE_ADMIN_KEY")
+        let key = givenAdminKey ?? TokenService.randomSecret()
+
+        var logger = Logger(label: "callgate")
+        logger.logLevel = logLevel
+        var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
+        configuration.host = host
+        configuration.port = port
+        configuration.core.autoBusy = !noAutoBusy
+
+        let server = try await GatewayServer.start(configuration, logger: logger)
+        printWelcome(
+            host: host, port: server.port, generatedSecret: givenSecret == nil ? secret : nil,
+            generatedAdminKey: givenAdminKey == nil ? key : nil)
+        await Self.waitForTermination(logger: logger)
+        server.stop()
+        logger.info("stopped")
+    }
+
+    private static func parsePort(_ text: String) throws -> Int {
+        guard let port = Int(text) else { throw ValidationError("CALLGATE_PORT must be a number, got '\(text)'") }
+        return port
+    }
+
+    private func printWelcome(host: String, port: Int, generatedSecret: String?, generatedAdminKey: String?) {
+        print("CallGate is listening on ws://\(host):\(port)/ws (admin API and /healthz on http://\(host):\(port))")
+        if let generatedSecret {
+            print("No --jwt-secret given: this run signs tokens with a random secret. Make a token with:")
+            print("  callgate token --uid alice --name Alice --jwt-secret \(generatedSecret)")
+        }
+        if let generatedAdminKey {
+            print("No --admin-key given: this run's admin key is \(generatedAdminKey)")
+        }
+        fflush(nil)
+    }
+
+    /// Waits for SIGINT or SIGTERM, which lws's event loop hands to `SignalRelay`.
+    private static func waitForTermination(logger: Logger) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            SignalRelay.setHandler { signal in
+                guard once.claim() else { return }
+                logger.info("signal received, stopping", metadata: ["signal": "\(signal)"])
+                continuation.resume()
+            }
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

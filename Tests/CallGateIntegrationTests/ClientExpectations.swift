@@ -1,0 +1,41 @@
+import CallGateClient
+import CallGateProtocol
+import Testing
+
+/// Waiting for what a client should, or should not, receive.
+extension CallGateClient {
+    /// The next event, failing the test when none comes within `timeout`.
+    func expectEvent(within timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> ClientEvent {
+        try #require(await nextEvent(timeout: timeout), "no event within \(timeout)", sourceLocation: sourceLocation)
+    }
+
+    /// The next event, which must be a push.
+    func expectPush(within timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> Push {
+        let event = try await expectEvent(within: timeout, sourceLocation: sourceLocation)
+        guard case .push(let push) = event else {
+            Issue.record("expected a push, got \(event)", sourceLocation: sourceLocation)
+            throw ExpectationFailure()
+        }
+        return push
+    }
+
+    /// The next event, which must be the close; returns its code.
+    func expectClose(within timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> UInt16? {
+        let event = try await expectEvent(within: timeout, sourceLocation: sourceLocation)
+        guard case .closed(let code) = event else {
+            Issue.record("expected the socket to close, got \(event)", sourceLocation: sourceLocation)
+            throw ExpectationFailure()
+        }
+        return code
+    }
+
+    /// Checks that nothing arrives for `duration`.
+    func expectSilence(for duration: Duration = .milliseconds(300), sourceLocation: SourceLocation = #_sourceLocation) async {
+        if let event = await nextEvent(timeout: duration) {
+            Issue.record("expected nothing, got \(event)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// Thrown after an expectation already recorded its issue, to end the test.
+struct ExpectationFailure: Error {}

@@ -1,0 +1,79 @@
+import CallGateClient
+import CallGateCore
+import CallGateProtocol
+import CallGateServer
+import Foundation
+import Logging
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real gateway on a free port plus a client loop, for one test. Call `shutdown()` at the end.
+final class TestGateway: Sendable {
+    static let secret = "integration-test-secret"
+    static let adminKey = "integration-admin-key"
+
+    let server: GatewayServer
+    let loop: ClientLoop
+    let tokens: TokenService
+
+    var port: Int { server.port }
+
+    /// Starts a gateway with test-sized timeouts; `adjust` may change the configuration first.
+    init(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+        var configuration = ServerConfiguration(jwtSecret: Self.secret, adminKey: Self.adminKey)
+        configuration.port = 0
+        configuration.core.callerGracePeriod = .seconds(1)
+        configuration.core.participantGracePeriod = .seconds(1)
+        adjust(&configuration)
+        var logger = Logger(label: "callgate-test")
+        logger.logLevel = .warning
+        server = try await GatewayServer.start(configuration, logger: logger)
+        loop = try ClientLoop()
+        tokens = try await TokenService(secret: Self.secret)
+    }
+
+    func shutdown() {
+        loop.stop()
+        server.stop()
+    }
+
+    /// A token for `uid`, valid for `ttl` seconds.
+    func token(_ uid: String, name: String? = nil, ttl: Int = 3600) async throws -> String {
+        try await tokens.mint(user: User(uid: uid, name: name ?? uid.capitalized), ttl: ttl).token
+    }
+
+    /// An open socket that has not sent `connect`.
+    func socket(recorder: FrameRecorder? = nil) async throws -> CallGateClient {
+        try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop, recorder: recorder)
+    }
+
+    /// A connected device of `uid`.
+    func device(_ uid: String, recorder: FrameRecorder? = nil) async throws -> CallGateClient {
+        let client = try await socket(recorder: recorder)
+        _ = try await client.connect(token: try await token(uid))
+        return client
+    }
+
+    /// Sends an admin request and returns the status and the body.
+    func admin(_ method: String, _ path: String, json: String? = nil, key: String? = adminKey) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        if let key {
+            request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        }
+        if let json {
+            request.httpBody = Data(json.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// Creates or replaces a group through the admin API.
+    func putGroup(_ guid: String, members: [String]) async throws {
+        let body = #"{"name":"\#(guid)","members":[\#(members.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        let (status, _) = try await admin("PUT", "/v1/groups/\(guid)", json: body)
+        precondition(status == 200, "PUT group answered \(status)")
+    }
+}
