@@ -2,12 +2,16 @@ import CallGateProtocol
 
 /// A group with its full member list, as the group store keeps it.
 public struct GroupRecord: Codable, Hashable, Sendable {
+    /// The group's id in the app that manages it.
     public var guid: String
+    /// The display name.
     public var name: String
+    /// An optional picture URL.
     public var icon: String?
     /// Member uids, unique, in the order they were added.
     public private(set) var members: [String]
 
+    /// Makes a group; duplicate uids in `members` are kept once, in first-seen order.
     public init(guid: String, name: String, icon: String? = nil, members: [String]) {
         self.guid = guid
         self.name = name

@@ -9,6 +9,7 @@ public struct User: Codable, Hashable, Sendable {
     /// An optional picture URL.
     public var avatar: String?
 
+    /// Makes a user.
     public init(uid: String, name: String, avatar: String? = nil) {
         self.uid = uid
         self.name = name

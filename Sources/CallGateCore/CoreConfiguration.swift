@@ -1,0 +1,41 @@
+/// The tunables of the ringing state machine.
+///
+/// Ring timeouts are whole seconds, like the wire's `timeout` field; the other periods are
+/// `Duration`s and are applied with millisecond precision.
+public struct CoreConfiguration: Hashable, Sendable {
+    /// How long a call rings when the request names no timeout, in seconds.
+    public var defaultRingTimeout: Int
+    /// The ring timeouts a request may ask for, in seconds; others get `ERR_BAD_REQUEST`.
+    public var allowedRingTimeouts: ClosedRange<Int>
+    /// How long a ringing call survives after every device of its caller disconnected.
+    public var callerGracePeriod: Duration
+    /// How long an answered call keeps a participant after every device of theirs disconnected.
+    public var participantGracePeriod: Duration
+    /// Whether calling a user who is in an answered call ends the new call as `busy` at once
+    /// (and a group call skips such members); off means they ring like everyone else.
+    public var autoBusy: Bool
+    /// The largest `metadata` accepted, in bytes of compact JSON.
+    public var maxMetadataBytes: Int
+    /// How long finished calls are remembered, so late ops get `ERR_CALL_ENDED` and the like
+    /// rather than `ERR_CALL_NOT_FOUND`; afterwards they are forgotten so memory stays bounded.
+    public var terminalRetention: Duration
+
+    /// Makes a configuration; every default is the protocol's documented default.
+    public init(
+        defaultRingTimeout: Int = 45,
+        allowedRingTimeouts: ClosedRange<Int> = 1...300,
+        callerGracePeriod: Duration = .seconds(10),
+        participantGracePeriod: Duration = .seconds(30),
+        autoBusy: Bool = true,
+        maxMetadataBytes: Int = 4096,
+        terminalRetention: Duration = .seconds(300)
+    ) {
+        self.defaultRingTimeout = defaultRingTimeout
+        self.allowedRingTimeouts = allowedRingTimeouts
+        self.callerGracePeriod = callerGracePeriod
+        self.participantGracePeriod = participantGracePeriod
+        self.autoBusy = autoBusy
+        self.maxMetadataBytes = maxMetadataBytes
+        self.terminalRetention = terminalRetention
+    }
+}

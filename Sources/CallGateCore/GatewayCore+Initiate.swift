@@ -1,0 +1,113 @@
+import CallGateProtocol
+
+extension GatewayCore {
+    /// Rings a user or a group on behalf of `connection`'s user.
+    ///
+    /// Checks, in order: the connection is logged in; `receiverId` has 1 to 100 characters;
+    /// `timeout` is allowed; `metadata` fits `maxMetadataBytes`; the caller is not calling
+    /// themself; the caller is not already ringing someone or in a call (being rung does not
+    /// count); a group exists, has the caller as a member and has someone else to ring.
+    ///
+    /// The reply is the `initiated` call, and every device of each callee gets
+    /// `onIncomingCallReceived`; the caller's other devices get nothing. With `autoBusy`, a
+    /// callee in an answered call is not rung: a 1:1 call (or a group call that leaves nobody
+    /// to ring) ends `busy` at once, and every device of the caller, the requesting one
+    /// included, gets `onOutgoingCallRejected` with the busy user as `by`. Service thread only.
+    public func initiateCall(_ params: InitiateCallParams, from connection: ConnectionID) -> CallOutcome {
+        do {
+            return try initiate(params, from: connection)
+        } catch {
+            return CallOutcome(reply: .failure(error), deliveries: [])
+        }
+    }
+
+    private func initiate(_ params: InitiateCallParams, from connection: ConnectionID) throws(CoreError) -> CallOutcome {
+        let caller = try requireUser(connection)
+        guard (1...Self.maxReceiverIDLength).contains(params.receiverId.count) else {
+            throw .badRequest("data.receiverId: expected 1 to \(Self.maxReceiverIDLength) characters")
+        }
+        let timeout = params.timeout ?? configuration.defaultRingTimeout
+        let allowed = configuration.allowedRingTimeouts
+        guard allowed.contains(timeout) else {
+            throw .badRequest("data.timeout: expected \(allowed.lowerBound) to \(allowed.upperBound) seconds")
+        }
+        if let metadata = params.metadata,
+           JSONValue.object(metadata).encoded().count > configuration.maxMetadataBytes {
+            throw .badRequest("data.metadata: larger than \(configuration.maxMetadataBytes) bytes of JSON")
+        }
+        if params.receiverType == .user, params.receiverId == caller.uid {
+            throw .callingSelf
+        }
+        guard engagedCall[caller.uid] == nil else { throw .callInProgress }
+        switch params.receiverType {
+        case .user:
+            return ringUser(params, from: caller, timeout: timeout)
+        case .group:
+            return try ringGroup(params, from: caller, timeout: timeout)
+        }
+    }
+
+    private func ringUser(_ params: InitiateCallParams, from caller: User, timeout: Int) -> CallOutcome {
+        let callee = profile(of: params.receiverId)
+        let call = newCall(params, from: caller, to: .user(callee))
+        if configuration.autoBusy, isInOngoingCall(callee.uid) {
+            return endBusy(call, by: callee)
+        }
+        return ring(call, members: [callee.uid], timeout: timeout)
+    }
+
+    private func ringGroup(_ params: InitiateCallParams, from caller: User, timeout: Int) throws(CoreError) -> CallOutcome {
+        guard let group = groups.group(params.receiverId), group.contains(caller.uid) else {
+            throw .groupNotFound
+        }
+        let others = group.members.filter { $0 != caller.uid }
+        guard !others.isEmpty else {
+            throw .badRequest("data.receiverId: the group has no other member to ring")
+        }
+        var ringing: [String] = []
+        var busy: [String] = []
+        for uid in others {
+            if configuration.autoBusy, isInOngoingCall(uid) {
+                busy.append(uid)
+            } else {
+                ringing.append(uid)
+            }
+        }
+        let call = newCall(params, from: caller, to: .group(group.summary))
+        if ringing.isEmpty {
+            return endBusy(call, by: profile(of: busy[0]))
+        }
+        return ring(call, members: ringing, timeout: timeout)
+    }
+
+    private func newCall(_ params: InitiateCallParams, from caller: User, to receiver: CallReceiver) -> Call {
+        Call(
+            sessionId: freshSessionID(),
+            callType: params.callType,
+            receiverType: params.receiverType,
+            callStatus: .initiated,
+            initiator: caller,
+            receiver: receiver,
+            initiatedAt: nowSeconds,
+            metadata: params.metadata
+        )
+    }
+
+    private func ring(_ call: Call, members: [String], timeout: Int) -> CallOutcome {
+        let session = CallSession(call: call, ordinal: nextOrdinal(), ringing: members)
+        register(session, ringFor: timeout)
+        var list = DeliveryList()
+        list.send(.incomingCallReceived(call: call), to: devices(of: members))
+        return CallOutcome(reply: .success(call), deliveries: list.deliveries)
+    }
+
+    private func endBusy(_ ringingCall: Call, by busyUser: User) -> CallOutcome {
+        var call = ringingCall
+        call.callStatus = .busy
+        call.endedAt = call.initiatedAt
+        remember(call)
+        var list = DeliveryList()
+        list.send(.outgoingCallRejected(call: call, by: busyUser), to: devices(of: [call.initiator.uid]))
+        return CallOutcome(reply: .success(call), deliveries: list.deliveries)
+    }
+}

@@ -1,0 +1,74 @@
+import CallGateProtocol
+
+/// The ringing state machine and the routing tables of the gateway.
+///
+/// It knows who is connected on which connection, which calls are live and who rings or takes
+/// part in each, and turns every op and every due timer into a reply plus the pushes to send.
+/// It performs no I/O: the server sends what it returns, and asks `nextDeadline` when to call
+/// `fireDueTimers`. Not thread-safe and lock-free by design: service thread only.
+public final class GatewayCore {
+    /// The longest `receiverId` accepted, in characters.
+    static let maxReceiverIDLength = 100
+
+    let configuration: CoreConfiguration
+    let clock: any WallClock
+    let groups: any GroupStore
+    let sessionIDs: any SessionIDGenerator
+
+    /// Connection <-> user routing.
+    var directory = ConnectionDirectory()
+    /// Live calls (initiated or ongoing) by session id.
+    var sessions: [String: CallSession] = [:]
+    /// uid -> the one call the user is engaged in: caller of an initiated call, or joined
+    /// participant of an ongoing one.
+    var engagedCall: [String: String] = [:]
+    /// uid -> the live calls ringing that user.
+    var ringingCalls: [String: Set<String>] = [:]
+    /// Finished calls, remembered for `terminalRetention` so late ops get a precise error.
+    var finishedCalls: [String: Call] = [:]
+    /// uid -> session id -> the grace timer running for that user in that call.
+    var graceTimers: [String: [String: TimerID]] = [:]
+    /// Ring timeouts, grace periods and retention expiries.
+    var timers = TimerQueue()
+    /// The ordinal of the last call created.
+    var lastOrdinal: UInt64 = 0
+
+    /// Makes a core with no connections and no calls.
+    ///
+    /// - Parameters:
+    ///   - configuration: timeouts, grace periods and limits.
+    ///   - clock: where the time comes from; tests pass a manual clock.
+    ///   - groups: group membership, read when a group is rung.
+    ///   - sessionIDs: makes the ids of new calls.
+    public init(
+        configuration: CoreConfiguration = .init(),
+        clock: any WallClock,
+        groups: any GroupStore,
+        sessionIDs: any SessionIDGenerator = RandomSessionIDGenerator()
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.groups = groups
+        self.sessionIDs = sessionIDs
+    }
+
+    /// The user a connection authenticated as, nil before `connect` or after `disconnect`.
+    public func user(of connection: ConnectionID) -> User? {
+        directory.user(of: connection)
+    }
+
+    /// The connections of a user, oldest first: every device a push for them goes to.
+    public func connections(of uid: String) -> [ConnectionID] {
+        directory.connections(of: uid)
+    }
+
+    /// How many connections are registered.
+    public var connectionCount: Int {
+        directory.count
+    }
+
+    /// How many calls are live (initiated or ongoing).
+    public var activeCallCount: Int {
+        sessions.count
+    }
+}

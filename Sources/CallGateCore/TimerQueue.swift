@@ -1,0 +1,87 @@
+/// Timers in a binary min-heap keyed by deadline, with lazy cancellation: cancelling only
+/// forgets the id (O(1)); the heap slot is dropped when it reaches the top, and the heap is
+/// rebuilt when cancelled slots outnumber live ones so it stays bounded. Service thread only.
+struct TimerQueue {
+    private var heap: [TimerEntry] = []
+    private var pending: [TimerID: TimerEvent] = [:]
+    private var lastGeneration: UInt64 = 0
+
+    /// How many timers are scheduled and not cancelled.
+    var count: Int { pending.count }
+
+    /// Schedules `event` at `deadline` (Unix milliseconds).
+    mutating func schedule(_ event: TimerEvent, at deadline: Int64) -> TimerID {
+        lastGeneration += 1
+        let id = TimerID(generation: lastGeneration)
+        pending[id] = event
+        heap.append(TimerEntry(deadline: deadline, id: id))
+        siftUp(heap.count - 1)
+        return id
+    }
+
+    /// Cancels a timer; cancelling one that fired or was cancelled already does nothing.
+    mutating func cancel(_ id: TimerID) {
+        guard pending.removeValue(forKey: id) != nil else { return }
+        if heap.count > 64, heap.count > 2 * pending.count {
+            rebuild()
+        }
+    }
+
+    /// The earliest deadline of a live timer.
+    mutating func nextDeadline() -> Int64? {
+        dropCancelledTop()
+        return heap.first?.deadline
+    }
+
+    /// Removes and returns the earliest live timer whose deadline is at or before `now`.
+    mutating func popDue(now: Int64) -> TimerEvent? {
+        dropCancelledTop()
+        guard let top = heap.first, top.deadline <= now else { return nil }
+        removeTop()
+        return pending.removeValue(forKey: top.id)
+    }
+
+    private mutating func dropCancelledTop() {
+        while let top = heap.first, pending[top.id] == nil {
+            removeTop()
+        }
+    }
+
+    private mutating func removeTop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(0)
+    }
+
+    private mutating func rebuild() {
+        heap.removeAll { pending[$0.id] == nil }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
+            siftDown(index)
+        }
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child] < heap[parent] else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left] < heap[smallest] { smallest = left }
+            if right < heap.count, heap[right] < heap[smallest] { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

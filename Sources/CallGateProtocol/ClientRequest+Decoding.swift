@@ -1,0 +1,28 @@
+extension ClientRequest {
+    /// Builds the request for `op` from its `data` fields. Unknown fields are ignored.
+    init(op: Op, reading data: FrameFieldReader) throws(FrameDecodingError) {
+        switch op {
+        case .connect:
+            self = .connect(ConnectParams(token: try data.string("token")))
+        case .ping:
+            self = .ping
+        case .initiateCall:
+            self = .initiateCall(InitiateCallParams(
+                receiverId: try data.string("receiverId"),
+                receiverType: try data.choice("receiverType", as: ReceiverType.self),
+                callType: try data.choice("callType", as: CallType.self),
+                timeout: try data.optionalInteger("timeout"),
+                metadata: try data.optionalObject("metadata")
+            ))
+        case .acceptCall:
+            self = .acceptCall(SessionParams(sessionId: try data.string("sessionId")))
+        case .rejectCall:
+            self = .rejectCall(RejectCallParams(
+                sessionId: try data.string("sessionId"),
+                status: try data.choice("status", as: RejectStatus.self)
+            ))
+        case .endCall:
+            self = .endCall(SessionParams(sessionId: try data.string("sessionId")))
+        }
+    }
+}

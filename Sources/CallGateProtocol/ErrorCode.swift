@@ -1,0 +1,30 @@
+/// The machine-readable code of an error reply. Raw values are the exact wire strings
+/// (note `ERROR_CALL_IN_PROGRESS`, spelled as in the calling SDKs).
+public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
+    /// The connect token is missing, malformed, badly signed or expired.
+    case authError = "AUTH_ERR"
+    /// An op other than `connect` arrived before a successful `connect`.
+    case userNotLoggedIn = "ERR_USER_NOT_LOGGED_IN"
+    /// The frame or a field of it is malformed, or a value is out of range.
+    case badRequest = "ERR_BAD_REQUEST"
+    /// A user tried to call themself.
+    case callingSelf = "ERR_CALLING_SELF"
+    /// The user is already ringing someone or taking part in a call.
+    case callInProgress = "ERROR_CALL_IN_PROGRESS"
+    /// No call with this session id is known.
+    case callNotFound = "ERR_CALL_NOT_FOUND"
+    /// The session id is empty, too long or has characters a session id never has.
+    case invalidSessionID = "ERR_INVALID_SESSION_ID"
+    /// The op is not for this user to perform on this call.
+    case notParticipant = "ERR_NOT_PARTICIPANT"
+    /// The call was already answered (by this user, or it is past ringing).
+    case callAlreadyJoined = "ERR_CALL_ALREADY_JOINED"
+    /// The call was cancelled by its caller.
+    case callCancelled = "ERR_CALL_CANCELLED"
+    /// The call was declined (rejected or busy).
+    case callRejected = "ERR_CALL_REJECTED"
+    /// The call ended or went unanswered.
+    case callEnded = "ERR_CALL_ENDED"
+    /// The group does not exist or the caller is not a member of it.
+    case groupNotFound = "ERR_GROUP_NOT_FOUND"
+}

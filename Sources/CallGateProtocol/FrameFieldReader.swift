@@ -1,0 +1,60 @@
+/// Reads the fields of a request's `data` object one by one, so a bad field produces an error
+/// that names it (`data.<field>: <problem>`) and carries the frame id for the reply.
+struct FrameFieldReader {
+    /// The id of the frame being read, echoed in every error.
+    let id: String
+    /// The `data` object.
+    let fields: [String: JSONValue]
+
+    /// A required string field.
+    func string(_ key: String) throws(FrameDecodingError) -> String {
+        switch fields[key] {
+        case .string(let value)?:
+            return value
+        case nil, .null?:
+            throw problem(key, "missing, expected a string")
+        default:
+            throw problem(key, "expected a string")
+        }
+    }
+
+    /// A required string field whose value must be one of an enum's raw values.
+    func choice<Value: RawRepresentable & CaseIterable>(
+        _ key: String, as type: Value.Type
+    ) throws(FrameDecodingError) -> Value where Value.RawValue == String {
+        if case .string(let raw)? = fields[key], let value = Value(rawValue: raw) {
+            return value
+        }
+        let names = Value.allCases.map(\.rawValue).joined(separator: ", ")
+        throw problem(key, "expected one of \(names)")
+    }
+
+    /// An optional integer field; `null` counts as absent. `45.0` is accepted as 45.
+    func optionalInteger(_ key: String) throws(FrameDecodingError) -> Int? {
+        switch fields[key] {
+        case nil, .null?:
+            return nil
+        case .number(let value)?:
+            guard let integer = Int(exactly: value) else { throw problem(key, "expected an integer") }
+            return integer
+        default:
+            throw problem(key, "expected an integer")
+        }
+    }
+
+    /// An optional object field; `null` counts as absent.
+    func optionalObject(_ key: String) throws(FrameDecodingError) -> [String: JSONValue]? {
+        switch fields[key] {
+        case nil, .null?:
+            return nil
+        case .object(let value)?:
+            return value
+        default:
+            throw problem(key, "expected an object")
+        }
+    }
+
+    private func problem(_ key: String, _ text: String) -> FrameDecodingError {
+        FrameDecodingError(id: id, message: "data.\(key): \(text)")
+    }
+}

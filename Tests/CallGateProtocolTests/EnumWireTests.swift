@@ -1,0 +1,58 @@
+import CallGateProtocol
+import Testing
+
+@Suite struct EnumWireTests {
+    @Test func errorCodesAreTheThirteenWireStrings() {
+        #expect(ErrorCode.allCases.map(\.rawValue) == [
+            "AUTH_ERR", "ERR_USER_NOT_LOGGED_IN", "ERR_BAD_REQUEST", "ERR_CALLING_SELF",
+            "ERROR_CALL_IN_PROGRESS", "ERR_CALL_NOT_FOUND", "ERR_INVALID_SESSION_ID",
+            "ERR_NOT_PARTICIPANT", "ERR_CALL_ALREADY_JOINED", "ERR_CALL_CANCELLED",
+            "ERR_CALL_REJECTED", "ERR_CALL_ENDED", "ERR_GROUP_NOT_FOUND",
+        ])
+    }
+
+    @Test func onlyInitiatedAndOngoingAreLive() {
+        let live = CallStatus.allCases.filter { !$0.isTerminal }
+        #expect(live == [.initiated, .ongoing])
+        #expect(CallStatus.allCases.map(\.rawValue) == [
+            "initiated", "ongoing", "unanswered", "rejected", "busy", "cancelled", "ended",
+        ])
+    }
+
+    @Test func closeCodes() {
+        #expect(CloseCode.unauthorized == 4001)
+        #expect(CloseCode.tooSlow == 4008)
+        #expect(CloseCode.messageTooBig == 1009)
+        #expect(CloseCode.goingAway == 1001)
+    }
+
+    @Test func namesFollowTheSDKs() {
+        #expect(Op.allCases.map(\.rawValue) == [
+            "connect", "ping", "initiateCall", "acceptCall", "rejectCall", "endCall",
+        ])
+        #expect(EventName.allCases.map(\.rawValue) == [
+            "onIncomingCallReceived", "onOutgoingCallAccepted", "onOutgoingCallRejected",
+            "onIncomingCallCanceled", "onCallEndedMessageReceived",
+        ])
+        #expect(CancelReason.allCases.map(\.rawValue) == [
+            "answeredElsewhere", "rejectedElsewhere", "cancelled", "unanswered", "ended",
+        ])
+        #expect(EndReason.allCases.map(\.rawValue) == ["hungUp", "disconnected"])
+        #expect(RejectStatus.allCases.map(\.rawValue) == ["rejected", "busy", "cancelled"])
+        #expect(CallCategory.allCases.map(\.rawValue) == ["call", "meet"])
+    }
+
+    @Test func requestOpMatchesItsCase() {
+        let requests: [(ClientRequest, Op)] = [
+            (.connect(ConnectParams(token: "t")), .connect),
+            (.ping, .ping),
+            (.initiateCall(InitiateCallParams(receiverId: "b", receiverType: .user, callType: .audio)), .initiateCall),
+            (.acceptCall(SessionParams(sessionId: "s")), .acceptCall),
+            (.rejectCall(RejectCallParams(sessionId: "s", status: .busy)), .rejectCall),
+            (.endCall(SessionParams(sessionId: "s")), .endCall),
+        ]
+        for (request, op) in requests {
+            #expect(request.op == op)
+        }
+    }
+}

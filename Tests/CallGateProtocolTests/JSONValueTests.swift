@@ -1,0 +1,33 @@
+import CallGateProtocol
+import Foundation
+import Testing
+
+@Suite struct JSONValueTests {
+    @Test func integralNumbersEncodeWithoutFraction() {
+        let value = JSONValue.array([.number(3), .number(-2), .number(0.5), .number(1e300)])
+        #expect(JSONText.string(value.encoded()) == "[3,-2,0.5,1e+300]")
+    }
+
+    @Test func nonFiniteNumbersEncodeAsNull() {
+        let value = JSONValue.array([.number(.nan), .number(.infinity)])
+        #expect(JSONText.string(value.encoded()) == "[null,null]")
+    }
+
+    @Test func decodesEveryKindAndTellsBoolsFromNumbers() throws {
+        let text = #"{"a":null,"b":true,"c":1,"d":"x/y","e":[false,2.5],"f":{"g":{}}}"#
+        let value = try JSONDecoder().decode(JSONValue.self, from: JSONText.data(text))
+        #expect(value == .object([
+            "a": .null,
+            "b": .bool(true),
+            "c": .number(1),
+            "d": .string("x/y"),
+            "e": .array([.bool(false), .number(2.5)]),
+            "f": .object(["g": .object([:])]),
+        ]))
+    }
+
+    @Test func encodingIsCompactSortedAndKeepsSlashes() {
+        let value = JSONValue.object(["b": .string("a/b"), "a": .bool(false)])
+        #expect(JSONText.string(value.encoded()) == #"{"a":false,"b":"a/b"}"#)
+    }
+}

@@ -1,0 +1,53 @@
+import CallGateProtocol
+import Testing
+
+@Suite struct PushTests {
+    static let pushes: [Push] = [
+        .incomingCallReceived(call: Samples.ringing),
+        .outgoingCallAccepted(call: Samples.ringing, by: Samples.bob),
+        .outgoingCallRejected(call: Samples.ringing, by: Samples.bob),
+        .outgoingCallRejected(call: Samples.ringing, by: nil),
+        .incomingCallCanceled(call: Samples.ringing, reason: .answeredElsewhere),
+        .callEndedMessageReceived(call: Samples.ended, by: Samples.alice, reason: .disconnected),
+    ]
+
+    @Test(arguments: pushes)
+    func encodeThenDecodeIsIdentity(push: Push) throws {
+        let frame = try ServerFrame.decode(push.encodedFrame())
+        guard case .push(let event, let raw) = frame else {
+            Issue.record("expected a push, got \(frame)")
+            return
+        }
+        #expect(event == push.event.rawValue)
+        #expect(try Push(event: event, frame: raw) == push)
+    }
+
+    @Test func eventAndCallAccessors() {
+        let push = Push.incomingCallCanceled(call: Samples.ended, reason: .ended)
+        #expect(push.event == .onIncomingCallCanceled)
+        #expect(push.call == Samples.ended)
+    }
+
+    @Test func envelopeShapeAndMissingBy() throws {
+        let text = JSONText.string(Push.outgoingCallRejected(call: Samples.ringing, by: nil).encodedFrame())
+        let call = try JSONText.encode(Samples.ringing)
+        #expect(text == #"{"data":{"call":"# + call + #"},"event":"onOutgoingCallRejected"}"#)
+    }
+
+    @Test func dataStructsMatchTheEncoding() throws {
+        let push = Push.callEndedMessageReceived(call: Samples.ended, by: Samples.bob, reason: .hungUp)
+        let data = try ServerFrame.decodePushData(CallEndedMessageReceivedData.self, from: push.encodedFrame())
+        #expect(data == CallEndedMessageReceivedData(call: Samples.ended, by: Samples.bob, reason: .hungUp))
+        let text = JSONText.string(push.encodedFrame())
+        #expect(text.contains(#""by":{"name":"Bob","uid":"bob"},"call":"#))
+        #expect(text.hasSuffix(#","reason":"hungUp"},"event":"onCallEndedMessageReceived"}"#))
+    }
+
+    @Test func unknownEventsDoNotDecode() throws {
+        let raw = JSONText.data(#"{"event":"onUserJoined","data":{}}"#)
+        #expect(try ServerFrame.decode(raw) == .push(event: "onUserJoined", raw: raw))
+        #expect(throws: DecodingError.self) {
+            try Push(event: "onUserJoined", frame: raw)
+        }
+    }
+}
