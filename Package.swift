@@ -17,7 +17,7 @@ let package = Package(
         .systemLibrary(
             name: "CLibWebSockets",
             pkgConfig: "libwebsockets",
-            providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-uv"])]
+            providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-ev", "libev-dev"])]
         ),
         .target(name: "LWS", dependencies: ["CLibWebSockets"]),
         .target(name: "CallGateProtocol"),

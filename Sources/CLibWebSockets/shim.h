@@ -2,17 +2,30 @@
 #define CALLGATE_LWS_SHIM_H
 
 #include <libwebsockets.h>
+#include <ev.h>
 #include <string.h>
 
 /* Swift cannot import the LWS_PRE macro expression. */
 static inline size_t cg_lws_pre(void) { return LWS_PRE; }
 
-/* A timer node that carries an owner pointer: the sul must be the first member so the
- * lws callback's sul pointer is also a pointer to the whole node. */
-typedef struct cg_timer {
-    lws_sorted_usec_list_t sul;
-    void *owner;
-} cg_timer;
+/* libev's watcher set-up is macros, which Swift cannot call. */
+typedef void (*cg_ev_timer_cb)(struct ev_loop *loop, ev_timer *timer, int revents);
+
+static inline void cg_ev_timer_init(ev_timer *timer, cg_ev_timer_cb cb, void *data) {
+    ev_timer_init(timer, cb, 0., 0.);
+    timer->data = data;
+}
+
+/* (Re)arms a one-shot timer; unlike a bare ev_timer_start this also moves an armed timer. */
+static inline void cg_ev_timer_arm(struct ev_loop *loop, ev_timer *timer, double seconds) {
+    ev_timer_stop(loop, timer);
+    ev_timer_set(timer, seconds, 0.);
+    ev_timer_start(loop, timer);
+}
+
+static inline void cg_ev_timer_stop(struct ev_loop *loop, ev_timer *timer) {
+    ev_timer_stop(loop, timer);
+}
 
 static inline void cg_zero(void *p, size_t n) { memset(p, 0, n); }
 

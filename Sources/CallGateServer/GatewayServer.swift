@@ -1,4 +1,5 @@
 import CallGateClient
+import CallGateProtocol
 import LWS
 import Logging
 
@@ -32,8 +33,9 @@ public final class GatewayServer: Sendable {
         return GatewayServer(context: context, service: service)
     }
 
-    /// Closes every socket and stops. Call once, from outside the service thread.
+    /// Closes every socket with 1001 (going away) so clients reconnect elsewhere, waits up to
+    /// two seconds for them to acknowledge, and stops. Call from outside the service thread.
     public func stop() {
-        context.stop()
+        context.stop(closeCode: CloseCode.goingAway)
     }
 }

@@ -24,6 +24,7 @@ public final class HTTPExchange {
     public var isClosed: Bool { wsi == nil }
 
     var wsi: OpaquePointer?
+    private unowned let context: LWSContext
     private var response: Response?
     private var headersSent = false
 
@@ -33,8 +34,12 @@ public final class HTTPExchange {
         let body: [UInt8]
     }
 
-    init(wsi: OpaquePointer, method: String, path: String, query: String?, headers: [String: String], peerAddress: String) {
+    init(
+        wsi: OpaquePointer, context: LWSContext, method: String, path: String, query: String?,
+        headers: [String: String], peerAddress: String
+    ) {
         self.wsi = wsi
+        self.context = context
         self.method = method
         self.path = path
         self.query = query
@@ -45,7 +50,7 @@ public final class HTTPExchange {
     /// Sends the response; later calls, and calls after the peer left, are ignored.
     /// `headers` should include "content-type" when there is a body.
     public func respond(status: Int, headers: [(String, String)], body: [UInt8]) {
-        guard let wsi, response == nil else { return }
+        guard let wsi, response == nil, context.acceptsWrites else { return }
         response = Response(status: status, headers: headers, body: body)
         lws_callback_on_writable(wsi)
     }

@@ -34,6 +34,7 @@ extension LWSContext {
         }
         if !connection.closeReported {
             connection.wsi = wsi
+            liveConnections[connection.id] = connection
         }
         return connection
     }

@@ -7,6 +7,7 @@ extension LWSContext {
         connection.peerAddress = WSIHeaders.peerAddress(wsi)
         connection.path = WSIHeaders.string(wsi, WSI_TOKEN_GET_URI) ?? ""
         attach(connection, to: wsi)
+        liveConnections[connection.id] = connection
         webSocketDelegate?.webSocketDidOpen(connection)
     }
 
@@ -43,6 +44,7 @@ extension LWSContext {
         guard !connection.closeReported else { return }
         connection.closeReported = true
         webSocketDelegate?.webSocketDidClose(connection, error: error)
+        forget(connection)
     }
 
     func httpRequestStarted(_ wsi: OpaquePointer) -> Int32 {
@@ -62,7 +64,7 @@ extension LWSContext {
         }
         headers["authtoken"] = WSIHeaders.custom(wsi, "authtoken")
         let exchange = HTTPExchange(
-            wsi: wsi, method: Self.methodName(methodIndex), path: path, query: WSIHeaders.query(wsi),
+            wsi: wsi, context: self, method: Self.methodName(methodIndex), path: path, query: WSIHeaders.query(wsi),
             headers: headers, peerAddress: WSIHeaders.peerAddress(wsi))
         attach(exchange, to: wsi)
         let expectsBody = Int(headers["content-length"] ?? "0").map { $0 > 0 } ?? true

@@ -2,7 +2,7 @@ import CLibWebSockets
 import Foundation
 import Synchronization
 
-/// One libwebsockets context on its own service thread, with the libuv event loop.
+/// One libwebsockets context on its own service thread, running on a libev event loop it owns.
 ///
 /// The service thread owns every connection, timer and lws call of this context. Other threads
 /// talk to it only through `post`, which queues work in the mailbox and wakes the loop with
@@ -14,18 +14,32 @@ public final class LWSContext: @unchecked Sendable {
     public private(set) var port = 0
 
     var lwsContext: OpaquePointer?
+    /// The libev loop this context runs on: ours ("foreign" to lws), so lws installs no signal
+    /// handlers and several contexts can live in one process.
+    private(set) var eventLoop: OpaquePointer?
     var webSocketDelegate: (any WebSocketDelegate)?
     var httpHandler: (any HTTPHandler)?
     private(set) var protocolNamePointer: UnsafeMutablePointer<CChar>
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let mailbox = Mailbox()
     private var timers: [WeakTimer] = []
+    /// Every open WebSocket of this context, so a shutdown can close them all.
+    var liveConnections: [UInt64: WebSocketConnection] = [:]
     private var nextConnectionID: UInt64 = 0
     private var stopping = false
-    private var stopNode: UnsafeMutablePointer<cg_timer>
+    private var destroyStarted = false
+    /// The context `post` may wake, guarded so that no wake-up reaches a destroyed context.
+    nonisolated(unsafe) private var wakeTarget: OpaquePointer?
+    private let wakeLock = NSLock()
+    /// Breaks the event loop when a shutdown's grace period is over.
+    private let stopTimer: UnsafeMutablePointer<ev_timer>
     private var serviceThread: pthread_t?
     private let finished = DispatchSemaphore(value: 0)
     private let running = Mutex(false)
+
+    /// libwebsockets keeps process-wide state (event-lib plugins, OpenSSL set-up) that it
+    /// touches without locks while a context is created or destroyed: one at a time.
+    static let lifecycleLock = NSRecursiveLock()
 
     private struct WeakTimer {
         weak var timer: LoopTimer?
@@ -40,8 +54,9 @@ public final class LWSContext: @unchecked Sendable {
         protocols[0].name = UnsafePointer(protocolNamePointer)
         protocols[0].callback = lwsCallback
         protocols[0].rx_buffer_size = configuration.rxBufferSize
-        stopNode = .allocate(capacity: 1)
-        cg_zero(stopNode, MemoryLayout<cg_timer>.size)
+        stopTimer = .allocate(capacity: 1)
+        cg_zero(stopTimer, MemoryLayout<ev_timer>.size)
+        cg_ev_timer_init(stopTimer, { loop, _, _ in ev_break(loop, Int32(EVBREAK_ALL)) }, nil)
     }
 
     /// Creates the lws context on a new service thread and returns once it listens (server) or
@@ -83,21 +98,27 @@ public final class LWSContext: @unchecked Sendable {
 
     /// Runs `work` on the service thread soon. Safe from any thread, including the service thread.
     public func post(_ work: @escaping @Sendable () -> Void) {
-        if mailbox.post(work), let lwsContext {
-            lws_cancel_service(lwsContext)
+        guard mailbox.post(work) else { return }
+        wakeLock.withLock {
+            if let wakeTarget {
+                lws_cancel_service(wakeTarget)
+            }
         }
     }
 
-    /// Closes every socket and ends the service thread; returns when it is gone.
-    /// Call from any thread but the service thread.
-    public func stop() {
+    /// Ends the service thread and returns when it is gone. Call from any thread but the service thread.
+    ///
+    /// With `closeCode`, every open WebSocket is first closed with that code (after the frames
+    /// already queued to it), and the context waits up to `grace` for the peers to acknowledge;
+    /// whatever is still open then is dropped.
+    public func stop(closeCode: UInt16? = nil, grace: Duration = .seconds(2)) {
         precondition(!isServiceThread, "LWSContext.stop() would wait for itself on the service thread")
         let wasRunning = running.withLock { running in
             defer { running = false }
             return running
         }
         guard wasRunning else { return }
-        post { [unowned self] in self.beginShutdown() }
+        post { [unowned self] in self.beginShutdown(closeCode: closeCode, grace: grace) }
         finished.wait()
     }
 
@@ -110,9 +131,19 @@ public final class LWSContext: @unchecked Sendable {
     /// A timer whose `fire` runs on the service thread. Service thread only.
     public func makeTimer(_ fire: @escaping () -> Void) -> LoopTimer {
         let timer = LoopTimer(context: self, fire: fire)
+        if stopping {
+            timer.invalidate()
+            return timer
+        }
         timers.removeAll { $0.timer == nil }
         timers.append(WeakTimer(timer: timer))
         return timer
+    }
+
+    /// Whether sockets may still ask for writes. False once lws's destroy began closing every
+    /// socket: their event-loop handles are gone, so a write request would touch freed memory.
+    var acceptsWrites: Bool {
+        lwsContext != nil && !destroyStarted
     }
 
     func makeConnectionID() -> UInt64 {
@@ -133,8 +164,7 @@ public final class LWSContext: @unchecked Sendable {
         info.gid = -1
         info.uid = -1
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.options = UInt64(LWS_SERVER_OPTION_LIBUV) | UInt64(LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN)
-        info.signal_cb = { _, signal in SignalRelay.deliver(signal) }
+        info.options = UInt64(LWS_SERVER_OPTION_LIBEV)
         info.timeout_secs = 10
         let host = configuration.listen.map { strdup($0.host) } ?? nil
         defer { free(host) }
@@ -147,43 +177,76 @@ public final class LWSContext: @unchecked Sendable {
         } else {
             info.port = CONTEXT_PORT_NO_LISTEN
         }
-        guard let created = lws_create_context(&info) else {
+        guard let loop = ev_loop_new(UInt32(EVFLAG_AUTO)) else {
+            return .contextCreationFailed("cannot create the libev event loop")
+        }
+        var foreignLoops: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(loop)]
+        let created = foreignLoops.withUnsafeMutableBufferPointer { loops in
+            info.foreign_loops = loops.baseAddress
+            return Self.lifecycleLock.withLock { lws_create_context(&info) }
+        }
+        guard let created else {
+            ev_loop_destroy(loop)
             let address = configuration.listen.map { "\($0.host):\($0.port)" } ?? "client"
             return .contextCreationFailed("lws_create_context failed for \(address)")
         }
+        eventLoop = loop
         lwsContext = created
+        wakeLock.withLock { wakeTarget = created }
         if configuration.listen != nil, let vhost = lws_get_vhost_by_name(created, "default") {
             port = Int(lws_get_vhost_listen_port(vhost))
         }
         return nil
     }
 
+    /// The service thread's life: run the event loop until `stop` breaks it, then destroy the
+    /// lws context outside any callback and let the loop finish the closes it started.
     private func serviceLoop() {
-        guard let lwsContext else { return }
-        while !stopping && lws_service(lwsContext, 0) == 0 {}
-        if !stopping {
-            invalidateTimers()
-        }
-        lws_context_destroy(lwsContext)
+        guard let lwsContext, let eventLoop else { return }
+        ev_run(eventLoop, 0)
+        destroyStarted = true
+        cg_ev_timer_stop(eventLoop, stopTimer)
+        invalidateTimers()
+        wakeLock.withLock { wakeTarget = nil }
+        Self.lifecycleLock.withLock { lws_context_destroy(lwsContext) }
+        ev_run(eventLoop, 0)
+        ev_loop_destroy(eventLoop)
         self.lwsContext = nil
+        self.eventLoop = nil
         webSocketDelegate = nil
         httpHandler = nil
         finished.signal()
     }
 
-    /// Service thread: stops timers, then starts lws's destroy from a loop callback so the loop exits.
-    private func beginShutdown() {
-        guard !stopping, let lwsContext else { return }
+    /// Service thread: stops timers, closes the sockets if asked, then destroys the context.
+    private func beginShutdown(closeCode: UInt16?, grace: Duration) {
+        guard !stopping, lwsContext != nil else { return }
         stopping = true
         invalidateTimers()
-        stopNode.pointee.owner = UnsafeMutableRawPointer(lwsContext)
-        let sul = UnsafeMutableRawPointer(stopNode).assumingMemoryBound(to: lws_sorted_usec_list_t.self)
-        lws_sul_schedule(lwsContext, 0, sul, { sul in
-            guard let sul else { return }
-            let node = UnsafeMutableRawPointer(sul).assumingMemoryBound(to: cg_timer.self)
-            guard let owner = node.pointee.owner else { return }
-            lws_context_destroy(OpaquePointer(owner))
-        }, 1)
+        guard let closeCode, !liveConnections.isEmpty else {
+            scheduleDestroy(afterMicroseconds: 1)
+            return
+        }
+        for connection in liveConnections.values {
+            connection.close(code: closeCode, reason: "going away")
+        }
+        let (seconds, attoseconds) = grace.components
+        scheduleDestroy(afterMicroseconds: max(1, seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+    }
+
+    /// Service thread: forgets a closed socket; the last one to close ends a shutdown's grace period.
+    func forget(_ connection: WebSocketConnection) {
+        liveConnections[connection.id] = nil
+        if stopping && liveConnections.isEmpty {
+            scheduleDestroy(afterMicroseconds: 1)
+        }
+    }
+
+    /// Ends the event loop after `microseconds` (a shutdown's grace period); `serviceLoop`
+    /// then destroys the context.
+    private func scheduleDestroy(afterMicroseconds microseconds: Int64) {
+        guard let eventLoop, !destroyStarted else { return }
+        cg_ev_timer_arm(eventLoop, stopTimer, Double(microseconds) / 1_000_000)
     }
 
     private func invalidateTimers() {
@@ -196,6 +259,6 @@ public final class LWSContext: @unchecked Sendable {
     private func releaseResources() {
         free(protocolNamePointer)
         protocols.deallocate()
-        stopNode.deallocate()
+        stopTimer.deallocate()
     }
 }

@@ -1,10 +1,12 @@
 import CLibWebSockets
 
-/// A one-shot timer on the service thread's event loop (an lws `sul`), re-armable.
+/// A one-shot timer on the service thread's event loop, re-armable.
 ///
-/// Create it with `LWSContext.makeTimer`; schedule, cancel and fire all happen on the service thread.
+/// It is a libev timer on the context's own loop rather than an lws `sul`: lws 4.1's libev glue
+/// cannot move its timer earlier once armed, so an lws timer can fire late. Create it with
+/// `LWSContext.makeTimer`; schedule, cancel and fire all happen on the service thread.
 public final class LoopTimer {
-    private let node: UnsafeMutablePointer<cg_timer>
+    private let watcher: UnsafeMutablePointer<ev_timer>
     private let fire: () -> Void
     private unowned let context: LWSContext
     private var alive = true
@@ -12,31 +14,29 @@ public final class LoopTimer {
     init(context: LWSContext, fire: @escaping () -> Void) {
         self.context = context
         self.fire = fire
-        node = .allocate(capacity: 1)
-        cg_zero(node, MemoryLayout<cg_timer>.size)
-        node.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+        watcher = .allocate(capacity: 1)
+        cg_zero(watcher, MemoryLayout<ev_timer>.size)
+        cg_ev_timer_init(watcher, loopTimerFired, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
         invalidate()
-        node.deallocate()
+        watcher.deallocate()
     }
 
     /// Fires once after `microseconds` (replacing any earlier schedule).
     public func schedule(afterMicroseconds microseconds: Int64) {
-        guard alive, let lwsContext = context.lwsContext else { return }
-        let sul = UnsafeMutableRawPointer(node).assumingMemoryBound(to: lws_sorted_usec_list_t.self)
-        lws_sul_schedule(lwsContext, 0, sul, loopTimerFired, max(1, microseconds))
+        guard alive, context.acceptsWrites, let loop = context.eventLoop else { return }
+        cg_ev_timer_arm(loop, watcher, Double(max(0, microseconds)) / 1_000_000)
     }
 
     /// Stops a pending fire.
     public func cancel() {
-        guard alive else { return }
-        let sul = UnsafeMutableRawPointer(node).assumingMemoryBound(to: lws_sorted_usec_list_t.self)
-        lws_sul_cancel(sul)
+        guard alive, let loop = context.eventLoop else { return }
+        cg_ev_timer_stop(loop, watcher)
     }
 
-    /// Cancels for good; called before the lws context goes away.
+    /// Cancels for good; called before the event loop goes away.
     func invalidate() {
         cancel()
         alive = false
@@ -47,10 +47,8 @@ public final class LoopTimer {
     }
 }
 
-/// The C entry point of every `LoopTimer`: the sul is the first member of its `cg_timer` node.
-private func loopTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
-    guard let sul else { return }
-    let node = UnsafeMutableRawPointer(sul).assumingMemoryBound(to: cg_timer.self)
-    guard let owner = node.pointee.owner else { return }
+/// The C entry point of every `LoopTimer`: the watcher's `data` is the timer.
+private func loopTimerFired(_ loop: OpaquePointer?, _ watcher: UnsafeMutablePointer<ev_timer>?, _ events: Int32) {
+    guard let owner = watcher?.pointee.data else { return }
     Unmanaged<LoopTimer>.fromOpaque(owner).takeUnretainedValue().fired()
 }

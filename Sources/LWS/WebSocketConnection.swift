@@ -49,7 +49,7 @@ public final class WebSocketConnection {
     /// in which case the connection is closed with the configured slow-consumer code).
     @discardableResult
     public func send(_ frame: OutboundFrame) -> Bool {
-        guard let wsi, pendingClose == nil else { return false }
+        guard let wsi, pendingClose == nil, context.acceptsWrites else { return false }
         if queue.count >= context.configuration.maxQueuedFrames {
             close(code: context.configuration.slowConsumerCloseCode, reason: "outbound queue full", flushFirst: false)
             return false
@@ -63,7 +63,7 @@ public final class WebSocketConnection {
 
     /// Closes with `code`; with `flushFirst` the frames already queued go out before the close frame.
     public func close(code: UInt16, reason: String, flushFirst: Bool = true) {
-        guard let wsi, pendingClose == nil else { return }
+        guard let wsi, pendingClose == nil, context.acceptsWrites else { return }
         pendingClose = PendingClose(code: code, reason: reason, flushFirst: flushFirst)
         if !flushFirst { queue.removeAll() }
         lws_callback_on_writable(wsi)

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CallGateServer
 import Foundation
-import LWS
 import Logging
 
 /// `callgate serve`: runs the gateway until SIGINT or SIGTERM.
@@ -66,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         print("CallGate is listening on ws://\(host):\(port)/ws (admin API and /healthz on http://\(host):\(port))")
         if let generatedSecret {
             print("No --jwt-secret given: this run signs tokens with a random secret. Make a token with:")
-            print("  callgate token --uid alice --name Alice --jwt-secret \(generatedSecret)")
+            print("  \(CommandLine.arguments[0]) token --uid alice --name Alice --jwt-secret \(generatedSecret)")
         }
         if let generatedAdminKey {
             print("No --admin-key given: this run's admin key is \(generatedAdminKey)")
@@ -74,16 +73,10 @@ struct ServeCommand: AsyncParsableCommand {
         fflush(nil)
     }
 
-    /// Waits for SIGINT or SIGTERM, which lws's event loop hands to `SignalRelay`.
+    /// Waits for SIGINT or SIGTERM.
     private static func waitForTermination(logger: Logger) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = OnceFlag()
-            SignalRelay.setHandler { signal in
-                guard once.claim() else { return }
-                logger.info("signal received, stopping", metadata: ["signal": "\(signal)"])
-                continuation.resume()
-            }
-        }
+        let signal = await TerminationSignals().next()
+        logger.info("signal received, stopping", metadata: ["signal": "\(signal)"])
     }
 }
 

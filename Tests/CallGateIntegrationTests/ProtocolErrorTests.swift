@@ -86,6 +86,16 @@ struct ProtocolErrorTests {
         await connected.expectSilence(for: .seconds(1))
     }
 
+    @Test func stoppingTheGatewayClosesEverySocketWith1001() async throws {
+        let gateway = try await TestGateway()
+        defer { gateway.loop.stop() }
+        let alice = try await gateway.device("alice")
+        let stranger = try await gateway.socket()
+        gateway.server.stop()
+        #expect(try await alice.expectClose() == CloseCode.goingAway)
+        #expect(try await stranger.expectClose() == CloseCode.goingAway)
+    }
+
     @Test func aClientThatCannotReachTheGatewayGetsAClearError() async throws {
         let gateway = try await TestGateway()
         let port = gateway.port

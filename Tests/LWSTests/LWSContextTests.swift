@@ -82,10 +82,20 @@ struct LWSContextTests {
         var iterator = probe.events.makeAsyncIterator()
         #expect(await iterator.next() == .opened)
         server.stop()
-        guard case .closed = await iterator.next() else {
-            Issue.record("expected the socket to close when the server stopped")
-            return
-        }
+        #expect(await iterator.next() == .closed(code: nil, error: nil))
+    }
+
+    @Test func stoppingWithACloseCodeSendsItToEverySocket() async throws {
+        let (server, _) = try startServer()
+        let probe = ClientProbe()
+        let (client, box) = try startClient(probe, port: server.port)
+        defer { client.stop() }
+        var iterator = probe.events.makeAsyncIterator()
+        #expect(await iterator.next() == .opened)
+        client.post { box.connection?.send(OutboundFrame(Array("last words".utf8))) }
+        #expect(await iterator.next() == .message("last words"))
+        server.stop(closeCode: 1001, grace: .seconds(5))
+        #expect(await iterator.next() == .closed(code: 1001, error: nil))
     }
 
     @Test func reportsAFailedConnect() async throws {
