@@ -14,4 +14,13 @@ public struct CallOutcome: Hashable, Sendable {
         self.reply = reply
         self.deliveries = deliveries
     }
+
+    /// Runs an op; a thrown `CoreError` becomes the error reply, with no pushes.
+    static func attempt(_ op: () throws(CoreError) -> CallOutcome) -> CallOutcome {
+        do {
+            return try op()
+        } catch {
+            return CallOutcome(reply: .failure(error), deliveries: [])
+        }
+    }
 }

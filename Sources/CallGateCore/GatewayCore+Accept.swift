@@ -12,11 +12,7 @@ extension GatewayCore {
     /// `onOutgoingCallAccepted {call, by}`; the accepter's other devices get
     /// `onIncomingCallCanceled` with reason `answeredElsewhere`. Service thread only.
     public func acceptCall(sessionId: String, from connection: ConnectionID) -> CallOutcome {
-        do {
-            return try accept(sessionId, from: connection)
-        } catch {
-            return CallOutcome(reply: .failure(error), deliveries: [])
-        }
+        CallOutcome.attempt { () throws(CoreError) in try accept(sessionId, from: connection) }
     }
 
     private func accept(_ sessionId: String, from connection: ConnectionID) throws(CoreError) -> CallOutcome {

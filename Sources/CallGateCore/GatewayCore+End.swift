@@ -12,11 +12,7 @@ extension GatewayCore {
     /// reason `ended`. The reply is the call as it then stands. Anyone else gets
     /// `ERR_NOT_PARTICIPANT`. Service thread only.
     public func endCall(sessionId: String, from connection: ConnectionID) -> CallOutcome {
-        do {
-            return try end(sessionId, from: connection)
-        } catch {
-            return CallOutcome(reply: .failure(error), deliveries: [])
-        }
+        CallOutcome.attempt { () throws(CoreError) in try end(sessionId, from: connection) }
     }
 
     private func end(_ sessionId: String, from connection: ConnectionID) throws(CoreError) -> CallOutcome {

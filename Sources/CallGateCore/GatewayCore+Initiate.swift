@@ -14,11 +14,7 @@ extension GatewayCore {
     /// to ring) ends `busy` at once, and every device of the caller, the requesting one
     /// included, gets `onOutgoingCallRejected` with the busy user as `by`. Service thread only.
     public func initiateCall(_ params: InitiateCallParams, from connection: ConnectionID) -> CallOutcome {
-        do {
-            return try initiate(params, from: connection)
-        } catch {
-            return CallOutcome(reply: .failure(error), deliveries: [])
-        }
+        CallOutcome.attempt { () throws(CoreError) in try initiate(params, from: connection) }
     }
 
     private func initiate(_ params: InitiateCallParams, from connection: ConnectionID) throws(CoreError) -> CallOutcome {

@@ -16,11 +16,7 @@ extension GatewayCore {
     /// A caller declining, or a callee cancelling, gets `ERR_NOT_PARTICIPANT`; cancelling an
     /// answered call gets `ERR_CALL_ALREADY_JOINED` (use `endCall`). Service thread only.
     public func rejectCall(_ params: RejectCallParams, from connection: ConnectionID) -> CallOutcome {
-        do {
-            return try reject(params, from: connection)
-        } catch {
-            return CallOutcome(reply: .failure(error), deliveries: [])
-        }
+        CallOutcome.attempt { () throws(CoreError) in try reject(params, from: connection) }
     }
 
     private func reject(_ params: RejectCallParams, from connection: ConnectionID) throws(CoreError) -> CallOutcome {

@@ -39,3 +39,29 @@ extension CallGateClient {
 
 /// Thrown after an expectation already recorded its issue, to end the test.
 struct ExpectationFailure: Error {}
+
+/// Common call set-ups, each checking the pushes it causes.
+extension CallGateClient {
+    /// Rings `receiverId` and checks that every device in `ringing` got `onIncomingCallReceived` for it.
+    func ring(
+        _ receiverId: String, ringing devices: [CallGateClient], timeout: Int? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Call {
+        let call = try await initiateCall(to: receiverId, timeout: timeout)
+        for device in devices {
+            #expect(try await device.expectPush() == .incomingCallReceived(call: call), sourceLocation: sourceLocation)
+        }
+        return call
+    }
+
+    /// Rings `callee`'s only device, has it accept, and checks that this caller heard the accept.
+    func establishCall(with callee: CallGateClient, uid: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Call {
+        let call = try await ring(uid, ringing: [callee], sourceLocation: sourceLocation)
+        let accepted = try await callee.acceptCall(call.sessionId)
+        guard case .outgoingCallAccepted(accepted, _) = try await expectPush() else {
+            Issue.record("the caller did not hear the accept", sourceLocation: sourceLocation)
+            throw ExpectationFailure()
+        }
+        return accepted
+    }
+}

@@ -40,9 +40,7 @@ struct OneToOneRingingTests {
         let alice = try await gateway.device("alice")
         let bobPhone = try await gateway.device("bob")
         let bobLaptop = try await gateway.device("bob")
-        let call = try await alice.initiateCall(to: "bob")
-        _ = try await bobPhone.expectPush()
-        _ = try await bobLaptop.expectPush()
+        let call = try await alice.ring("bob", ringing: [bobPhone, bobLaptop])
 
         let rejected = try await bobPhone.rejectCall(call.sessionId, status: .rejected)
         #expect(rejected.callStatus == .rejected)
@@ -63,10 +61,7 @@ struct OneToOneRingingTests {
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
         let carol = try await gateway.device("carol")
-        let first = try await carol.initiateCall(to: "bob")
-        _ = try await bob.expectPush()
-        _ = try await bob.acceptCall(first.sessionId)
-        _ = try await carol.expectPush()
+        _ = try await carol.establishCall(with: bob, uid: "bob")
 
         let second = try await alice.initiateCall(to: "bob")
         #expect(second.callStatus == .busy)
@@ -80,9 +75,7 @@ struct OneToOneRingingTests {
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
         let carol = try await gateway.device("carol")
-        let first = try await carol.initiateCall(to: "bob")
-        _ = try await bob.expectPush()
-        _ = try await bob.acceptCall(first.sessionId)
+        _ = try await carol.establishCall(with: bob, uid: "bob")
 
         let second = try await alice.initiateCall(to: "bob")
         #expect(second.callStatus == .initiated)
@@ -94,8 +87,7 @@ struct OneToOneRingingTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let call = try await alice.initiateCall(to: "bob")
-        _ = try await bob.expectPush()
+        let call = try await alice.ring("bob", ringing: [bob])
         let declined = try await bob.rejectCall(call.sessionId, status: .busy)
         #expect(declined.callStatus == .busy)
         #expect(try await alice.expectPush() == .outgoingCallRejected(call: declined, by: User(uid: "bob", name: "Bob")))
@@ -107,9 +99,7 @@ struct OneToOneRingingTests {
         let alice = try await gateway.device("alice")
         let bobPhone = try await gateway.device("bob")
         let bobLaptop = try await gateway.device("bob")
-        let call = try await alice.initiateCall(to: "bob")
-        _ = try await bobPhone.expectPush()
-        _ = try await bobLaptop.expectPush()
+        let call = try await alice.ring("bob", ringing: [bobPhone, bobLaptop])
 
         let cancelled = try await alice.rejectCall(call.sessionId, status: .cancelled)
         #expect(cancelled.callStatus == .cancelled)
@@ -123,8 +113,7 @@ struct OneToOneRingingTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let call = try await alice.initiateCall(to: "bob", timeout: 1)
-        _ = try await bob.expectPush()
+        let call = try await alice.ring("bob", ringing: [bob], timeout: 1)
 
         let rejected = try await alice.expectPush(within: .seconds(5))
         guard case .outgoingCallRejected(let unanswered, let by) = rejected else {
@@ -142,8 +131,7 @@ struct OneToOneRingingTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let call = try await alice.initiateCall(to: "bob")
-        _ = try await bob.expectPush()
+        let call = try await alice.ring("bob", ringing: [bob])
         await alice.close()
 
         let push = try await bob.expectPush(within: .seconds(5))
@@ -160,8 +148,7 @@ struct OneToOneRingingTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let call = try await alice.initiateCall(to: "bob")
-        _ = try await bob.expectPush()
+        let call = try await alice.ring("bob", ringing: [bob])
         await bob.close()
 
         let bobAgain = try await gateway.socket()
@@ -178,10 +165,7 @@ struct OneToOneRingingTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let call = try await alice.initiateCall(to: "bob")
-        _ = try await bob.expectPush()
-        _ = try await bob.acceptCall(call.sessionId)
-        _ = try await alice.expectPush()
+        _ = try await alice.establishCall(with: bob, uid: "bob")
         await bob.close()
 
         let push = try await alice.expectPush(within: .seconds(5))
@@ -199,8 +183,7 @@ struct OneToOneRingingTests {
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
         let mallory = try await gateway.device("mallory")
-        let call = try await alice.initiateCall(to: "bob")
-        _ = try await bob.expectPush()
+        let call = try await alice.ring("bob", ringing: [bob])
 
         for attempt in [
             { try await mallory.acceptCall(call.sessionId) },
