@@ -7,6 +7,8 @@ public struct ClientTarget: Sendable {
     public var origin: String?
     /// Local address to bind before connecting (spreads sockets over 127.0.0.x), or nil.
     public var sourceAddress: String?
+    /// Whether the handshake names the context's subprotocol (`Sec-WebSocket-Protocol`).
+    public var offersSubprotocol = true
 
     public init(host: String, port: Int, path: String = "/ws", origin: String? = nil, sourceAddress: String? = nil) {
         self.host = host

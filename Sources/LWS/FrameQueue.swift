@@ -15,7 +15,7 @@ struct FrameQueue {
         let frame = frames[head]
         head += 1
         if head == frames.count {
-            frames.removeAll(keepingCapacity: frames.count <= 64)
+            frames = []
             head = 0
         } else if head >= 64 && head * 2 >= frames.count {
             frames.removeFirst(head)

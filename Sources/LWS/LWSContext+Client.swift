@@ -20,7 +20,7 @@ extension LWSContext {
         info.path = strings.keep(target.path)
         info.host = strings.keep(target.host)
         info.origin = target.origin.map { strings.keep($0) } ?? nil
-        info.protocol = UnsafePointer(protocolNamePointer)
+        info.protocol = target.offersSubprotocol ? UnsafePointer(protocolNamePointer) : nil
         info.local_protocol_name = UnsafePointer(protocolNamePointer)
         info.iface = target.sourceAddress.map { strings.keep($0) } ?? nil
         connection.clientStrings = strings

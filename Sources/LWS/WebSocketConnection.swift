@@ -98,6 +98,9 @@ public final class WebSocketConnection {
     /// `.partial` before that, and `.tooBig` once the message passes the configured cap.
     func received(_ bytes: UnsafeRawBufferPointer, first: Bool, final: Bool, binary: Bool) -> ReceiveResult {
         if messageTooBig { return .tooBig }
+        if first && final && message.isEmpty {
+            return bytes.count > context.configuration.maxMessageBytes ? .tooBig : .message(Array(bytes), binary: binary)
+        }
         if first { messageIsBinary = binary }
         if message.count + bytes.count > context.configuration.maxMessageBytes {
             messageTooBig = true
@@ -106,7 +109,7 @@ public final class WebSocketConnection {
         }
         message.append(contentsOf: bytes)
         guard final else { return .partial }
-        defer { message.removeAll(keepingCapacity: message.capacity <= 4096) }
+        defer { message = [] }
         return .message(message, binary: messageIsBinary)
     }
 

@@ -17,12 +17,14 @@ struct LWSContextTests {
         return (context, handler)
     }
 
-    private func startClient(_ probe: ClientProbe, port: Int) throws -> (LWSContext, Box) {
+    private func startClient(_ probe: ClientProbe, port: Int, offersSubprotocol: Bool = true) throws -> (LWSContext, Box) {
         let client = LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: "test.v1"))
         try client.start(webSocketDelegate: probe)
         let box = Box()
         client.post {
-            box.connection = try? client.connect(to: ClientTarget(host: "127.0.0.1", port: port))
+            var target = ClientTarget(host: "127.0.0.1", port: port)
+            target.offersSubprotocol = offersSubprotocol
+            box.connection = try? client.connect(to: target)
         }
         return (client, box)
     }
@@ -47,6 +49,18 @@ struct LWSContextTests {
         client.post { box.connection?.send(OutboundFrame(Array("close-me".utf8))) }
         let closed = await iterator.next()
         #expect(closed == .closed(code: 4001, error: nil), "\(String(describing: closed))")
+    }
+
+    @Test func acceptsAHandshakeWithoutSubprotocol() async throws {
+        let (server, _) = try startServer()
+        defer { server.stop() }
+        let probe = ClientProbe()
+        let (client, box) = try startClient(probe, port: server.port, offersSubprotocol: false)
+        defer { client.stop() }
+        var iterator = probe.events.makeAsyncIterator()
+        #expect(await iterator.next() == .opened)
+        client.post { box.connection?.send(OutboundFrame(Array("plain".utf8))) }
+        #expect(await iterator.next() == .message("plain"))
     }
 
     @Test func closesAnOverSizeMessageWith1009() async throws {
