@@ -16,6 +16,8 @@ public struct TokenClaims: JWTPayload, Equatable {
     public var avatar: String?
     /// When the token stops being accepted.
     public var exp: ExpirationClaim
+    /// Absent in connection tokens; a call token's `typ` makes it unusable here.
+    public var typ: String?
 
     /// Claims for `user` that expire at `expiration`.
     public init(user: User, expiration: Date) {
@@ -33,6 +35,7 @@ public struct TokenClaims: JWTPayload, Equatable {
     /// Called by jwt-kit after the signature matched: rejects expired tokens and claims that do
     /// not make a valid ``User``.
     public func verify(using algorithm: some JWTAlgorithm) async throws {
+        guard typ == nil else { throw TokenError.wrongKind }
         try exp.verifyNotExpired()
         if let problem = TokenClaims.problem(with: user) {
             throw problem

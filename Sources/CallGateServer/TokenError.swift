@@ -18,6 +18,8 @@ public enum TokenError: Error, Equatable, Sendable {
     case invalidName
     /// A token was asked for with a lifetime below one second (minting only).
     case invalidLifetime
+    /// A call token used as a connection token, or the other way round.
+    case wrongKind
 
     /// A human-readable reason, without the token.
     public var message: String {
@@ -30,6 +32,7 @@ public enum TokenError: Error, Equatable, Sendable {
         case .invalidSubject: "token subject (sub) \(FieldRules.idRuleDescription)"
         case .invalidName: "token name \(FieldRules.nameRuleDescription)"
         case .invalidLifetime: "token lifetime must be at least 1 second"
+        case .wrongKind: "this kind of token is not accepted here (connection and call tokens are not interchangeable)"
         }
     }
 }

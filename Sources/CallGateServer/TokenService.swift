@@ -2,7 +2,7 @@ import CallGateProtocol
 import Foundation
 import JWTKit
 
-/// Mints and verifies CallGate connection tokens: HS256 JWTs signed with one shared secret.
+/// Mints and verifies CallGate's tokens (connection and call tokens): HS256 JWTs signed with one shared secret.
 ///
 /// The algorithm is pinned: a token whose header names anything but HS256 is refused before its
 /// signature is looked at, whatever the secret. jwt-kit's key collection is an actor, so every
@@ -18,7 +18,7 @@ public final class TokenService: Sendable {
         public init() {}
     }
 
-    private let keys: JWTKeyCollection
+    let keys: JWTKeyCollection
 
     /// A service that signs and verifies with `secret` (its UTF-8 bytes).
     ///
@@ -59,10 +59,14 @@ public final class TokenService: Sendable {
 
     /// The user `token` stands for, or why it is refused.
     public func verify(_ token: String) async -> Result<User, TokenError> {
+        await verified(token, as: TokenClaims.self).map(\.user)
+    }
+
+    /// The claims of `token` once its header, signature and claims checked out.
+    func verified<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async -> Result<Claims, TokenError> {
         if let problem = Self.headerProblem(token) { return .failure(problem) }
         do {
-            let claims = try await keys.verify(token, as: TokenClaims.self)
-            return .success(claims.user)
+            return .success(try await keys.verify(token, as: Claims.self))
         } catch let error as TokenError {
             return .failure(error)
         } catch let error as JWTError {
