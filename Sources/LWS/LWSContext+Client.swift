@@ -23,6 +23,7 @@ extension LWSContext {
         info.protocol = target.offersSubprotocol ? UnsafePointer(protocolNamePointer) : nil
         info.local_protocol_name = UnsafePointer(protocolNamePointer)
         info.iface = target.sourceAddress.map { strings.keep($0) } ?? nil
+        info.retry_and_idle_policy = UnsafePointer(idlePolicy)
         connection.clientStrings = strings
         info.opaque_user_data = Unmanaged.passRetained(connection as AnyObject).toOpaque()
         let wsi = lws_client_connect_via_info(&info)

@@ -31,6 +31,10 @@ public final class LWSContext: @unchecked Sendable {
     /// The context `post` may wake, guarded so that no wake-up reaches a destroyed context.
     nonisolated(unsafe) private var wakeTarget: OpaquePointer?
     private let wakeLock = NSLock()
+    /// lws's retry and idle policy, all zero: no per-connection validity ping timers. lws 4.1
+    /// keeps those in one sorted list, so with them every connect walks a list as long as the
+    /// number of open sockets. Liveness at scale is the layer above's job.
+    let idlePolicy: UnsafeMutablePointer<lws_retry_bo_t>
     /// Breaks the event loop when a shutdown's grace period is over.
     private let stopTimer: UnsafeMutablePointer<ev_timer>
     private var serviceThread: pthread_t?
@@ -54,6 +58,8 @@ public final class LWSContext: @unchecked Sendable {
         protocols[0].name = UnsafePointer(protocolNamePointer)
         protocols[0].callback = lwsCallback
         protocols[0].rx_buffer_size = configuration.rxBufferSize
+        idlePolicy = .allocate(capacity: 1)
+        cg_zero(idlePolicy, MemoryLayout<lws_retry_bo_t>.size)
         stopTimer = .allocate(capacity: 1)
         cg_zero(stopTimer, MemoryLayout<ev_timer>.size)
         cg_ev_timer_init(stopTimer, { loop, _, _ in ev_break(loop, Int32(EVBREAK_ALL)) }, nil)
@@ -166,6 +172,7 @@ public final class LWSContext: @unchecked Sendable {
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.options = UInt64(LWS_SERVER_OPTION_LIBEV)
         info.timeout_secs = 10
+        info.retry_and_idle_policy = UnsafePointer(idlePolicy)
         let host = configuration.listen.map { strdup($0.host) } ?? nil
         defer { free(host) }
         if let listen = configuration.listen {
@@ -259,6 +266,7 @@ public final class LWSContext: @unchecked Sendable {
     private func releaseResources() {
         free(protocolNamePointer)
         protocols.deallocate()
+        idlePolicy.deallocate()
         stopTimer.deallocate()
     }
 }
