@@ -1,4 +1,4 @@
-/// The tunables of the ringing state machine.
+/// The tunables of the ringing state machine and of call sessions.
 ///
 /// Ring timeouts are whole seconds, like the wire's `timeout` field; the other periods are
 /// `Duration`s and are applied with millisecond precision.
@@ -19,6 +19,11 @@ public struct CoreConfiguration: Hashable, Sendable {
     /// How long finished calls are remembered, so late ops get `ERR_CALL_ENDED` and the like
     /// rather than `ERR_CALL_NOT_FOUND`; afterwards they are forgotten so memory stays bounded.
     public var terminalRetention: Duration
+    /// How long a participant may stay alone in a session when `joinSession` names no
+    /// `idleTimeout`, in seconds.
+    public var defaultIdleTimeout: Int
+    /// The idle timeouts `joinSession` may ask for, in seconds; others get `ERR_BAD_REQUEST`.
+    public var allowedIdleTimeouts: ClosedRange<Int>
 
     /// Makes a configuration; every default is the protocol's documented default.
     public init(
@@ -28,7 +33,9 @@ public struct CoreConfiguration: Hashable, Sendable {
         participantGracePeriod: Duration = .seconds(30),
         autoBusy: Bool = true,
         maxMetadataBytes: Int = 4096,
-        terminalRetention: Duration = .seconds(300)
+        terminalRetention: Duration = .seconds(300),
+        defaultIdleTimeout: Int = 180,
+        allowedIdleTimeouts: ClosedRange<Int> = 1...86_400
     ) {
         self.defaultRingTimeout = defaultRingTimeout
         self.allowedRingTimeouts = allowedRingTimeouts
@@ -37,5 +44,7 @@ public struct CoreConfiguration: Hashable, Sendable {
         self.autoBusy = autoBusy
         self.maxMetadataBytes = maxMetadataBytes
         self.terminalRetention = terminalRetention
+        self.defaultIdleTimeout = defaultIdleTimeout
+        self.allowedIdleTimeouts = allowedIdleTimeouts
     }
 }

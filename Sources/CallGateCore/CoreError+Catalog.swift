@@ -13,6 +13,8 @@ extension CoreError {
     /// A session id that breaks the session id rules.
     static let invalidSessionID = CoreError(
         code: .invalidSessionID, message: "sessionId must be 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+    /// A session op from a device that has not joined the session (or left it).
+    static let notJoined = CoreError(code: .notParticipant, message: "you have not joined this session")
     /// An unknown group, or one the caller is not a member of (the two are not told apart).
     static let groupNotFound = CoreError(
         code: .groupNotFound, message: "no such group, or you are not a member of it")

@@ -14,7 +14,9 @@ extension GatewayCore {
     /// `cancelled`; the caller's other devices get nothing, as they got nothing when it started.
     ///
     /// A caller declining, or a callee cancelling, gets `ERR_NOT_PARTICIPANT`; cancelling an
-    /// answered call gets `ERR_CALL_ALREADY_JOINED` (use `endCall`). Service thread only.
+    /// answered call gets `ERR_CALL_ALREADY_JOINED` (use `endCall`). A call that ends while its
+    /// caller is in its session ends the session: the caller's devices but `connection` get
+    /// `onCallEnded`. Service thread only.
     public func rejectCall(_ params: RejectCallParams, from connection: ConnectionID) -> CallOutcome {
         CallOutcome.attempt { () throws(CoreError) in try reject(params, from: connection) }
     }
@@ -24,7 +26,7 @@ extension GatewayCore {
         let session = try liveSession(params.sessionId)
         var list = DeliveryList()
         if params.status == .cancelled {
-            let call = try cancel(session, by: user, into: &list)
+            let call = try cancel(session, by: user, from: connection, into: &list)
             return CallOutcome(reply: .success(call), deliveries: list.deliveries)
         }
         guard user.uid != session.callerUID else {
@@ -43,6 +45,7 @@ extension GatewayCore {
             list.send(
                 .incomingCallCanceled(call: call, reason: .rejectedElsewhere),
                 to: devices(of: [user.uid], excluding: connection))
+            closeRoom(call.sessionId, alsoTelling: [call.initiator.uid], excluding: connection, into: &list)
         }
         return CallOutcome(reply: .success(call), deliveries: list.deliveries)
     }
@@ -59,23 +62,30 @@ extension GatewayCore {
         list.send(
             .incomingCallCanceled(call: call, reason: .rejectedElsewhere),
             to: devices(of: [user.uid], excluding: connection))
+        if everyoneDeclined {
+            closeRoom(call.sessionId, alsoTelling: [call.initiator.uid], excluding: connection, into: &list)
+        }
         return call
     }
 
     /// The caller's cancel, by `rejectCall` with status `cancelled` or by `endCall` while ringing.
-    func cancel(_ session: CallSession, by user: User, into list: inout DeliveryList) throws(CoreError) -> Call {
+    func cancel(
+        _ session: CallSession, by user: User, from connection: ConnectionID, into list: inout DeliveryList
+    ) throws(CoreError) -> Call {
         guard user.uid == session.callerUID else { throw .notParticipant("only the caller cancels a call") }
         guard session.call.callStatus == .initiated else {
             throw .alreadyJoined("the call was answered: end it with endCall")
         }
-        return cancelRinging(session, into: &list)
+        return cancelRinging(session, excluding: connection, into: &list)
     }
 
-    /// Ends a ringing call as `cancelled` and stops every ringing device.
-    func cancelRinging(_ session: CallSession, into list: inout DeliveryList) -> Call {
+    /// Ends a ringing call as `cancelled` and stops every ringing device. If the caller joined
+    /// its session, the session ends: their devices but `excluding` get `onCallEnded`.
+    func cancelRinging(_ session: CallSession, excluding: ConnectionID?, into list: inout DeliveryList) -> Call {
         let ringing = session.members(in: .ringing)
         let call = finish(session, as: .cancelled)
         list.send(.incomingCallCanceled(call: call, reason: .cancelled), to: devices(of: ringing))
+        closeRoom(call.sessionId, alsoTelling: [call.initiator.uid], excluding: excluding, into: &list)
         return call
     }
 }

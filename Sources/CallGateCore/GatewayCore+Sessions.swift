@@ -20,11 +20,12 @@ extension GatewayCore {
         throw .callNotFound
     }
 
-    /// A session id no live or remembered call has.
+    /// A session id no live or remembered call or session has.
     func freshSessionID() -> String {
         while true {
             let candidate = sessionIDs.makeSessionID()
-            if sessions[candidate] == nil, finishedCalls[candidate] == nil {
+            if sessions[candidate] == nil, finishedCalls[candidate] == nil,
+               rooms[candidate] == nil, finishedHistories[candidate] == nil {
                 return candidate
             }
         }

@@ -1,8 +1,8 @@
 import CallGateProtocol
 
 extension GatewayCore {
-    /// The Unix millisecond deadline of the earliest pending timer (ring timeout, grace period
-    /// or retention expiry), nil when none is pending. The server arms one timer for it and
+    /// The Unix millisecond deadline of the earliest pending timer (ring timeout, grace period,
+    /// idle timeout or retention expiry), nil when none is pending. The server arms one timer for it and
     /// calls `fireDueTimers` when it passes. Service thread only.
     public var nextDeadline: Int64? {
         timers.nextDeadline()
@@ -17,7 +17,14 @@ extension GatewayCore {
     ///   `unanswered` and the call goes on;
     /// - the caller's grace period: the ringing call is cancelled;
     /// - a participant's grace period: they leave the call with reason `disconnected`;
-    /// - retention: a finished call is forgotten, later ops on it get `ERR_CALL_NOT_FOUND`.
+    /// - retention: a finished call is forgotten, later ops on it get `ERR_CALL_NOT_FOUND`;
+    /// - a session's idle timeout: its only participant gets `onSessionTimeout`, is removed, and
+    ///   the session ends (with its ringing call, if any; see `joinSession`);
+    /// - a session participant's grace period: they leave the session as with `leaveSession`,
+    ///   with reason `disconnected`;
+    /// - history retention: a finished session's history is forgotten.
+    ///
+    /// A call that ends here ends its session too, with `onCallEnded`.
     ///
     /// Service thread only.
     public func fireDueTimers() -> [Delivery] {
@@ -31,6 +38,13 @@ extension GatewayCore {
                 graceEnded(for: uid, in: sessionId, into: &list)
             case .forget(let sessionId):
                 finishedCalls[sessionId] = nil
+            case .idle(let sessionId):
+                idleTimedOut(sessionId, into: &list)
+            case .sessionGrace(let uid, let sessionId):
+                sessionGraceEnded(for: uid, in: sessionId, into: &list)
+            case .forgetHistory(let sessionId):
+                finishedHistories[sessionId] = nil
+                historyExpiry[sessionId] = nil
             }
         }
         return list.deliveries
@@ -50,6 +64,7 @@ extension GatewayCore {
         let call = finish(session, as: .unanswered)
         list.send(.outgoingCallRejected(call: call, by: nil), to: devices(of: [call.initiator.uid]))
         list.send(.incomingCallCanceled(call: call, reason: .unanswered), to: devices(of: ringing))
+        closeRoom(sessionId, alsoTelling: [call.initiator.uid], excluding: nil, into: &list)
     }
 
     private func graceEnded(for uid: String, in sessionId: String, into list: inout DeliveryList) {
@@ -60,7 +75,7 @@ extension GatewayCore {
         else { return }
         switch session.call.callStatus {
         case .initiated:
-            _ = cancelRinging(session, into: &list)
+            _ = cancelRinging(session, excluding: nil, into: &list)
         default:
             _ = depart(session, user: user, reason: .disconnected, excluding: nil, into: &list)
         }

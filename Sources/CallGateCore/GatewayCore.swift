@@ -1,9 +1,10 @@
 import CallGateProtocol
 
-/// The ringing state machine and the routing tables of the gateway.
+/// The ringing state machine, the call sessions and the routing tables of the gateway.
 ///
 /// It knows who is connected on which connection, which calls are live and who rings or takes
-/// part in each, and turns every op and every due timer into a reply plus the pushes to send.
+/// part in each, who joined which call session from which device, and turns every op and every
+/// due timer into a reply plus the pushes to send.
 /// It performs no I/O: the server sends what it returns, and asks `nextDeadline` when to call
 /// `fireDueTimers`. Not thread-safe and lock-free by design: service thread only.
 public final class GatewayCore {
@@ -32,6 +33,15 @@ public final class GatewayCore {
     var timers = TimerQueue()
     /// The ordinal of the last call created.
     var lastOrdinal: UInt64 = 0
+    /// Live call sessions by session id: the sessions of ringing calls someone joined, and
+    /// standalone (`meet`) sessions.
+    var rooms: [String: SessionRoom] = [:]
+    /// connection -> the ids of the sessions it joined.
+    var joinedRooms: [ConnectionID: Set<String>] = [:]
+    /// The histories of finished sessions, kept for `terminalRetention`.
+    var finishedHistories: [String: SessionHistory] = [:]
+    /// session id -> the timer that forgets its finished history.
+    var historyExpiry: [String: TimerID] = [:]
 
     /// Makes a core with no connections and no calls.
     ///
@@ -70,5 +80,10 @@ public final class GatewayCore {
     /// How many calls are live (initiated or ongoing).
     public var activeCallCount: Int {
         sessions.count
+    }
+
+    /// How many call sessions are live: ringing calls' sessions someone joined, and standalone ones.
+    public var activeSessionCount: Int {
+        rooms.count
     }
 }

@@ -6,4 +6,10 @@ enum TimerEvent: Hashable {
     case grace(uid: String, sessionId: String)
     /// A finished call has been remembered long enough.
     case forget(sessionId: String)
+    /// The only participant of a session has been alone in it for their idle timeout.
+    case idle(sessionId: String)
+    /// A session participant's last joined device disconnected a grace period ago.
+    case sessionGrace(uid: String, sessionId: String)
+    /// The history of a finished session has been kept long enough.
+    case forgetHistory(sessionId: String)
 }

@@ -1,7 +1,7 @@
 /// The kind of session a call belongs to.
 public enum CallCategory: String, Codable, Hashable, Sendable, CaseIterable {
-    /// A ringing call: the only category this gateway produces so far.
+    /// A ringing call, and the session it becomes.
     case call
-    /// A direct-join meeting, reserved for a later protocol version.
+    /// A standalone session joined directly (a meeting link), without ringing.
     case meet
 }

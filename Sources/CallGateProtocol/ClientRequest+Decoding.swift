@@ -23,6 +23,28 @@ extension ClientRequest {
             ))
         case .endCall:
             self = .endCall(SessionParams(sessionId: try data.string("sessionId")))
+        case .generateToken:
+            self = .generateToken(SessionParams(sessionId: try data.string("sessionId")))
+        case .joinSession:
+            self = .joinSession(JoinSessionParams(
+                callToken: try data.string("callToken"),
+                audioOnly: try data.optionalBool("audioOnly"),
+                idleTimeout: try data.optionalInteger("idleTimeout")
+            ))
+        case .leaveSession:
+            self = .leaveSession(SessionParams(sessionId: try data.string("sessionId")))
+        case .setMuted:
+            self = .setMuted(SetMutedParams(
+                sessionId: try data.string("sessionId"),
+                audioMuted: try data.optionalBool("audioMuted"),
+                videoMuted: try data.optionalBool("videoMuted")
+            ))
+        case .startRecording:
+            self = .startRecording(SessionParams(sessionId: try data.string("sessionId")))
+        case .stopRecording:
+            self = .stopRecording(SessionParams(sessionId: try data.string("sessionId")))
+        case .switchToVideo:
+            self = .switchToVideo(SessionParams(sessionId: try data.string("sessionId")))
         }
     }
 }

@@ -12,6 +12,20 @@ public enum ClientRequest: Hashable, Sendable {
     case rejectCall(RejectCallParams)
     /// Hang up.
     case endCall(SessionParams)
+    /// Ask for a call token for a session.
+    case generateToken(SessionParams)
+    /// Join a session with a call token.
+    case joinSession(JoinSessionParams)
+    /// Leave a session.
+    case leaveSession(SessionParams)
+    /// Change one's own mute state in a session.
+    case setMuted(SetMutedParams)
+    /// Start recording a session.
+    case startRecording(SessionParams)
+    /// Stop recording a session.
+    case stopRecording(SessionParams)
+    /// Make the session's call a video call.
+    case switchToVideo(SessionParams)
 
     /// The op name of this request.
     public var op: Op {
@@ -22,6 +36,13 @@ public enum ClientRequest: Hashable, Sendable {
         case .acceptCall: .acceptCall
         case .rejectCall: .rejectCall
         case .endCall: .endCall
+        case .generateToken: .generateToken
+        case .joinSession: .joinSession
+        case .leaveSession: .leaveSession
+        case .setMuted: .setMuted
+        case .startRecording: .startRecording
+        case .stopRecording: .stopRecording
+        case .switchToVideo: .switchToVideo
         }
     }
 }

@@ -42,6 +42,18 @@ struct FrameFieldReader {
         }
     }
 
+    /// An optional boolean field; `null` counts as absent.
+    func optionalBool(_ key: String) throws(FrameDecodingError) -> Bool? {
+        switch fields[key] {
+        case nil, .null?:
+            return nil
+        case .bool(let value)?:
+            return value
+        default:
+            throw problem(key, "expected a boolean")
+        }
+    }
+
     /// An optional object field; `null` counts as absent.
     func optionalObject(_ key: String) throws(FrameDecodingError) -> [String: JSONValue]? {
         switch fields[key] {

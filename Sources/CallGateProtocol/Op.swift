@@ -12,4 +12,18 @@ public enum Op: String, Codable, Hashable, Sendable, CaseIterable {
     case rejectCall
     /// Hangs up: leaves an answered call, or cancels one's own ringing call.
     case endCall
+    /// Asks for a call token bound to one session and this user, to present to `joinSession`.
+    case generateToken
+    /// Joins a call session with a call token.
+    case joinSession
+    /// Leaves a call session.
+    case leaveSession
+    /// Mutes or unmutes one's audio or video in a session.
+    case setMuted
+    /// Starts recording a session.
+    case startRecording
+    /// Stops recording a session.
+    case stopRecording
+    /// Turns an audio call into a video call.
+    case switchToVideo
 }

@@ -16,6 +16,22 @@ extension Push {
             frame(IncomingCallCanceledData(call: call, reason: reason))
         case .callEndedMessageReceived(let call, let by, let reason):
             frame(CallEndedMessageReceivedData(call: call, by: by, reason: reason))
+        case .userJoined(let sessionId, let user):
+            frame(UserJoinedData(sessionId: sessionId, user: user))
+        case .userLeft(let sessionId, let user):
+            frame(UserLeftData(sessionId: sessionId, user: user))
+        case .userListChanged(let sessionId, let participants):
+            frame(UserListChangedData(sessionId: sessionId, participants: participants))
+        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted):
+            frame(UserMutedData(sessionId: sessionId, user: user, audioMuted: audioMuted, videoMuted: videoMuted))
+        case .recordingToggled(let sessionId, let recordingStarted, let user):
+            frame(RecordingToggledData(sessionId: sessionId, recordingStarted: recordingStarted, user: user))
+        case .callSwitchedToVideo(let sessionId, let requestedBy):
+            frame(CallSwitchedToVideoData(sessionId: sessionId, requestedBy: requestedBy))
+        case .sessionTimeout(let sessionId):
+            frame(SessionTimeoutData(sessionId: sessionId))
+        case .callEnded(let sessionId):
+            frame(CallEndedData(sessionId: sessionId))
         }
     }
 

@@ -1,6 +1,7 @@
-/// The `data` of an `acceptCall` or `endCall` request: just the call to act on.
+/// The `data` of a request that only names the call or session to act on: `acceptCall`,
+/// `endCall`, `generateToken`, `leaveSession`, `startRecording`, `stopRecording`, `switchToVideo`.
 public struct SessionParams: Codable, Hashable, Sendable {
-    /// The call's session id.
+    /// The call's (or session's) id.
     public var sessionId: String
 
     /// Makes session params.

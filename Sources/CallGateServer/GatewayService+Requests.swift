@@ -23,6 +23,20 @@ extension GatewayService {
             send(core.rejectCall(params, from: session.connectionID), replyTo: frame.id, on: connection)
         case (.endCall(let params), .connected):
             send(core.endCall(sessionId: params.sessionId, from: session.connectionID), replyTo: frame.id, on: connection)
+        case (.generateToken(let params), .connected):
+            generateToken(params, requestID: frame.id, for: session, on: connection)
+        case (.joinSession(let params), .connected):
+            joinSession(params, requestID: frame.id, for: session)
+        case (.leaveSession(let params), .connected):
+            send(core.leaveSession(sessionId: params.sessionId, from: session.connectionID), replyTo: frame.id, on: connection)
+        case (.setMuted(let params), .connected):
+            send(core.setMuted(params, from: session.connectionID), replyTo: frame.id, on: connection)
+        case (.startRecording(let params), .connected):
+            send(core.setRecording(sessionId: params.sessionId, on: true, from: session.connectionID), replyTo: frame.id, on: connection)
+        case (.stopRecording(let params), .connected):
+            send(core.setRecording(sessionId: params.sessionId, on: false, from: session.connectionID), replyTo: frame.id, on: connection)
+        case (.switchToVideo(let params), .connected):
+            send(core.switchToVideo(sessionId: params.sessionId, from: session.connectionID), replyTo: frame.id, on: connection)
         }
     }
 }

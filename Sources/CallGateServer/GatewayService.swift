@@ -39,13 +39,18 @@ final class GatewayService: @unchecked Sendable {
 
     /// Sends a Core outcome: the reply to the asking socket first, then every push.
     func send(_ outcome: CallOutcome, replyTo requestID: String, on connection: WebSocketConnection) {
-        switch outcome.reply {
-        case .success(let call):
-            connection.send(OutboundFrame(ReplyFrame.success(id: requestID, result: call)))
-        case .failure(let error):
-            connection.send(OutboundFrame(ReplyFrame.failure(id: requestID, code: error.code, message: error.message)))
-        }
+        reply(outcome.reply, to: requestID, on: connection)
         deliver(outcome.deliveries)
+    }
+
+    /// Sends a Core result as the reply to one request: its value, or its error.
+    func reply(_ result: Result<some Encodable, CoreError>, to requestID: String, on connection: WebSocketConnection) {
+        switch result {
+        case .success(let value):
+            connection.send(OutboundFrame(ReplyFrame.success(id: requestID, result: value)))
+        case .failure(let error):
+            fail(connection, requestID: requestID, code: error.code, message: error.message)
+        }
     }
 
     /// Encodes each push once and queues the same bytes to every recipient socket.

@@ -122,8 +122,13 @@ import Testing
         let ringing = try #require(f.call("bob", from: a[0], timeout: 5).call)
         f.advance(seconds: 5)
         let deliveries = f.core.fireDueTimers()
-        #expect(deliveries.map(\.push.call.callStatus) == [.unanswered, .unanswered])
-        #expect(deliveries.first?.push.call.sessionId == ringing.sessionId)
+        #expect(deliveries.map(\.push.event) == [.onOutgoingCallRejected, .onIncomingCallCanceled])
+        #expect(deliveries.map(\.push.sessionId) == [ringing.sessionId, ringing.sessionId])
+        guard case .outgoingCallRejected(let call, nil)? = deliveries.first?.push else {
+            Issue.record("expected onOutgoingCallRejected without by, got \(deliveries)")
+            return
+        }
+        #expect(call.callStatus == .unanswered)
     }
 
     @Test(arguments: [0, 1])

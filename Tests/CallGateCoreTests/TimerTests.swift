@@ -30,7 +30,7 @@ import Testing
         let early = try #require(f.call("dave", from: c, timeout: 5).call)
         let middle = try #require(f.call("frank", from: e, timeout: 7).call)
         f.advance(seconds: 20)
-        let order = f.core.fireDueTimers().map(\.push.call.sessionId)
+        let order = f.core.fireDueTimers().map(\.push.sessionId)
         #expect(order == [early.sessionId, middle.sessionId, late.sessionId])
     }
 

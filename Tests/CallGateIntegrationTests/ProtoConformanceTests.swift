@@ -81,6 +81,8 @@ struct ProtoConformanceTests {
         alice.sendRaw("{broken")
         _ = try await alice.expectEvent()
 
+        try await Self.driveSessions(gateway, recorder: recorder)
+
         let lines = try FrameSchemaMapper.lines(for: recorder.recorded) + bodies.lines
         let names = Set(lines.map(\.schema))
         for op in Op.allCases {

@@ -29,10 +29,14 @@ import Testing
     @Test func namesFollowTheSDKs() {
         #expect(Op.allCases.map(\.rawValue) == [
             "connect", "ping", "initiateCall", "acceptCall", "rejectCall", "endCall",
+            "generateToken", "joinSession", "leaveSession", "setMuted", "startRecording", "stopRecording",
+            "switchToVideo",
         ])
         #expect(EventName.allCases.map(\.rawValue) == [
             "onIncomingCallReceived", "onOutgoingCallAccepted", "onOutgoingCallRejected",
             "onIncomingCallCanceled", "onCallEndedMessageReceived",
+            "onUserJoined", "onUserLeft", "onUserListChanged", "onUserMuted", "onRecordingToggled",
+            "onCallSwitchedToVideo", "onSessionTimeout", "onCallEnded",
         ])
         #expect(CancelReason.allCases.map(\.rawValue) == [
             "answeredElsewhere", "rejectedElsewhere", "cancelled", "unanswered", "ended",
@@ -50,6 +54,13 @@ import Testing
             (.acceptCall(SessionParams(sessionId: "s")), .acceptCall),
             (.rejectCall(RejectCallParams(sessionId: "s", status: .busy)), .rejectCall),
             (.endCall(SessionParams(sessionId: "s")), .endCall),
+            (.generateToken(SessionParams(sessionId: "s")), .generateToken),
+            (.joinSession(JoinSessionParams(callToken: "t")), .joinSession),
+            (.leaveSession(SessionParams(sessionId: "s")), .leaveSession),
+            (.setMuted(SetMutedParams(sessionId: "s", audioMuted: true)), .setMuted),
+            (.startRecording(SessionParams(sessionId: "s")), .startRecording),
+            (.stopRecording(SessionParams(sessionId: "s")), .stopRecording),
+            (.switchToVideo(SessionParams(sessionId: "s")), .switchToVideo),
         ]
         for (request, op) in requests {
             #expect(request.op == op)

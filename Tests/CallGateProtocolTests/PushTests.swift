@@ -22,10 +22,12 @@ import Testing
         #expect(try Push(event: event, frame: raw) == push)
     }
 
-    @Test func eventAndCallAccessors() {
+    @Test func eventAndSessionIDAccessors() {
         let push = Push.incomingCallCanceled(call: Samples.ended, reason: .ended)
         #expect(push.event == .onIncomingCallCanceled)
-        #expect(push.call == Samples.ended)
+        #expect(push.sessionId == Samples.ended.sessionId)
+        #expect(Push.userMuted(sessionId: "m1", user: Samples.bob, audioMuted: true, videoMuted: false).sessionId == "m1")
+        #expect(Push.callEnded(sessionId: "m2").sessionId == "m2")
     }
 
     @Test func envelopeShapeAndMissingBy() throws {
@@ -44,10 +46,10 @@ import Testing
     }
 
     @Test func unknownEventsDoNotDecode() throws {
-        let raw = JSONText.data(#"{"event":"onUserJoined","data":{}}"#)
-        #expect(try ServerFrame.decode(raw) == .push(event: "onUserJoined", raw: raw))
+        let raw = JSONText.data(#"{"event":"onUserWaved","data":{}}"#)
+        #expect(try ServerFrame.decode(raw) == .push(event: "onUserWaved", raw: raw))
         #expect(throws: DecodingError.self) {
-            try Push(event: "onUserJoined", frame: raw)
+            try Push(event: "onUserWaved", frame: raw)
         }
     }
 }

@@ -1,0 +1,35 @@
+/// A call session as the wire shows it: who is in it right now and what state it is in.
+///
+/// A ringing call becomes a session once its participants join it; a standalone session
+/// (`callCategory` `meet`) starts when someone joins an id no call has. Timestamps are Unix seconds.
+public struct Session: Codable, Hashable, Sendable {
+    /// The session id: the ringing call's id, or the standalone session's chosen id.
+    public var sessionId: String
+    /// `call` for the session of a ringing call, `meet` for a standalone session.
+    public var callCategory: CallCategory
+    /// Audio or video; `switchToVideo` turns audio into video.
+    public var callType: CallType
+    /// The users in the session, one entry per uid, ordered by `joinedAt`.
+    public var participants: [Participant]
+    /// Whether the session is being recorded.
+    public var recording: Bool
+    /// When the first participant joined.
+    public var startedAt: Int64
+
+    /// Makes a session value.
+    public init(
+        sessionId: String,
+        callCategory: CallCategory,
+        callType: CallType,
+        participants: [Participant],
+        recording: Bool,
+        startedAt: Int64
+    ) {
+        self.sessionId = sessionId
+        self.callCategory = callCategory
+        self.callType = callType
+        self.participants = participants
+        self.recording = recording
+        self.startedAt = startedAt
+    }
+}

@@ -1,0 +1,90 @@
+import CallGateProtocol
+import Testing
+
+@Suite struct SessionPushTests {
+    static let alicePart = Participant(
+        uid: "alice", name: "Alice", avatar: "https://img.example/a/alice.png", joinedAt: 1_700_000_000,
+        audioMuted: false, videoMuted: true)
+    static let bobPart = Participant(
+        uid: "bob", name: "Bob", joinedAt: 1_700_000_004, audioMuted: true, videoMuted: false)
+
+    static let pushes: [Push] = [
+        .userJoined(sessionId: "v1.ab", user: Samples.bob),
+        .userLeft(sessionId: "v1.ab", user: Samples.alice),
+        .userListChanged(sessionId: "v1.ab", participants: [alicePart, bobPart]),
+        .userListChanged(sessionId: "v1.ab", participants: []),
+        .userMuted(sessionId: "v1.ab", user: Samples.bob, audioMuted: true, videoMuted: false),
+        .recordingToggled(sessionId: "v1.ab", recordingStarted: true, user: Samples.alice),
+        .recordingToggled(sessionId: "v1.ab", recordingStarted: false, user: Samples.bob),
+        .callSwitchedToVideo(sessionId: "v1.ab", requestedBy: Samples.bob),
+        .sessionTimeout(sessionId: "room:1"),
+        .callEnded(sessionId: "room:1"),
+    ]
+
+    @Test(arguments: pushes)
+    func encodeThenDecodeIsIdentity(push: Push) throws {
+        let frame = try ServerFrame.decode(push.encodedFrame())
+        guard case .push(let event, let raw) = frame else {
+            Issue.record("expected a push, got \(frame)")
+            return
+        }
+        #expect(event == push.event.rawValue)
+        #expect(try Push(event: event, frame: raw) == push)
+    }
+
+    @Test func eventNames() {
+        #expect(Self.pushes.map(\.event) == [
+            .onUserJoined, .onUserLeft, .onUserListChanged, .onUserListChanged, .onUserMuted,
+            .onRecordingToggled, .onRecordingToggled, .onCallSwitchedToVideo, .onSessionTimeout, .onCallEnded,
+        ])
+    }
+
+    @Test func exactFrames() {
+        #expect(JSONText.string(Push.callEnded(sessionId: "room:1").encodedFrame())
+            == #"{"data":{"sessionId":"room:1"},"event":"onCallEnded"}"#)
+        #expect(JSONText.string(Push.sessionTimeout(sessionId: "room:1").encodedFrame())
+            == #"{"data":{"sessionId":"room:1"},"event":"onSessionTimeout"}"#)
+        #expect(JSONText.string(Push.userMuted(sessionId: "s", user: Samples.bob, audioMuted: true, videoMuted: false)
+            .encodedFrame())
+            == #"{"data":{"audioMuted":true,"sessionId":"s","user":{"name":"Bob","uid":"bob"},"videoMuted":false},"#
+            + #""event":"onUserMuted"}"#)
+        #expect(JSONText.string(Push.recordingToggled(sessionId: "s", recordingStarted: true, user: Samples.bob)
+            .encodedFrame())
+            == #"{"data":{"recordingStarted":true,"sessionId":"s","user":{"name":"Bob","uid":"bob"}},"#
+            + #""event":"onRecordingToggled"}"#)
+        #expect(JSONText.string(Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame())
+            == #"{"data":{"requestedBy":{"name":"Bob","uid":"bob"},"sessionId":"s"},"event":"onCallSwitchedToVideo"}"#)
+        #expect(JSONText.string(Push.userListChanged(sessionId: "s", participants: [Self.bobPart]).encodedFrame())
+            == #"{"data":{"participants":[{"audioMuted":true,"joinedAt":1700000004,"name":"Bob","uid":"bob","#
+            + #""videoMuted":false}],"sessionId":"s"},"event":"onUserListChanged"}"#)
+    }
+
+    @Test func dataStructsMatchTheEncoding() throws {
+        let joined = Push.userJoined(sessionId: "s", user: Samples.alice).encodedFrame()
+        #expect(try ServerFrame.decodePushData(UserJoinedData.self, from: joined)
+            == UserJoinedData(sessionId: "s", user: Samples.alice))
+        let left = Push.userLeft(sessionId: "s", user: Samples.bob).encodedFrame()
+        #expect(try ServerFrame.decodePushData(UserLeftData.self, from: left) == UserLeftData(sessionId: "s", user: Samples.bob))
+        let switched = Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame()
+        #expect(try ServerFrame.decodePushData(CallSwitchedToVideoData.self, from: switched)
+            == CallSwitchedToVideoData(sessionId: "s", requestedBy: Samples.bob))
+    }
+
+    @Test(arguments: [
+        #"{"event":"onUserJoined","data":{"sessionId":"s"}}"#,
+        #"{"event":"onUserMuted","data":{"sessionId":"s","user":{"uid":"b","name":"B"},"audioMuted":true}}"#,
+        #"{"event":"onRecordingToggled","data":{"sessionId":"s","recordingStarted":"yes","user":{"uid":"b","name":"B"}}}"#,
+        #"{"event":"onCallEnded","data":{}}"#,
+        #"{"event":"onUserListChanged","data":{"sessionId":"s","participants":[{"uid":"b"}]}}"#,
+    ])
+    func incompleteDataDoesNotDecode(text: String) throws {
+        let raw = JSONText.data(text)
+        guard case .push(let event, _) = try ServerFrame.decode(raw) else {
+            Issue.record("expected a push")
+            return
+        }
+        #expect(throws: DecodingError.self) {
+            try Push(event: event, frame: raw)
+        }
+    }
+}
