@@ -30,7 +30,7 @@ public final class CallGateClient: Sendable {
     /// Opens a socket to `ws://host:port/path` and waits for the handshake. Not yet authenticated:
     /// call `connect(token:)` next.
     public static func open(
-        host: String, port: Int, path: String = "/ws", loop: ClientLoop,
+        host: String, port: Int, path: String = WireEndpoint.path, loop: ClientLoop,
         sourceAddress: String? = nil, recorder: FrameRecorder? = nil
     ) async throws -> CallGateClient {
         let client = CallGateClient(loop: loop, recorder: recorder)

@@ -1,17 +1,15 @@
+import CallGateProtocol
 import LWS
 
 /// One client-side libwebsockets context and its service thread, shared by many `CallGateClient`s.
 ///
 /// A test, the CLI or the load generator makes one loop and opens any number of sockets on it.
 public final class ClientLoop: Sendable {
-    /// The WebSocket subprotocol the gateway speaks.
-    public static let protocolName = "callgate.v1"
-
     let context: LWSContext
 
     /// Starts the service thread.
     public init() throws {
-        context = LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: Self.protocolName))
+        context = LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: WireEndpoint.subprotocol))
         try context.start(webSocketDelegate: ClientSocketRouter())
     }
 

@@ -1,4 +1,3 @@
-import CallGateClient
 import CallGateProtocol
 import LWS
 import Logging
@@ -22,7 +21,8 @@ public final class GatewayServer: Sendable {
     public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> GatewayServer {
         let tokens = try await TokenService(secret: configuration.jwtSecret)
         var contextConfiguration = ContextConfiguration(
-            listen: ListenAddress(host: configuration.host, port: configuration.port), protocolName: ClientLoop.protocolName)
+            listen: ListenAddress(host: configuration.host, port: configuration.port), protocolName: WireEndpoint.subprotocol)
+        contextConfiguration.webSocketPath = WireEndpoint.path
         contextConfiguration.maxMessageBytes = configuration.maxMessageBytes
         contextConfiguration.maxQueuedFrames = configuration.maxQueuedFrames
         contextConfiguration.maxHTTPBodyBytes = AdminRouter.maxBodySize
