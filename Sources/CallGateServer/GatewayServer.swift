@@ -25,6 +25,7 @@ public final class GatewayServer: Sendable {
         contextConfiguration.webSocketPath = WireEndpoint.path
         contextConfiguration.maxMessageBytes = configuration.maxMessageBytes
         contextConfiguration.maxQueuedFrames = configuration.maxQueuedFrames
+        contextConfiguration.tcpKeepalive = configuration.tcpKeepalive
         contextConfiguration.maxHTTPBodyBytes = AdminRouter.maxBodySize
         let context = LWSContext(configuration: contextConfiguration)
         let service = GatewayService(configuration: configuration, context: context, tokens: tokens, logger: logger)

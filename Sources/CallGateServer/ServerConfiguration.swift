@@ -1,4 +1,5 @@
 import CallGateCore
+import LWS
 
 /// Everything `GatewayServer` needs to start: where to listen, the secrets, and the limits.
 public struct ServerConfiguration: Sendable {
@@ -18,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var maxMessageBytes = 64 * 1024
     /// Outbound messages a socket may have waiting before it is closed with 4008.
     public var maxQueuedFrames = 512
+    /// Kernel keepalive that drops sockets of vanished hosts: probes after 30 s of silence,
+    /// every 10 s, gives up after 3 (about a minute in all).
+    public var tcpKeepalive: TCPKeepalive? = TCPKeepalive(idleSeconds: 30, intervalSeconds: 10, probes: 3)
 
     public init(jwtSecret: String, adminKey: String) {
         self.jwtSecret = jwtSecret

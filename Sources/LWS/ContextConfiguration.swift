@@ -18,6 +18,9 @@ public struct ContextConfiguration: Sendable {
     public var slowConsumerCloseCode: UInt16 = 4008
     /// Largest HTTP request body kept; the handler sees `bodyTooLarge` beyond it.
     public var maxHTTPBodyBytes = 64 * 1024
+    /// Kernel TCP keepalive on every socket, or nil for none: finds vanished hosts with no
+    /// timer of ours or of lws per connection.
+    public var tcpKeepalive: TCPKeepalive?
 
     public init(listen: ListenAddress?, protocolName: String) {
         self.listen = listen
@@ -33,5 +36,19 @@ public struct ListenAddress: Sendable {
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
+    }
+}
+
+/// TCP keepalive settings: probe after `idleSeconds` of silence, every `intervalSeconds`,
+/// and drop the socket after `probes` unanswered probes.
+public struct TCPKeepalive: Sendable {
+    public var idleSeconds: Int
+    public var intervalSeconds: Int
+    public var probes: Int
+
+    public init(idleSeconds: Int, intervalSeconds: Int, probes: Int) {
+        self.idleSeconds = idleSeconds
+        self.intervalSeconds = intervalSeconds
+        self.probes = probes
     }
 }

@@ -173,6 +173,11 @@ public final class LWSContext: @unchecked Sendable {
         info.options = UInt64(LWS_SERVER_OPTION_LIBEV)
         info.timeout_secs = 10
         info.retry_and_idle_policy = UnsafePointer(idlePolicy)
+        if let keepalive = configuration.tcpKeepalive {
+            info.ka_time = Int32(keepalive.idleSeconds)
+            info.ka_interval = Int32(keepalive.intervalSeconds)
+            info.ka_probes = Int32(keepalive.probes)
+        }
         let host = configuration.listen.map { strdup($0.host) } ?? nil
         defer { free(host) }
         if let listen = configuration.listen {
