@@ -7,7 +7,9 @@ struct TCPKeepaliveTests {
     /// The kernel timer running on the server side of an established loopback connection to
     /// `port`, from /proc/net/tcp: 2 is the keepalive timer, 0 none.
     private func serverSideTimer(port: Int) throws -> Int? {
-        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let file = try #require(FileHandle(forReadingAtPath: "/proc/net/tcp"))
+        defer { try? file.close() }
+        let table = String(decoding: try #require(try file.readToEnd()), as: UTF8.self)
         let localPort = String(format: "%04X", port)
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
@@ -30,10 +32,12 @@ struct TCPKeepaliveTests {
     }
 
     @Test func keepaliveRunsOnAcceptedSocketsWhenConfigured() async throws {
-        #expect(try await establishedTimer(keepalive: TCPKeepalive(idleSeconds: 30, intervalSeconds: 10, probes: 3)) == 2)
+        let timer = try await establishedTimer(keepalive: TCPKeepalive(idleSeconds: 30, intervalSeconds: 10, probes: 3))
+        #expect(timer == 2, "timer \(String(describing: timer))")
     }
 
     @Test func noKeepaliveWithoutTheSetting() async throws {
-        #expect(try await establishedTimer(keepalive: nil) == 0)
+        let timer = try await establishedTimer(keepalive: nil)
+        #expect(timer == 0, "timer \(String(describing: timer))")
     }
 }
