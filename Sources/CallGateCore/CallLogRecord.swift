@@ -1,0 +1,117 @@
+import CallGateProtocol
+
+/// One call as the call log keeps it: a ringing call or a meeting, written by the gateway from
+/// its own state transitions, so the caller's and the callee's history always agree.
+///
+/// `id` orders calls by creation and is never reused, so a record saved again (a retry, a later
+/// transition) replaces the same row.
+public struct CallLogRecord: Codable, Hashable, Sendable {
+    /// The call's number, increasing with creation, unique across restarts.
+    public var id: Int64
+    /// The session id (a meeting id may hold several calls over time).
+    public var sessionId: String
+    /// `call` for a rung call, `meet` for a standalone session.
+    public var callCategory: CallCategory
+    /// Audio or video, as it stands now.
+    public var callType: CallType
+    /// Where the call stands; a meeting is `ongoing`, then `ended`.
+    public var callStatus: CallStatus
+    /// Who rang, or who joined a meeting first.
+    public var initiator: User
+    /// Who was rung; nil for meetings.
+    public var receiver: CallReceiver?
+    /// When it was initiated (a meeting: its first join), Unix seconds.
+    public var initiatedAt: Int64
+    /// When it was first answered (a meeting: its first join).
+    public var startedAt: Int64?
+    /// When it reached a terminal status.
+    public var endedAt: Int64?
+    /// When its ring timeout passes, Unix milliseconds; nil once nobody rings.
+    public var ringDeadline: Int64?
+    /// The initiator first, then everyone rung or joined, in order.
+    public var participants: [CallLogParticipantRecord]
+    /// Every recording, in the order they started (without URLs: those are attached later).
+    public var recordings: [CallLogRecording]
+    /// The caller's free-form data.
+    public var metadata: [String: JSONValue]?
+
+    /// Makes a record.
+    public init(
+        id: Int64, sessionId: String, callCategory: CallCategory, callType: CallType, callStatus: CallStatus,
+        initiator: User, receiver: CallReceiver?, initiatedAt: Int64, startedAt: Int64? = nil,
+        endedAt: Int64? = nil, ringDeadline: Int64? = nil, participants: [CallLogParticipantRecord],
+        recordings: [CallLogRecording] = [], metadata: [String: JSONValue]? = nil
+    ) {
+        self.id = id
+        self.sessionId = sessionId
+        self.callCategory = callCategory
+        self.callType = callType
+        self.callStatus = callStatus
+        self.initiator = initiator
+        self.receiver = receiver
+        self.initiatedAt = initiatedAt
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.ringDeadline = ringDeadline
+        self.participants = participants
+        self.recordings = recordings
+        self.metadata = metadata
+    }
+
+    /// Whether the call may still change (`initiated` or `ongoing`).
+    public var isOpen: Bool {
+        !callStatus.isTerminal
+    }
+
+    /// The guid of the group it rang, nil for 1:1 calls and meetings.
+    public var groupID: String? {
+        if case .group(let group)? = receiver {
+            return group.guid
+        }
+        return nil
+    }
+
+    /// Whether `uid` was part of the call: its initiator, rung, or joined.
+    public func involves(_ uid: String) -> Bool {
+        participants.contains { $0.uid == uid }
+    }
+
+    /// Which way the call went for `uid`.
+    public func direction(for uid: String) -> CallDirection {
+        uid == initiator.uid ? .outgoing : .incoming
+    }
+
+    /// Whether it is a missed call for `uid`: they did not initiate it, and it was unanswered,
+    /// cancelled or busy, or it stopped ringing them while others talked.
+    public func isMissed(by uid: String) -> Bool {
+        guard uid != initiator.uid, let me = participants.first(where: { $0.uid == uid }) else { return false }
+        switch callStatus {
+        case .unanswered, .cancelled, .busy:
+            return true
+        default:
+            return me.state == .missed
+        }
+    }
+
+    /// The call as `uid` sees it in their log, with stays in progress counted up to `now`.
+    public func log(for uid: String, at now: Int64) -> CallLog {
+        var duration: Int64 = 0
+        if let startedAt, let endedAt {
+            duration = max(0, endedAt - startedAt)
+        }
+        let missed = isMissed(by: uid)
+        var receiverType: ReceiverType?
+        switch receiver {
+        case .user?: receiverType = .user
+        case .group?: receiverType = .group
+        case nil: receiverType = nil
+        }
+        return CallLog(
+            sessionId: sessionId, initiator: initiator, receiver: receiver, receiverType: receiverType,
+            callType: callType, callStatus: callStatus, callCategory: callCategory,
+            callDirection: direction(for: uid), initiatedAt: initiatedAt, startedAt: startedAt,
+            endedAt: endedAt, duration: duration, hasRecording: !recordings.isEmpty, recordings: recordings,
+            participants: participants.map { $0.participant(at: endedAt ?? now) },
+            missed: missed ? true : nil, metadata: metadata)
+    }
+}

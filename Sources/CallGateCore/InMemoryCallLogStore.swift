@@ -1,0 +1,96 @@
+import Synchronization
+
+/// A call log store that keeps everything in memory: for tests and for a gateway run without a
+/// database. It is also the reference the SQL store's queries are checked against.
+///
+/// Thread-safe: one lock around all state.
+public final class InMemoryCallLogStore: CallLogStore {
+    private struct State {
+        var calls: [Int64: CallLogRecord] = [:]
+        var groups: [String: GroupRecord] = [:]
+        /// call id -> rid -> URL.
+        var recordingURLs: [Int64: [String: String]] = [:]
+        var lastID: Int64 = 0
+
+        /// `record` with the URLs attached to its recordings.
+        func withURLs(_ record: CallLogRecord) -> CallLogRecord {
+            guard let urls = recordingURLs[record.id] else { return record }
+            var copy = record
+            for index in copy.recordings.indices {
+                copy.recordings[index].recordingUrl = urls[copy.recordings[index].rid]
+            }
+            return copy
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// Makes an empty store.
+    public init() {}
+
+    /// Applies `writes` in order.
+    public func apply(_ writes: [StoreWrite]) throws {
+        state.withLock { state in
+            for write in writes {
+                switch write {
+                case .call(let record):
+                    state.calls[record.id] = record
+                    state.lastID = max(state.lastID, record.id)
+                case .putGroup(let group):
+                    state.groups[group.guid] = group
+                case .deleteGroup(let guid):
+                    state.groups[guid] = nil
+                }
+            }
+        }
+    }
+
+    /// The calls still open, oldest first.
+    public func openCalls() throws -> [CallLogRecord] {
+        state.withLock { state in
+            state.calls.values.filter(\.isOpen).sorted { $0.id < $1.id }.map { state.withURLs($0) }
+        }
+    }
+
+    /// The highest call id ever saved.
+    public func lastCallID() throws -> Int64 {
+        state.withLock { $0.lastID }
+    }
+
+    /// Every group, by guid.
+    public func groups() throws -> [GroupRecord] {
+        state.withLock { $0.groups.values.sorted { $0.guid < $1.guid } }
+    }
+
+    /// One page of the viewer's calls, newest first.
+    public func page(_ query: CallLogQuery) throws -> CallLogPage {
+        let matching = state.withLock { state in
+            state.calls.values
+                .filter { $0.involves(query.viewer) && query.filter.matches($0, viewer: query.viewer) }
+                .sorted { $0.id > $1.id }
+                .map { state.withURLs($0) }
+        }
+        return CallLogPaging.page(of: matching, for: query)
+    }
+
+    /// The viewer's calls under `sessionId`, newest first.
+    public func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord] {
+        state.withLock { state in
+            state.calls.values
+                .filter { $0.sessionId == sessionId && $0.involves(viewer) }
+                .sorted { $0.id > $1.id }
+                .map { state.withURLs($0) }
+        }
+    }
+
+    /// Attaches a recording URL to the newest call under `sessionId`.
+    public func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
+        state.withLock { state in
+            guard let newest = state.calls.values.filter({ $0.sessionId == sessionId }).max(by: { $0.id < $1.id }),
+                  newest.recordings.contains(where: { $0.rid == rid })
+            else { return false }
+            state.recordingURLs[newest.id, default: [:]][rid] = url
+            return true
+        }
+    }
+}
