@@ -35,22 +35,6 @@ public struct CallLogParticipantRecord: Codable, Hashable, Sendable {
         self.stayStartedAt = stayStartedAt
     }
 
-    /// A stay starts now; the first one sets `joinedAt`.
-    mutating func startStay(at now: Int64) {
-        guard stayStartedAt == nil else { return }
-        joinedAt = joinedAt ?? now
-        leftAt = nil
-        stayStartedAt = now
-    }
-
-    /// The stay in progress, if any, ends now.
-    mutating func endStay(at now: Int64) {
-        guard let start = stayStartedAt else { return }
-        closedSeconds += max(0, now - start)
-        leftAt = now
-        stayStartedAt = nil
-    }
-
     /// The wire view, with a stay in progress counted up to `now`.
     public func participant(at now: Int64) -> CallLogParticipant {
         let running = stayStartedAt.map { max(0, now - $0) } ?? 0

@@ -4,10 +4,17 @@ import CallGateProtocol
 final class CallSession {
     /// The call as the wire shows it now.
     var call: Call
-    /// Creation order among all calls, to list a user's calls oldest first.
-    let ordinal: UInt64
+    /// The call's number: creation order among all calls, unique across restarts, and its call
+    /// log id.
+    let ordinal: Int64
     /// The pending ring timeout, while anyone still rings.
     var ringTimer: TimerID?
+    /// When the ring timeout passes, Unix milliseconds, for the call log.
+    var ringDeadline: Int64?
+    /// Each user's time in the call once it was answered, for the call log.
+    private(set) var stays: [String: StayLog] = [:]
+    /// Recordings of the call's session before a restart; a session started again continues them.
+    var priorRecordings: [RecordingHistory] = []
     /// Users of the call, as they were when they joined; `by` of pushes about someone who vanished.
     private(set) var profiles: [String: User]
     /// How many users still ring, kept so "nobody rings any more" is O(1) in big groups.
@@ -15,10 +22,15 @@ final class CallSession {
     private var states: [String: MemberState] = [:]
     private var order: [String] = []
 
-    /// A fresh ringing call: the caller joined, everyone in `ringing` rings.
-    init(call: Call, ordinal: UInt64, ringing: [String]) {
+    /// Callees that were busy in another call and not rung: the call log shows them as missed.
+    let busySkipped: [String]
+
+    /// A fresh ringing call: the caller joined, everyone in `ringing` rings, and those in
+    /// `busySkipped` are not rung as they are busy elsewhere.
+    init(call: Call, ordinal: Int64, ringing: [String], busySkipped: [String] = []) {
         self.call = call
         self.ordinal = ordinal
+        self.busySkipped = busySkipped
         self.profiles = [call.initiator.uid: call.initiator]
         set(call.initiator.uid, .joined)
         for uid in ringing {
@@ -58,6 +70,28 @@ final class CallSession {
         if state == .ringing {
             ringingCount += 1
         }
+    }
+
+    /// A stay of `uid` in the answered call starts at `now` (nothing if one runs).
+    func startStay(of uid: String, at now: Int64) {
+        stays[uid, default: StayLog()].start(at: now)
+    }
+
+    /// The stay of `uid` in progress, if any, ends at `now`.
+    func endStay(of uid: String, at now: Int64) {
+        stays[uid]?.end(at: now)
+    }
+
+    /// Every stay in progress ends at `now`: the call is over.
+    func endAllStays(at now: Int64) {
+        for uid in stays.keys {
+            stays[uid]?.end(at: now)
+        }
+    }
+
+    /// Puts back the stays a restarted gateway read from the call log.
+    func restoreStays(_ restored: [String: StayLog]) {
+        stays = restored
     }
 
     /// Remembers who joined, for later pushes about them.

@@ -29,13 +29,16 @@ extension GatewayCore {
         if session.call.callStatus == .initiated {
             session.call.callStatus = .ongoing
             session.call.joinedAt = nowSeconds
+            session.startStay(of: session.callerUID, at: nowSeconds)
             if directory.connections(of: session.callerUID).isEmpty {
                 startGrace(for: session.callerUID, in: session.id, lasting: configuration.participantGracePeriod)
             }
         }
+        session.startStay(of: user.uid, at: nowSeconds)
         if !session.isGroup {
             session.call.receiver = .user(user)
         }
+        noteLogChange(session)
         let call = session.call
         var list = DeliveryList()
         list.send(.outgoingCallAccepted(call: call, by: user), to: devices(of: joinedBefore))

@@ -47,9 +47,9 @@ extension GatewayCore {
         let callee = profile(of: params.receiverId)
         let call = newCall(params, from: caller, to: .user(callee))
         if configuration.autoBusy, isInOngoingCall(callee.uid) {
-            return endBusy(call, by: callee)
+            return endBusy(call, by: callee, busy: [callee.uid])
         }
-        return ring(call, members: [callee.uid], timeout: timeout)
+        return ring(call, members: [callee.uid], busy: [], timeout: timeout)
     }
 
     private func ringGroup(_ params: InitiateCallParams, from caller: User, timeout: Int) throws(CoreError) -> CallOutcome {
@@ -71,9 +71,9 @@ extension GatewayCore {
         }
         let call = newCall(params, from: caller, to: .group(group.summary))
         if ringing.isEmpty {
-            return endBusy(call, by: profile(of: busy[0]))
+            return endBusy(call, by: profile(of: busy[0]), busy: busy)
         }
-        return ring(call, members: ringing, timeout: timeout)
+        return ring(call, members: ringing, busy: busy, timeout: timeout)
     }
 
     private func newCall(_ params: InitiateCallParams, from caller: User, to receiver: CallReceiver) -> Call {
@@ -89,19 +89,22 @@ extension GatewayCore {
         )
     }
 
-    private func ring(_ call: Call, members: [String], timeout: Int) -> CallOutcome {
-        let session = CallSession(call: call, ordinal: nextOrdinal(), ringing: members)
+    /// Starts ringing `members`; `busy` are the members skipped as busy, logged as missed.
+    private func ring(_ call: Call, members: [String], busy: [String], timeout: Int) -> CallOutcome {
+        let session = CallSession(call: call, ordinal: nextOrdinal(), ringing: members, busySkipped: busy)
         register(session, ringFor: timeout)
         var list = DeliveryList()
         list.send(.incomingCallReceived(call: call), to: devices(of: members))
         return CallOutcome(reply: .success(call), deliveries: list.deliveries)
     }
 
-    private func endBusy(_ ringingCall: Call, by busyUser: User) -> CallOutcome {
+    /// Ends a call nobody could be rung for as `busy`; `busy` are the busy users, logged as missed.
+    private func endBusy(_ ringingCall: Call, by busyUser: User, busy: [String]) -> CallOutcome {
         var call = ringingCall
         call.callStatus = .busy
         call.endedAt = call.initiatedAt
         remember(call)
+        noteLogChange(CallSession(call: call, ordinal: nextOrdinal(), ringing: [], busySkipped: busy))
         var list = DeliveryList()
         list.send(.outgoingCallRejected(call: call, by: busyUser), to: devices(of: [call.initiator.uid]))
         return CallOutcome(reply: .success(call), deliveries: list.deliveries)

@@ -48,6 +48,9 @@ extension GatewayCore {
             room.update(member)
         }
         let isNew = room.join(user, from: connection, idleTimeout: timeout, at: nowSeconds)
+        if isNew {
+            noteLogChange(room)
+        }
         joinedRooms[connection, default: []].insert(room.id)
         refreshIdleTimer(room)
         let session = room.snapshot

@@ -8,6 +8,7 @@ extension GatewayCore {
     func removeFromRoom(_ uid: String, _ room: SessionRoom, into list: inout DeliveryList) -> SessionMember? {
         guard let member = room.remove(uid, at: nowSeconds) else { return nil }
         release(member, from: room.id)
+        noteLogChange(room)
         let others = devices(of: room.uids)
         list.send(.userLeft(sessionId: room.id, user: member.user), to: others)
         list.send(.userListChanged(sessionId: room.id, participants: room.snapshot.participants), to: others)
@@ -54,6 +55,7 @@ extension GatewayCore {
             timers.cancel(timer)
             room.idleTimer = nil
         }
+        noteLogChange(room)
         finishedHistories[sessionId] = room.history
         historyExpiry[sessionId] = timers.schedule(
             .forgetHistory(sessionId: sessionId),

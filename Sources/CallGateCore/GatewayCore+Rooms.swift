@@ -41,6 +41,7 @@ extension GatewayCore {
             return room
         }
         let room = SessionRoom(id: session.id, category: .call, callType: session.call.callType, at: nowSeconds)
+        room.history.recordings = session.priorRecordings
         rooms[room.id] = room
         return room
     }
@@ -53,6 +54,7 @@ extension GatewayCore {
             timers.cancel(timer)
         }
         let room = SessionRoom(id: sessionId, category: .meet, callType: callType, at: nowSeconds)
+        room.logID = nextOrdinal()
         rooms[sessionId] = room
         return room
     }

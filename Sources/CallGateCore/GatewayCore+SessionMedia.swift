@@ -29,6 +29,7 @@ extension GatewayCore {
                 throw .badRequest(on ? "the session is already being recorded" : "the session is not being recorded")
             }
             room.setRecording(on, at: nowSeconds)
+            noteLogChange(room)
             return tell(room, .recordingToggled(sessionId: room.id, recordingStarted: on, user: member.user),
                         except: connection)
         }
@@ -44,6 +45,7 @@ extension GatewayCore {
             guard room.callType != .video else { throw .badRequest("the call is already a video call") }
             room.switchToVideo(by: member.user.uid, at: nowSeconds)
             sessions[room.id]?.call.callType = .video
+            noteLogChange(room)
             return tell(room, .callSwitchedToVideo(sessionId: room.id, requestedBy: member.user), except: connection)
         }
     }

@@ -31,8 +31,8 @@ extension GatewayCore {
         }
     }
 
-    /// The ordinal for a new call.
-    func nextOrdinal() -> UInt64 {
+    /// The number of a new call or meeting.
+    func nextOrdinal() -> Int64 {
         lastOrdinal += 1
         return lastOrdinal
     }
@@ -44,8 +44,10 @@ extension GatewayCore {
         for uid in session.members(in: .ringing) {
             ringingCalls[uid, default: []].insert(session.id)
         }
-        session.ringTimer = timers.schedule(
-            .ringTimeout(sessionId: session.id), at: nowMillis + Int64(seconds) * 1000)
+        let deadline = nowMillis + Int64(seconds) * 1000
+        session.ringDeadline = deadline
+        session.ringTimer = timers.schedule(.ringTimeout(sessionId: session.id), at: deadline)
+        noteLogChange(session)
     }
 
     /// Moves `uid` to `state` in `session`, keeping the ringing and engaged indexes and the
@@ -58,6 +60,7 @@ extension GatewayCore {
         }
         if previous == .joined {
             disengage(uid, session.id)
+            session.endStay(of: uid, at: nowSeconds)
         }
         if state == .joined {
             engagedCall[uid] = session.id
@@ -66,6 +69,7 @@ extension GatewayCore {
             timers.cancel(timer)
             session.ringTimer = nil
         }
+        noteLogChange(session)
     }
 
     /// Ends `session` with a terminal `status`: the call leaves the routing tables at once (so
@@ -87,7 +91,9 @@ extension GatewayCore {
         sessions[session.id] = nil
         session.call.callStatus = status
         session.call.endedAt = nowSeconds
+        session.endAllStays(at: nowSeconds)
         remember(session.call)
+        noteLogChange(session)
         return session.call
     }
 

@@ -22,7 +22,9 @@ extension GatewayCore {
     ///   the session ends (with its ringing call, if any; see `joinSession`);
     /// - a session participant's grace period: they leave the session as with `leaveSession`,
     ///   with reason `disconnected`;
-    /// - history retention: a finished session's history is forgotten.
+    /// - history retention: a finished session's history is forgotten;
+    /// - a meeting resumed after a restart that nobody joined again within
+    ///   `participantGracePeriod` ends.
     ///
     /// A call that ends here ends its session too, with `onCallEnded`.
     ///
@@ -45,6 +47,10 @@ extension GatewayCore {
             case .forgetHistory(let sessionId):
                 finishedHistories[sessionId] = nil
                 historyExpiry[sessionId] = nil
+            case .vacant(let sessionId):
+                if let room = rooms[sessionId], room.uids.isEmpty {
+                    closeRoom(sessionId, alsoTelling: [], excluding: nil, into: &list)
+                }
             }
         }
         return list.deliveries

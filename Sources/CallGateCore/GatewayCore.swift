@@ -31,8 +31,8 @@ public final class GatewayCore {
     var graceTimers: [String: [String: TimerID]] = [:]
     /// Ring timeouts, grace periods and retention expiries.
     var timers = TimerQueue()
-    /// The ordinal of the last call created.
-    var lastOrdinal: UInt64 = 0
+    /// The number of the last call (or meeting) created.
+    var lastOrdinal: Int64 = 0
     /// Live call sessions by session id: the sessions of ringing calls someone joined, and
     /// standalone (`meet`) sessions.
     var rooms: [String: SessionRoom] = [:]
@@ -42,6 +42,9 @@ public final class GatewayCore {
     var finishedHistories: [String: SessionHistory] = [:]
     /// session id -> the timer that forgets its finished history.
     var historyExpiry: [String: TimerID] = [:]
+    /// Call log id -> the call or meeting whose log entry changed since the server last took
+    /// the changes.
+    var logChanges: [Int64: LogSource] = [:]
 
     /// Makes a core with no connections and no calls.
     ///

@@ -1,3 +1,5 @@
+import CallGateProtocol
+
 /// One recording of a session, from `startRecording` to `stopRecording` (or the session's end).
 public struct RecordingHistory: Hashable, Sendable {
     /// The recording's id, unique per recording: `<sessionId>-r<n>`, n counting from 1.
@@ -15,5 +17,12 @@ public struct RecordingHistory: Hashable, Sendable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.duration = duration
+    }
+}
+
+extension RecordingHistory {
+    /// The call log's view of this recording (its URL is attached later, by the store).
+    var logRecording: CallLogRecording {
+        CallLogRecording(rid: rid, startedAt: startedAt, endedAt: endedAt, duration: duration)
     }
 }

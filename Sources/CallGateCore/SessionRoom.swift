@@ -17,6 +17,9 @@ final class SessionRoom {
     var aloneSince: Int64?
     /// What happened so far; stays of users still in are closed when they leave.
     var history: SessionHistory
+    /// The call log id of a standalone session; nil for a ringing call's session, which is
+    /// logged with its call.
+    var logID: Int64?
     /// The users in the session by uid.
     private(set) var members: [String: SessionMember] = [:]
     /// The uids in the session, by when they joined.

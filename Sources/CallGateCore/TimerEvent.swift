@@ -12,4 +12,6 @@ enum TimerEvent: Hashable {
     case sessionGrace(uid: String, sessionId: String)
     /// The history of a finished session has been kept long enough.
     case forgetHistory(sessionId: String)
+    /// A meeting resumed after a restart has waited long enough for someone to join it again.
+    case vacant(sessionId: String)
 }
