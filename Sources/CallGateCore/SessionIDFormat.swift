@@ -1,11 +1,11 @@
 /// The shape every session id has: 1 to 128 characters of `[A-Za-z0-9._:-]`. Checked before
 /// any lookup so junk never reaches the tables.
-enum SessionIDFormat {
+public enum SessionIDFormat {
     /// The longest session id, in characters.
-    static let maxLength = 128
+    public static let maxLength = 128
 
     /// Whether `sessionId` has the shape of a session id.
-    static func isValid(_ sessionId: String) -> Bool {
+    public static func isValid(_ sessionId: String) -> Bool {
         let bytes = sessionId.utf8
         guard (1...maxLength).contains(bytes.count) else { return false }
         return bytes.allSatisfy { byte in

@@ -8,6 +8,8 @@ enum AdminEndpoint: Equatable {
     case member(guid: Substring, uid: Substring)
     /// `/v1/tokens`
     case tokens
+    /// `/v1/calls/{sessionId}/recordings/{rid}`
+    case recording(sessionId: Substring, rid: Substring)
 
     /// The endpoint for the path segments after `v1`, or nil when none matches. Literal segments
     /// match exactly (not percent-decoded); an empty segment, as from a trailing slash, matches
@@ -22,6 +24,8 @@ enum AdminEndpoint: Equatable {
             self = .members(guid: parts[1])
         case let parts where parts.count == 4 && parts[0] == "groups" && parts[2] == "members":
             self = .member(guid: parts[1], uid: parts[3])
+        case let parts where parts.count == 4 && parts[0] == "calls" && parts[2] == "recordings":
+            self = .recording(sessionId: parts[1], rid: parts[3])
         default: return nil
         }
     }
@@ -33,6 +37,7 @@ enum AdminEndpoint: Equatable {
         case .members: [.post]
         case .member: [.delete]
         case .tokens: [.post]
+        case .recording: [.post]
         }
     }
 }

@@ -5,4 +5,7 @@ public enum AdminRoute: Sendable {
     /// Mint a token off the service thread with
     /// ``AdminRouter/tokenResponse(for:using:now:)``, then write its response.
     case mintToken(TokenRequest)
+    /// Attach a recording's file URL in the store, off the service thread, then answer with
+    /// ``AdminRouter/recordingResponse(attached:sessionId:rid:url:)``.
+    case attachRecording(sessionId: String, rid: String, url: String)
 }

@@ -113,7 +113,35 @@ public final class AdminRouter {
             return .respond(.json(200, GroupDetail(record)))
         case (.tokens, _):
             return .mintToken(try Self.decode(TokenBody.self, from: request.body).validated())
+        case (.recording(let rawSessionID, let rawRID), _):
+            guard let sessionId = rawSessionID.removingPercentEncoding, SessionIDFormat.isValid(sessionId) else {
+                throw FieldError(field: "sessionId", rule: "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+            }
+            guard let rid = rawRID.removingPercentEncoding, Self.isRecordingID(rid, of: sessionId) else {
+                throw FieldError(field: "rid", rule: "expected <sessionId>-r<n>, as the call log lists it")
+            }
+            let body = try Self.decode(RecordingURLBody.self, from: request.body)
+            try body.validate()
+            return .attachRecording(sessionId: sessionId, rid: rid, url: body.recordingUrl)
         }
+    }
+
+    /// The answer to a recording URL attachment: the recording as attached, or 404 when the
+    /// newest call under `sessionId` has no recording `rid`.
+    public static func recordingResponse(attached: Bool, sessionId: String, rid: String, url: String) -> HTTPResponse {
+        guard attached else {
+            return .error(404, .notFound, "the latest call of session '\(sessionId)' has no recording '\(rid)'")
+        }
+        return .json(200, RecordingURLBody(recordingUrl: url, sessionId: sessionId, rid: rid))
+    }
+
+    /// Whether `rid` has the shape of a recording id of `sessionId`: `<sessionId>-r<n>`.
+    private static func isRecordingID(_ rid: String, of sessionId: String) -> Bool {
+        let prefix = sessionId + "-r"
+        guard rid.hasPrefix(prefix) else { return false }
+        let number = rid.dropFirst(prefix.count)
+        return (1...9).contains(number.count) && number.allSatisfy(\.isASCII) && number.allSatisfy(\.isNumber)
+            && number.first != "0"
     }
 
     /// Whether the request carries `Authorization: Bearer <admin key>` (scheme case-insensitive).

@@ -17,7 +17,9 @@ public final class GatewayServer: Sendable {
         self.service = service
     }
 
-    /// Starts listening. Throws when the address cannot be bound or the secret is empty.
+    /// Loads groups and open calls from the configured store, resumes those calls, and starts
+    /// listening. Throws when the store cannot be read, the address cannot be bound or the
+    /// secret is empty.
     public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> GatewayServer {
         let tokens = try await TokenService(secret: configuration.jwtSecret)
         var contextConfiguration = ContextConfiguration(
@@ -27,16 +29,32 @@ public final class GatewayServer: Sendable {
         contextConfiguration.maxQueuedFrames = configuration.maxQueuedFrames
         contextConfiguration.tcpKeepalive = configuration.tcpKeepalive
         contextConfiguration.maxHTTPBodyBytes = AdminRouter.maxBodySize
+        let store = configuration.store
+        let groups = try store.groups()
+        let openCalls = try store.openCalls()
+        let lastCallID = try store.lastCallID()
         let context = LWSContext(configuration: contextConfiguration)
-        let service = GatewayService(configuration: configuration, context: context, tokens: tokens, logger: logger)
-        try context.start(webSocketDelegate: service, httpHandler: service)
+        let service = GatewayService(
+            configuration: configuration, context: context, tokens: tokens, groups: groups, logger: logger)
+        service.resume(openCalls: openCalls, lastCallID: lastCallID)
+        if !openCalls.isEmpty {
+            logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
+        }
+        do {
+            try context.start(webSocketDelegate: service, httpHandler: service)
+        } catch {
+            service.writer.stop()
+            throw error
+        }
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(context.port)"])
         return GatewayServer(context: context, service: service)
     }
 
     /// Closes every socket with 1001 (going away) so clients reconnect elsewhere, waits up to
-    /// two seconds for them to acknowledge, and stops. Call from outside the service thread.
+    /// two seconds for them to acknowledge, writes what the store still has queued, and stops.
+    /// Call from outside the service thread.
     public func stop() {
         context.stop(closeCode: CloseCode.goingAway)
+        service.writer.stop()
     }
 }

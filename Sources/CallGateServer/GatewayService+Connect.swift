@@ -23,14 +23,14 @@ extension GatewayService {
         case .failure(let error):
             logger.info("connect refused", metadata: ["connection": "\(id)", "reason": "\(error.message)"])
             fail(connection, requestID: requestID, code: .authError, message: error.message)
-            connection.close(code: CloseCode.unauthorized, reason: "unauthorized")
+            emit(.close(id, code: CloseCode.unauthorized, reason: "unauthorized"))
         case .success(let user):
             session.phase = .connected(user)
             let activeCalls = core.connect(id, user: user)
             logger.debug("connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)"])
             let result = ConnectResult(
                 user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(), activeCalls: activeCalls)
-            connection.send(OutboundFrame(ReplyFrame.success(id: requestID, result: result)))
+            transmit(OutboundFrame(ReplyFrame.success(id: requestID, result: result)), to: connection)
             armCoreTimer()
         }
     }

@@ -1,36 +1,63 @@
+import CallGateCore
+import CallGateProtocol
+import Foundation
 import LWS
 
-/// Plain HTTP on the gateway's port: the admin API and health, through `AdminRouter`.
+/// Plain HTTP on the gateway's port: the call log API through `CallLogRouter`, the admin API
+/// and health through `AdminRouter`. Service thread, but for the token checks and store work
+/// they start, which come back through the mailbox.
 extension GatewayService: HTTPHandler {
     func handle(_ exchange: HTTPExchange) {
         if exchange.bodyTooLarge {
-            respond(exchange, with: .error(413, .payloadTooLarge, "request body is larger than \(AdminRouter.maxBodySize) bytes"))
+            write(.error(413, .payloadTooLarge, "request body is larger than \(AdminRouter.maxBodySize) bytes"), to: exchange)
             return
         }
         let request = HTTPRequest(
             method: HTTPMethod(exchange.method), path: exchange.path, query: exchange.query,
             headers: exchange.headers, body: exchange.body)
+        let box = ServiceThreadBox(exchange)
+        if CallLogRouter.handles(request.path) {
+            handleCallLog(CallLogRouter.route(request), for: box)
+            return
+        }
         switch router.route(request) {
         case .respond(let response):
-            respond(exchange, with: response)
+            persistChanges()
+            emit(.http(box, response))
         case .mintToken(let tokenRequest):
             let tokens = router.tokens
-            let context = context
-            let box = ServiceThreadBox(exchange)
             Task {
                 let response = await AdminRouter.tokenResponse(for: tokenRequest, using: tokens)
-                context.post { [self] in
-                    respond(box.value, with: response)
+                self.answer(box, with: response)
+            }
+        case .attachRecording(let sessionId, let rid, let url):
+            let store = store
+            storeReads.async {
+                let response: HTTPResponse
+                do {
+                    let attached = try store.attachRecordingURL(url, sessionId: sessionId, rid: rid)
+                    response = AdminRouter.recordingResponse(attached: attached, sessionId: sessionId, rid: rid, url: url)
+                } catch {
+                    response = .error(500, .internalError, "the recording URL could not be stored")
                 }
+                self.answer(box, with: response)
             }
         }
     }
 
-    private func respond(_ exchange: HTTPExchange, with response: HTTPResponse) {
+    /// Writes an HTTP response on the exchange.
+    func write(_ response: HTTPResponse, to exchange: HTTPExchange) {
         var headers = response.headers
         if let contentType = response.contentType {
             headers.insert(("content-type", contentType), at: 0)
         }
         exchange.respond(status: response.status, headers: headers, body: response.body)
+    }
+
+    /// Any thread: sends `response` back to the service thread for `exchange`.
+    func answer(_ exchange: ServiceThreadBox<HTTPExchange>, with response: HTTPResponse) {
+        context.post { [self] in
+            emit(.http(exchange, response))
+        }
     }
 }

@@ -14,7 +14,7 @@ extension GatewayService {
         case (_, .awaitingConnect), (_, .verifying):
             fail(connection, requestID: frame.id, code: .userNotLoggedIn, message: "send connect with a token first")
         case (.ping, .connected):
-            connection.send(OutboundFrame(ReplyFrame.success(id: frame.id, result: PingResult(serverTime: clock.nowMillis()))))
+            transmit(OutboundFrame(ReplyFrame.success(id: frame.id, result: PingResult(serverTime: clock.nowMillis()))), to: connection)
         case (.initiateCall(let params), .connected):
             send(core.initiateCall(params, from: session.connectionID), replyTo: frame.id, on: connection)
         case (.acceptCall(let params), .connected):

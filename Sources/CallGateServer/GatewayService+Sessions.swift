@@ -29,7 +29,7 @@ extension GatewayService {
                 reply = ReplyFrame.failure(id: requestID, code: .badRequest, message: "the gateway could not sign a call token")
             }
             context.post { [self] in
-                sockets[id]?.send(OutboundFrame(reply))
+                emit(.frame(id, OutboundFrame(reply)))
             }
         }
     }

@@ -5,40 +5,67 @@ import LWS
 import Logging
 
 /// The gateway on its service thread: takes socket events and HTTP requests from libwebsockets,
-/// runs them through the Core, and sends each reply and push.
+/// runs them through the Core, has the store write what changed, and sends each reply and push
+/// once the writes it depends on are durable.
 ///
 /// All state is confined to the service thread of `context`; the only entry from other threads
-/// is work they `post` to it (token checks coming back). Hence `@unchecked Sendable`.
+/// is work they `post` to it (token checks, store commits and reads coming back). Hence
+/// `@unchecked Sendable`.
 final class GatewayService: @unchecked Sendable {
     let configuration: ServerConfiguration
     let context: LWSContext
     let core: GatewayCore
     let clock: any WallClock
     let tokens: TokenService
+    let groups: JournaledGroupStore
     let router: AdminRouter
     let logger: Logger
+    /// Where call logs and groups are kept; read off the service thread, written by `writer`.
+    let store: any CallLogStore
+    /// Runs store reads for the call log API, off the service thread.
+    let storeReads = DispatchQueue(label: "callgate.store-reads", attributes: .concurrent)
     /// Every open socket, connected or not, by the Core's connection id.
     var sockets: [ConnectionID: WebSocketConnection] = [:]
     /// Sockets in the order they opened, for the `connect` deadline sweep.
     var authQueue = AuthDeadlineQueue()
+    /// Output waiting for store writes to commit.
+    var gate = OutputGate<HeldOutput>()
     /// Fires when the Core's earliest timer is due.
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.
     lazy var authTimer = context.makeTimer { [unowned self] in self.closeUnauthenticated() }
+    /// Writes the Core's call log changes and the group changes, in order.
+    lazy var writer = CallLogWriter(store: store, logger: logger) { [unowned self] sequence in
+        context.post { [unowned self] in self.release(upTo: sequence) }
+    }
 
-    init(configuration: ServerConfiguration, context: LWSContext, tokens: TokenService, logger: Logger) {
+    /// A service over `store`, with the groups it holds. Call `resume` before the context starts.
+    init(
+        configuration: ServerConfiguration, context: LWSContext, tokens: TokenService, groups: [GroupRecord],
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.context = context
         self.tokens = tokens
         self.logger = logger
+        store = configuration.store
         clock = SystemWallClock()
-        let groups = InMemoryGroupStore()
-        core = GatewayCore(configuration: configuration.core, clock: clock, groups: groups)
-        router = AdminRouter(groups: groups, adminKey: configuration.adminKey, tokens: tokens)
+        self.groups = JournaledGroupStore(groups)
+        core = GatewayCore(configuration: configuration.core, clock: clock, groups: self.groups)
+        router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
+    }
+
+    /// Takes back the calls a previous run left open and has the store write what that changed.
+    /// Call once, before the context starts.
+    func resume(openCalls: [CallLogRecord], lastCallID: Int64) {
+        core.restore(openCalls: openCalls, lastCallID: lastCallID)
+        persistChanges()
+        armCoreTimer()
     }
 
     /// Sends a Core outcome: the reply to the asking socket first, then every push.
     func send(_ outcome: CallOutcome, replyTo requestID: String, on connection: WebSocketConnection) {
+        persistChanges()
         reply(outcome.reply, to: requestID, on: connection)
         deliver(outcome.deliveries)
     }
@@ -47,7 +74,7 @@ final class GatewayService: @unchecked Sendable {
     func reply(_ result: Result<some Encodable, CoreError>, to requestID: String, on connection: WebSocketConnection) {
         switch result {
         case .success(let value):
-            connection.send(OutboundFrame(ReplyFrame.success(id: requestID, result: value)))
+            transmit(OutboundFrame(ReplyFrame.success(id: requestID, result: value)), to: connection)
         case .failure(let error):
             fail(connection, requestID: requestID, code: error.code, message: error.message)
         }
@@ -55,10 +82,11 @@ final class GatewayService: @unchecked Sendable {
 
     /// Encodes each push once and queues the same bytes to every recipient socket.
     func deliver(_ deliveries: [Delivery]) {
+        persistChanges()
         for delivery in deliveries {
             let frame = OutboundFrame(delivery.push.encodedFrame())
             for id in delivery.connections {
-                sockets[id]?.send(frame)
+                emit(.frame(id, frame))
             }
         }
         armCoreTimer()
@@ -66,7 +94,12 @@ final class GatewayService: @unchecked Sendable {
 
     /// Replies with an error to a request (or to an unreadable frame when `requestID` is nil).
     func fail(_ connection: WebSocketConnection, requestID: String?, code: ErrorCode, message: String) {
-        connection.send(OutboundFrame(ReplyFrame.failure(id: requestID, code: code, message: message)))
+        transmit(OutboundFrame(ReplyFrame.failure(id: requestID, code: code, message: message)), to: connection)
+    }
+
+    /// Queues `frame` to `connection`, behind any output waiting for the store.
+    func transmit(_ frame: OutboundFrame, to connection: WebSocketConnection) {
+        emit(.frame(ConnectionID(connection.id), frame))
     }
 
     /// Points the Core timer at the Core's earliest deadline.

@@ -13,6 +13,8 @@ public struct ServerConfiguration: Sendable {
     public var adminKey: String
     /// Ringing rules, timeouts and grace periods.
     public var core = CoreConfiguration()
+    /// Where call logs and groups are kept; the default keeps them in memory for this run only.
+    public var store: any CallLogStore = InMemoryCallLogStore()
     /// How long a new socket may take to send `connect` before it is closed with 4001.
     public var authTimeout: Duration = .seconds(10)
     /// Largest incoming message; larger ones close the socket with 1009.

@@ -26,13 +26,16 @@ struct AdminFixture {
         return HTTPRequest(method: method, path: path, headers: headers, body: Array((json ?? "").utf8))
     }
 
-    /// The response for a synchronous route; records an issue for the token route.
+    /// The response for a synchronous route; records an issue for the asynchronous ones.
     func respond(_ request: HTTPRequest, sourceLocation: SourceLocation = #_sourceLocation) -> HTTPResponse {
         switch router.route(request) {
         case .respond(let response):
             return response
         case .mintToken(let tokenRequest):
             Issue.record("expected a response, got mintToken(\(tokenRequest))", sourceLocation: sourceLocation)
+            return HTTPResponse(status: 0)
+        case .attachRecording(let sessionId, let rid, _):
+            Issue.record("expected a response, got attachRecording(\(sessionId), \(rid))", sourceLocation: sourceLocation)
             return HTTPResponse(status: 0)
         }
     }

@@ -12,6 +12,9 @@ import Testing
         case .respond(let response):
             Issue.record("expected mintToken, got \(response.status): \(String(decoding: response.body, as: UTF8.self))")
             return nil
+        case .attachRecording(let sessionId, let rid, _):
+            Issue.record("expected mintToken, got attachRecording(\(sessionId), \(rid))")
+            return nil
         }
     }
 

@@ -1,0 +1,12 @@
+import CallGateCore
+import LWS
+
+/// One output of the service that the `OutputGate` may hold back.
+enum HeldOutput {
+    /// A frame for a socket (dropped if the socket closed meanwhile).
+    case frame(ConnectionID, OutboundFrame)
+    /// Closing a socket with a code, after the frames before it.
+    case close(ConnectionID, code: UInt16, reason: String)
+    /// An HTTP response.
+    case http(ServiceThreadBox<HTTPExchange>, HTTPResponse)
+}
