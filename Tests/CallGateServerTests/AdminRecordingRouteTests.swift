@@ -1,0 +1,49 @@
+import CallGateServer
+import Testing
+
+/// `POST /v1/calls/{sessionId}/recordings/{rid}`: validation before the store is touched.
+@Suite struct AdminRecordingRouteTests {
+    @Test func aValidAttachmentGoesToTheStore() async throws {
+        let admin = try await AdminFixture()
+        let route = admin.router.route(AdminFixture.request(
+            .post, "/v1/calls/abc.1/recordings/abc.1-r2", json: #"{"recordingUrl":"https://files.example/r2.mp4"}"#))
+        guard case .attachRecording(let sessionId, let rid, let url) = route else {
+            Issue.record("expected attachRecording, got \(route)")
+            return
+        }
+        #expect(sessionId == "abc.1")
+        #expect(rid == "abc.1-r2")
+        #expect(url == "https://files.example/r2.mp4")
+    }
+
+    @Test(arguments: [
+        ("/v1/calls/abc/recordings/abc-r1", #"{"recordingUrl":"ftp://x/y"}"#, "recordingUrl"),
+        ("/v1/calls/abc/recordings/abc-r1", #"{"recordingUrl":"not a url"}"#, "recordingUrl"),
+        ("/v1/calls/abc/recordings/abc-r1", #"{}"#, "recordingUrl"),
+        ("/v1/calls/abc/recordings/other-r1", #"{"recordingUrl":"https://x/y"}"#, "rid"),
+        ("/v1/calls/abc/recordings/abc-r0", #"{"recordingUrl":"https://x/y"}"#, "rid"),
+        ("/v1/calls/a%20b/recordings/a%20b-r1", #"{"recordingUrl":"https://x/y"}"#, "sessionId"),
+    ])
+    func badAttachmentsAre400NamingTheField(path: String, json: String, field: String) async throws {
+        let admin = try await AdminFixture()
+        let response = admin.respond(.post, path, json: json)
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("\"\(field)"))
+    }
+
+    @Test func theRouteWantsTheAdminKeyAndPost() async throws {
+        let admin = try await AdminFixture()
+        let unauthorized = admin.respond(AdminFixture.request(
+            .post, "/v1/calls/abc/recordings/abc-r1", json: #"{"recordingUrl":"https://x/y"}"#, authorization: nil))
+        #expect(unauthorized.status == 401)
+        #expect(admin.respond(.get, "/v1/calls/abc/recordings/abc-r1").status == 405)
+    }
+
+    @Test func theAnswerEchoesTheAttachmentOr404() {
+        let ok = AdminRouter.recordingResponse(attached: true, sessionId: "abc", rid: "abc-r1", url: "https://x/y")
+        #expect(ok.status == 200)
+        #expect(String(decoding: ok.body, as: UTF8.self)
+            == #"{"recordingUrl":"https://x/y","rid":"abc-r1","sessionId":"abc"}"#)
+        #expect(AdminRouter.recordingResponse(attached: false, sessionId: "abc", rid: "abc-r1", url: "https://x/y").status == 404)
+    }
+}
