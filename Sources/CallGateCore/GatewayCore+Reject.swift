@@ -40,6 +40,7 @@ extension GatewayCore {
             call = declineGroupCall(session, by: user, from: connection, into: &list)
         } else {
             session.call.receiver = .user(user)
+            move(user.uid, to: .declined, in: session)
             call = finish(session, as: params.status == .busy ? .busy : .rejected)
             list.send(.outgoingCallRejected(call: call, by: user), to: devices(of: [call.initiator.uid]))
             list.send(
