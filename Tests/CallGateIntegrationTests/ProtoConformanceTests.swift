@@ -3,8 +3,8 @@ import CallGateProtocol
 import Foundation
 import Testing
 
-/// Drives every op, event, error and admin body through a real gateway, records the frames both
-/// ways, and has `tools/proto_check.py` validate each one against its schema in proto/.
+/// Drives every op, event, error, admin and call log body through a real gateway, records the
+/// frames both ways, and has `tools/proto_check.py` validate each one against its schema in proto/.
 @Suite("The real server's frames match proto/")
 struct ProtoConformanceTests {
     @Test func everyFrameAndBodyMatchesItsSchema() async throws {
@@ -82,6 +82,7 @@ struct ProtoConformanceTests {
         _ = try await alice.expectEvent()
 
         try await Self.driveSessions(gateway, recorder: recorder)
+        try await Self.driveCallLogs(gateway, into: &bodies)
 
         let lines = try FrameSchemaMapper.lines(for: recorder.recorded) + bodies.lines
         let names = Set(lines.map(\.schema))

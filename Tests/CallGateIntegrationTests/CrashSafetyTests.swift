@@ -1,0 +1,124 @@
+import CallGateClient
+import CallGateProtocol
+import CallGateServer
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The call log's promise: a terminal status any client received is in the log after a SIGKILL
+/// and a restart, exactly once. Runs the real executable on a real SQLite file.
+@Suite("Crash safety of the call log")
+struct CrashSafetyTests {
+    static let secret = "crash-test-secret"
+
+    @Test func everyTerminalStatusAClientReceivedSurvivesSIGKILL() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("callgate.sqlite")
+        let arguments = ["--database", database, "--jwt-secret", Self.secret, "--admin-key", "crash-admin"]
+        let first = try GatewayProcess(arguments: arguments)
+        let tokens = try await TokenService(secret: Self.secret)
+        let loop = try ClientLoop()
+        defer { loop.stop() }
+        let witness = TerminalStatusWitness()
+
+        let pairs = 8
+        var devices: [(CallGateClient, CallGateClient)] = []
+        for index in 0..<pairs {
+            let caller = try await CallGateClient.open(host: "127.0.0.1", port: first.port, loop: loop)
+            _ = try await caller.connect(token: try await tokens.mint(user: User(uid: "c\(index)", name: "C\(index)"), ttl: 600).token)
+            let callee = try await CallGateClient.open(host: "127.0.0.1", port: first.port, loop: loop)
+            _ = try await callee.connect(token: try await tokens.mint(user: User(uid: "r\(index)", name: "R\(index)"), ttl: 600).token)
+            devices.append((caller, callee))
+        }
+
+        // Calls go on in every pair until the process dies under them.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, pair) in devices.enumerated() {
+                group.addTask { await Self.callUntilTheGatewayDies(pair.0, pair.1, callee: "r\(index)", witness: witness) }
+            }
+            try await Task.sleep(for: .milliseconds(1500))
+            first.kill()
+            var calls = 0
+            for try await count in group {
+                calls += count
+            }
+            #expect(calls > 0)
+        }
+        let seen = witness.statuses
+        #expect(witness.contradictions.isEmpty, "\(witness.contradictions)")
+        #expect(seen.count > 20, "the burst should have finished a good number of calls before the kill")
+
+        // A new process on the same file: every witnessed status is there, once.
+        let second = try GatewayProcess(arguments: arguments)
+        var logged: [String: [CallStatus]] = [:]
+        for index in 0..<pairs {
+            let token = try await tokens.mint(user: User(uid: "c\(index)", name: "C\(index)"), ttl: 600).token
+            for log in try await Self.everyCall(port: second.port, token: token) {
+                logged[log.sessionId, default: []].append(log.callStatus)
+            }
+        }
+        for (sessionId, status) in seen {
+            #expect(logged[sessionId] == [status], "\(sessionId): a client saw \(status), the log has \(logged[sessionId] ?? [])")
+        }
+        #expect(logged.values.allSatisfy { $0.count == 1 }, "a call is one row")
+        #expect(second.terminate() == 0)
+    }
+
+    /// Rings `callee` again and again, ending each call a different way, noting every terminal
+    /// status either side receives. Returns how many calls it started once the gateway is gone.
+    static func callUntilTheGatewayDies(
+        _ caller: CallGateClient, _ calleeDevice: CallGateClient, callee: String, witness: TerminalStatusWitness
+    ) async -> Int {
+        var started = 0
+        do {
+            while true {
+                let call = try await caller.initiateCall(to: callee)
+                started += 1
+                try await nextPush(calleeDevice, witness)
+                switch started % 4 {
+                case 0:
+                    witness.saw(try await calleeDevice.acceptCall(call.sessionId))
+                    try await nextPush(caller, witness)
+                    witness.saw(try await caller.endCall(call.sessionId))
+                case 1:
+                    witness.saw(try await calleeDevice.rejectCall(call.sessionId, status: .rejected))
+                case 2:
+                    witness.saw(try await caller.rejectCall(call.sessionId, status: .cancelled))
+                default:
+                    witness.saw(try await calleeDevice.rejectCall(call.sessionId, status: .busy))
+                }
+                // The other side hears how it ended: the caller of a decline, the callee of the rest.
+                try await nextPush(started % 2 == 1 ? caller : calleeDevice, witness)
+            }
+        } catch {
+            return started
+        }
+    }
+
+    /// Waits for the next push on `device` and notes it; throws once the socket is gone.
+    static func nextPush(_ device: CallGateClient, _ witness: TerminalStatusWitness) async throws {
+        guard case .push(let push)? = await device.nextEvent(timeout: .seconds(5)) else {
+            throw CallGateClientError.closed(code: device.closeCode)
+        }
+        witness.saw(push)
+    }
+
+    /// Every call in the log of the token's user, following the cursors.
+    static func everyCall(port: Int, token: String) async throws -> [CallLog] {
+        var logs: [CallLog] = []
+        var cursor: String?
+        repeat {
+            var url = "http://127.0.0.1:\(port)/v3.0/calls?perPage=100"
+            if let cursor { url += "&cursor=\(cursor)" }
+            var request = URLRequest(url: URL(string: url)!)
+            request.setValue(token, forHTTPHeaderField: "authToken")
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let page = try JSONDecoder().decode(CallLogListBody.self, from: data)
+            logs += page.data
+            cursor = page.meta.cursor.next
+        } while cursor != nil
+        return logs
+    }
+}

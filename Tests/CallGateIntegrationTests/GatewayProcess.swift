@@ -1,0 +1,69 @@
+import Foundation
+
+/// The real `callgate serve` executable in a child process, for tests that must kill it.
+///
+/// It is found next to the test bundle (`swift build --build-tests` builds it there).
+final class GatewayProcess {
+    /// Raised when the executable is missing or does not start listening.
+    struct StartFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let process = Process()
+    /// The port it listens on.
+    private(set) var port = 0
+    private let output = Pipe()
+
+    /// Starts `callgate serve` on a free port with `arguments` added, and waits until it listens.
+    init(arguments: [String]) throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("callgate")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw StartFailure(description: "\(executable.path) is missing: run `swift build --build-tests` first")
+        }
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        port = try readPort()
+    }
+
+    /// Reads stdout until the welcome line names the port.
+    private func readPort() throws -> Int {
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: #"listening on ws://[^:]+:(\d+)/"#, options: .regularExpression) {
+                let match = text[range]
+                let digits = match.split(separator: ":").last?.prefix { $0.isNumber } ?? ""
+                if let port = Int(digits) { return port }
+            }
+        }
+        kill()
+        throw StartFailure(description: "callgate serve did not start listening; it printed: \(text)")
+    }
+
+    /// SIGKILL: no shutdown code runs, exactly like a crash.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status.
+    func terminate() -> Int32 {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        kill()
+    }
+}
