@@ -31,10 +31,10 @@ public enum CallLogPaging {
         case .page(let number):
             let (offset, overflow) = (max(1, number) - 1).multipliedReportingOverflow(by: size)
             let start = overflow ? count : min(count, offset)
-            return start..<min(count, start + size)
+            return start..<start + min(size, count - start)
         case .cursor(.olderThan(let id)):
             let start = matching.firstIndex { $0.id < id } ?? count
-            return start..<min(count, start + size)
+            return start..<start + min(size, count - start)
         case .cursor(.newerThan(let id)):
             let end = matching.firstIndex { $0.id <= id } ?? count
             return max(0, end - size)..<end

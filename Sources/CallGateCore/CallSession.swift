@@ -15,7 +15,8 @@ final class CallSession {
     private(set) var stays: [String: StayLog] = [:]
     /// Recordings of the call's session before a restart; a session started again continues them.
     var priorRecordings: [RecordingHistory] = []
-    /// Users of the call, as they were when they joined; `by` of pushes about someone who vanished.
+    /// Users of the call, as they were when rung (if connected) or when they joined: `by` of
+    /// pushes about someone who vanished, and the names the call log shows.
     private(set) var profiles: [String: User]
     /// How many users still ring, kept so "nobody rings any more" is O(1) in big groups.
     private(set) var ringingCount = 0

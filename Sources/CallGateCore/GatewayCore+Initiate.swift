@@ -92,6 +92,12 @@ extension GatewayCore {
     /// Starts ringing `members`; `busy` are the members skipped as busy, logged as missed.
     private func ring(_ call: Call, members: [String], busy: [String], timeout: Int) -> CallOutcome {
         let session = CallSession(call: call, ordinal: nextOrdinal(), ringing: members, busySkipped: busy)
+        // The call log names callees as they are now: later they may be gone from the directory.
+        for uid in members + busy {
+            if let user = directory.profile(of: uid) {
+                session.remember(user)
+            }
+        }
         register(session, ringFor: timeout)
         var list = DeliveryList()
         list.send(.incomingCallReceived(call: call), to: devices(of: members))

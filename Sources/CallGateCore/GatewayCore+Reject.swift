@@ -39,6 +39,7 @@ extension GatewayCore {
         if session.isGroup {
             call = declineGroupCall(session, by: user, from: connection, into: &list)
         } else {
+            move(user.uid, to: .declined, in: session)
             session.call.receiver = .user(user)
             move(user.uid, to: .declined, in: session)
             call = finish(session, as: params.status == .busy ? .busy : .rejected)

@@ -37,9 +37,7 @@ extension GatewayCore {
         for participant in record.participants {
             let state = memberState(participant, in: record)
             session.set(participant.uid, state)
-            if state == .joined {
-                session.remember(User(uid: participant.uid, name: participant.name, avatar: participant.avatar))
-            }
+            session.remember(User(uid: participant.uid, name: participant.name, avatar: participant.avatar))
             if participant.joinedAt != nil {
                 stays[participant.uid] = StayLog(
                     joinedAt: participant.joinedAt, leftAt: participant.leftAt,

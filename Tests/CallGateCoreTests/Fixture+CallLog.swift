@@ -1,0 +1,35 @@
+import CallGateCore
+import CallGateProtocol
+
+/// Shorthands for the call log: taking the changes, setting the clock to a second after the
+/// start, and participant entries as the fixture names users.
+extension Fixture {
+    /// The call log rows changed since the last take.
+    func changes() -> [CallLogRecord] {
+        core.takeCallLogChanges()
+    }
+
+    /// Sets the clock to `seconds` after `Fixture.start` (never backwards) and runs due timers.
+    @discardableResult
+    func at(_ seconds: Int64) -> [Delivery] {
+        let target = Self.start + seconds * 1000
+        precondition(target >= nowMillis, "the clock only moves forward")
+        advance(millis: target - nowMillis)
+        return core.fireDueTimers()
+    }
+
+    /// `Fixture.start` plus `seconds`, in Unix milliseconds (ring deadlines, timers).
+    static func millis(_ seconds: Int64) -> Int64 {
+        start + seconds * 1000
+    }
+
+    /// The call log entry of `uid`, named as `Fixture.user` names them.
+    static func entry(
+        _ uid: String, _ state: CallLogParticipantState, joinedAt: Int64? = nil, leftAt: Int64? = nil,
+        closed: Int64 = 0, stay: Int64? = nil
+    ) -> CallLogParticipantRecord {
+        CallLogParticipantRecord(
+            uid: uid, name: user(uid).name, state: state, joinedAt: joinedAt, leftAt: leftAt,
+            closedSeconds: closed, stayStartedAt: stay)
+    }
+}
