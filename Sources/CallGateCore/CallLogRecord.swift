@@ -81,15 +81,15 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
         uid == initiator.uid ? .outgoing : .incoming
     }
 
-    /// Whether it is a missed call for `uid`: they did not initiate it, and it was unanswered,
-    /// cancelled or busy, or it stopped ringing them while others talked.
+    /// Whether it is a missed call for `uid`: they did not initiate it, and it stopped ringing
+    /// them unanswered (unanswered, cancelled, busy elsewhere, or timed out while others talked),
+    /// or they declined it as busy. A plain decline is not a missed call.
     public func isMissed(by uid: String) -> Bool {
         guard uid != initiator.uid, let me = participants.first(where: { $0.uid == uid }) else { return false }
-        switch callStatus {
-        case .unanswered, .cancelled, .busy:
-            return true
-        default:
-            return me.state == .missed
+        switch me.state {
+        case .missed: return true
+        case .declined: return callStatus == .busy
+        case .joined, .ringing: return false
         }
     }
 

@@ -66,6 +66,15 @@ import Testing
         #expect(record.log(for: "alice", at: 500).missed == nil)
     }
 
+    @Test func aMemberWhoDeclinedACallThatWasLaterCancelledDidNotMissIt() {
+        #expect(unansweredCall(.cancelled, bobState: .declined).log(for: "bob", at: 500).missed == nil)
+        #expect(unansweredCall(.unanswered, bobState: .declined).log(for: "bob", at: 500).missed == nil)
+    }
+
+    @Test func aCalleeWhoDeclinedAsBusyMissedIt() {
+        #expect(unansweredCall(.busy, bobState: .declined).log(for: "bob", at: 500).missed == true)
+    }
+
     @Test func theInitiatorNeverMissesTheirOwnCallAndOutsidersMissNothing() {
         for status in CallStatus.allCases {
             var record = unansweredCall(status, bobState: .missed)
