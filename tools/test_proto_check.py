@@ -219,3 +219,91 @@ def test_contract_check_catches_broken_contract(tmp_path, monkeypatch):
     assert "FAIL result.ping proto/examples/result.ping.json /: missing examples file" in output
     assert "FAIL result.endCall proto/examples/result.endCall.json[0]" in output
     assert "http.healthy.json" in output
+
+
+def call_log_list(index: int = 0):
+    """A deep copy of one example page from proto/examples/http.callLogList.json."""
+    return example("http.callLogList", index)
+
+
+def test_call_log_missed_rules(tmp_path):
+    outgoing_missed = call_log_list()
+    outgoing_missed["data"][2]["missed"] = True  # bob's own outgoing call
+    missed_false = call_log_list()
+    missed_false["data"][1]["missed"] = False
+    unanswered_not_missed = call_log_list()
+    del unanswered_not_missed["data"][1]["missed"]  # an unanswered call is missed for the callee
+    code, output = run_frames(tmp_path, [
+        {"schema": "http.callLogList", "frame": outgoing_missed},
+        {"schema": "http.callLogList", "frame": missed_false},
+        {"schema": "http.callLogList", "frame": unanswered_not_missed},
+    ])
+    assert code == 1
+    assert "/data/2" in output and "/data/1/missed" in output
+    assert summary(output) == "0 passed, 3 failed"
+
+
+def test_call_log_live_only_states_and_durations(tmp_path):
+    ringing_after_end = call_log_list()
+    ringing_after_end["data"][2]["participants"][1] = {
+        "uid": "erin", "name": "Erin Walsh", "totalDuration": 0, "state": "ringing"}
+    ongoing_duration = call_log_list()
+    ongoing_duration["data"][0]["duration"] = 88  # duration stays 0 until the call ends
+    running_recording_after_end = call_log_list()
+    del running_recording_after_end["data"][2]["recordings"][0]["endedAt"]
+    del running_recording_after_end["data"][2]["recordings"][0]["duration"]
+    declined_with_stay = call_log_list(1)
+    declined_with_stay["data"][0]["participants"][2]["joinedAt"] = 1763790010
+    code, output = run_frames(tmp_path, [
+        {"schema": "http.callLogList", "frame": ringing_after_end},
+        {"schema": "http.callLogList", "frame": ongoing_duration},
+        {"schema": "http.callLogList", "frame": running_recording_after_end},
+        {"schema": "http.callLogList", "frame": declined_with_stay},
+    ])
+    assert code == 1
+    assert "/data/2/participants/1/state" in output
+    assert "/data/0/duration" in output
+    assert "/data/2/recordings/0" in output
+    assert "/data/0/participants/2" in output
+    assert summary(output) == "0 passed, 4 failed"
+
+
+def test_meetings_have_no_receiver_and_details_are_never_empty(tmp_path):
+    meet_with_receiver = example("http.callLogDetail")
+    meet_with_receiver["data"][0]["receiver"] = {"uid": "dave", "name": "Dave Okafor"}
+    meet_with_receiver["data"][0]["receiverType"] = "user"
+    empty = example("http.callLogDetail")
+    empty["data"] = []
+    code, output = run_frames(tmp_path, [
+        {"schema": "http.callLogDetail", "frame": meet_with_receiver},
+        {"schema": "http.callLogDetail", "frame": empty},
+    ])
+    assert code == 1
+    assert summary(output) == "0 passed, 2 failed"
+
+
+def test_pagination_and_cursor_shape(tmp_path):
+    too_big = call_log_list()
+    too_big["meta"]["pagination"]["perPage"] = 101
+    null_cursor = call_log_list()
+    null_cursor["meta"]["cursor"]["previous"] = None  # absent, never null
+    code, output = run_frames(tmp_path, [
+        {"schema": "http.callLogList", "frame": too_big},
+        {"schema": "http.callLogList", "frame": null_cursor},
+    ])
+    assert code == 1
+    assert "/meta/pagination/perPage" in output and "/meta/cursor/previous" in output
+    assert summary(output) == "0 passed, 2 failed"
+
+
+def test_recording_url_bodies(tmp_path):
+    extra = example("http.recordingUrl")
+    extra["note"] = "ignored by the server"
+    ftp = {"recordingUrl": "ftp://files.example.com/r1.mp4"}
+    code, output = run_frames(tmp_path, [
+        {"schema": "http.recordingUrl", "frame": extra},
+        {"schema": "http.recordingUrl", "frame": ftp},
+        {"schema": "http.recordingAttached", "frame": {**example("http.recordingAttached"), "extra": 1}},
+    ])
+    assert code == 1
+    assert summary(output) == "1 passed, 2 failed"
