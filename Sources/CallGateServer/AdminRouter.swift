@@ -132,7 +132,7 @@ public final class AdminRouter {
         guard attached else {
             return .error(404, .notFound, "the latest call of session '\(sessionId)' has no recording '\(rid)'")
         }
-        return .json(200, RecordingURLBody(recordingUrl: url, sessionId: sessionId, rid: rid))
+        return .json(200, RecordingAttachment(recordingUrl: url, sessionId: sessionId, rid: rid))
     }
 
     /// Whether `rid` has the shape of a recording id of `sessionId`: `<sessionId>-r<n>`.

@@ -1,6 +1,6 @@
 /// The `error.code` values of HTTP error bodies (`{"error": {"code", "message"}}`).
 public enum HTTPErrorCode: String, Codable, Sendable {
-    /// 401: the admin key is missing or wrong.
+    /// 401: the admin key, or a user's token for the call log API, is missing or refused.
     case unauthorized = "ERR_UNAUTHORIZED"
     /// 400: bad JSON, a missing or wrong-typed field, or an invalid value.
     case badRequest = "ERR_BAD_REQUEST"

@@ -1,17 +1,13 @@
 import Foundation
 
-/// The body of `POST /v1/calls/{sessionId}/recordings/{rid}`: `{"recordingUrl"}`; the answer
-/// echoes it with `sessionId` and `rid`. Unknown fields are ignored.
-struct RecordingURLBody: Codable {
+/// The body of `POST /v1/calls/{sessionId}/recordings/{rid}`: `{"recordingUrl"}`. Unknown
+/// fields are ignored.
+struct RecordingURLBody: Decodable {
     /// The longest URL accepted, in characters.
     static let maxURLLength = 2048
 
     /// Where the recorded file can be fetched: an http or https URL.
     var recordingUrl: String
-    /// The session, in the answer only.
-    var sessionId: String?
-    /// The recording, in the answer only.
-    var rid: String?
 
     /// Throws unless `recordingUrl` is an absolute http(s) URL of at most `maxURLLength` characters.
     func validate() throws(FieldError) {
