@@ -256,12 +256,15 @@ def render_summary(meta: dict, results: dict[str, dict[str, dict]], checks: list
             if result is None:
                 continue
             errors = result.get("errors", {})
+            cpu = meta.get("serverCpuSeconds", {}).get(f"{server}-{scenario}")
             rows.append([server, scenario, fmt(number(result, "config", "sockets")), main_latency(scenario, result),
                          fmt(number(result, "rates", "callsPerSecond")), fmt(number(result, "rates", "deliveriesPerSecond")),
-                         fmt(number(result, "server", "bytesPerSocket")),
+                         fmt(number(result, "server", "bytesPerSocket")), fmt(cpu, 1),
                          ", ".join(f"{k} {v}" for k, v in sorted(errors.items())) or "0"])
-    lines += table(["server", "scenario", "sockets", "p50 / p99 (ms)", "calls/s", "deliveries/s", "bytes/socket", "errors"], rows)
-    lines += ["", "p50 / p99 is ring latency for `ring` and fan-out completion for `group`.", ""]
+    lines += table(["server", "scenario", "sockets", "p50 / p99 (ms)", "calls/s", "deliveries/s", "bytes/socket",
+                    "server CPU (s)", "errors"], rows)
+    lines += ["", "p50 / p99 is ring latency for `ring` and fan-out completion for `group`. Server CPU is user + system",
+              "time of the server process over the whole run, connects included (generator and server share 2 cores).", ""]
 
     lines += ["## Group fan-out: CallGate / peer", ""]
     ratio_rows = group_ratios(results)

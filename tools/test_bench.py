@@ -175,16 +175,18 @@ def test_summary_markdown_tables():
     results = good_results()
     results["python-websockets"]["group"]["errors"] = {"ERR_TIMEOUT": 2}
     checks = br.check_targets(results, FULL)
-    text = br.render_summary({"started": "2026-11-22T06:00:00Z", "scale": "full", "machine": {"cores": 2}}, results, checks)
+    meta = {"started": "2026-11-22T06:00:00Z", "scale": "full", "machine": {"cores": 2},
+            "serverCpuSeconds": {"callgate-group": 12.34}}
+    text = br.render_summary(meta, results, checks)
     lines = text.splitlines()
     assert lines[0] == "# Benchmark run 2026-11-22T06:00:00Z"
-    assert "| callgate | group | 19,000 | 5.00 / 20.00 | n/a | 80,000 | 3,500 | 0 |" in lines
-    assert "| python-websockets | group | 19,000 | 30.00 / 90.00 | n/a | 10,000 | 40,000 | ERR_TIMEOUT 2 |" in lines
+    assert "| callgate | group | 19,000 | 5.00 / 20.00 | n/a | 80,000 | 3,500 | 12.3 | 0 |" in lines
+    assert "| python-websockets | group | 19,000 | 30.00 / 90.00 | n/a | 10,000 | 40,000 | n/a | ERR_TIMEOUT 2 |" in lines
     assert "| node-ws | deliveries per second | 80,000 | 40,000 | 2.00x | higher is better | yes |" in lines
     assert "| node-ws | p99 fan-out completion (ms) | 20.00 | 40.00 | 0.50x | lower is better | yes |" in lines
     assert "| ahead of every peer on every ratio | ahead on all 6 ratios | **PASS** |" in lines
     # callgate rows come first, then peers in name order
-    servers = [l.split("|")[1].strip() for l in lines if l.startswith("| ") and l.count("|") == 9][1:]
+    servers = [l.split("|")[1].strip() for l in lines if l.startswith("| ") and l.count("|") == 10][1:]
     assert servers == ["callgate", "callgate", "callgate", "node-ws", "python-websockets"]
 
 
@@ -238,6 +240,13 @@ def test_generator_command_lines():
     assert group[group.index("--sockets") + 1] == "1000" and group[-1] == "node-ws"
     idle = bench.generator_argv("gen", "idle", 9000, "s", "k", FULL, 7, out, "callgate")
     assert "--rate" not in idle and "--group-size" not in idle
+
+
+def test_cpu_seconds_from_proc_stat():
+    bench = load_bench_script()
+    # pid (comm with ") " inside) state ppid ... utime=250 stime=50 at fields 14 and 15
+    line = "4242 (odd ) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 100 1000 10"
+    assert bench.cpu_seconds(line, 100) == pytest.approx(3.0)
 
 
 def test_exit_status():
