@@ -1,0 +1,282 @@
+"""The pure part of tools/bench: reading the generator's JSON, ratios, target checks, Markdown.
+
+No processes, no sockets, no clock: tools/test_bench.py tests all of it with made-up inputs.
+
+A result is the JSON that `callgate-bench ... --json FILE` writes:
+  {"scenario", "label", "config": {...},
+   "metrics": {"<name>": {"count", "p50", "p90", "p99", "p999", "max", "unit": "ms"}},
+   "rates": {"deliveriesPerSecond", "callsPerSecond", ...}, "errors": {"<code>": n},
+   "server": {"rssBeforeBytes", "rssAfterBytes", "bytesPerSocket"}}
+Results are grouped as results[server][scenario], server being "callgate" or a peer's name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+# Metric names in the generator's "metrics" object that the targets read. They are the
+# bench's assumption about the generator (see docs/benchmarks.md, "Open points"); a name the
+# generator does not write makes its target UNKNOWN, never PASS.
+METRIC_NAMES = {
+    "fanout": "fanout",  # group: initiateCall sent -> the last member's onIncomingCallReceived
+    "ring": "ring",  # ring: initiateCall sent -> the callee's onIncomingCallReceived
+    "connect_first": "connectFirst1000",  # idle: connect cost of each of the first 1,000 sockets
+    "connect_last": "connectLast1000",  # idle: the same for the last 1,000 sockets
+}
+
+# The issue's targets (2 cores, generator and server on the same machine).
+TARGET_SOCKETS = 19_000
+TARGET_BYTES_PER_SOCKET = 4096
+TARGET_CONNECT_GROWTH = 1.5
+TARGET_RING_RATE = 500
+TARGET_RING_P99_MS = 5.0
+TARGET_GROUP_SIZE = 100
+TARGET_DELIVERIES_PER_SECOND = 60_000
+TARGET_FANOUT_P99_MS = 50.0
+RATE_TOLERANCE = 0.95  # a ring run counts as "at 500 calls/s" when it reached 95% of that
+
+PASS, MISS, SKIP, UNKNOWN = "PASS", "MISS", "SKIP", "UNKNOWN"
+CALLGATE = "callgate"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the bench asked the generator for (the targets' preconditions read this, not the
+    generator's echo of it)."""
+
+    sockets: int
+    ring_rate: int
+    group_size: int
+    duration: int
+
+    @property
+    def full_scale(self) -> bool:
+        return self.sockets >= TARGET_SOCKETS
+
+
+@dataclass(frozen=True)
+class Check:
+    target: str
+    measured: str
+    status: str  # PASS, MISS, SKIP (not run at the target's scale) or UNKNOWN (numbers missing)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """CallGate's value divided by a peer's, for one group-scenario quantity."""
+
+    peer: str
+    quantity: str
+    callgate: float | None
+    other: float | None
+    better: str  # "higher" or "lower"
+
+    @property
+    def value(self) -> float | None:
+        if self.callgate is None or self.other is None or self.other == 0:
+            return None
+        return self.callgate / self.other
+
+    @property
+    def ahead(self) -> bool | None:
+        """Whether CallGate is strictly better than the peer on this quantity."""
+        if self.value is None:
+            return None
+        return self.value > 1 if self.better == "higher" else self.value < 1
+
+
+# ------------------------------------------------------------------ reading results
+
+
+def load_results(directory: Path) -> dict[str, dict[str, dict]]:
+    """results[server][scenario] from DIR/<server>-<scenario>.json files."""
+    results: dict[str, dict[str, dict]] = {}
+    for path in sorted(directory.glob("*.json")):
+        server, sep, scenario = path.stem.rpartition("-")
+        if not sep or scenario not in ("idle", "ring", "group", "churn"):
+            continue
+        results.setdefault(server, {})[scenario] = json.loads(path.read_text(encoding="utf-8"))
+    return results
+
+
+def metric(result: dict | None, key: str, field: str = "p99") -> float | None:
+    """A field of one of METRIC_NAMES' metrics, or None when absent."""
+    if not result:
+        return None
+    value = result.get("metrics", {}).get(METRIC_NAMES[key], {}).get(field)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def number(result: dict | None, section: str, name: str) -> float | None:
+    if not result:
+        return None
+    value = result.get(section, {}).get(name)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def error_count(result: dict | None) -> int:
+    return sum(int(n) for n in (result or {}).get("errors", {}).values())
+
+
+# ------------------------------------------------------------------ ratios
+
+
+def group_ratios(results: dict[str, dict[str, dict]]) -> list[Ratio]:
+    """CallGate vs every peer that ran the group scenario: deliveries/s, p99 fan-out, memory."""
+    ours = results.get(CALLGATE, {}).get("group")
+    rows = []
+    for peer in sorted(p for p in results if p != CALLGATE and "group" in results[p]):
+        theirs = results[peer]["group"]
+        rows.append(Ratio(peer, "deliveries per second", number(ours, "rates", "deliveriesPerSecond"),
+                          number(theirs, "rates", "deliveriesPerSecond"), "higher"))
+        rows.append(Ratio(peer, "p99 fan-out completion (ms)", metric(ours, "fanout"), metric(theirs, "fanout"), "lower"))
+        rows.append(Ratio(peer, "memory per socket (bytes)", number(ours, "server", "bytesPerSocket"),
+                          number(theirs, "server", "bytesPerSocket"), "lower"))
+    return rows
+
+
+# ------------------------------------------------------------------ targets
+
+
+def at_most(value: float | None, limit: float, unit: str, fmt: str = "{:.2f}") -> tuple[str, str]:
+    if value is None:
+        return "no number in the results", UNKNOWN
+    return f"{fmt.format(value)} {unit}".strip(), PASS if value <= limit else MISS
+
+
+def check_targets(results: dict[str, dict[str, dict]], plan: Plan, failed: frozenset = frozenset()) -> list[Check]:
+    """One Check per target of the issue, in the issue's order. `failed` holds the
+    (server, scenario) runs that failed: their targets are UNKNOWN, not skipped."""
+    ours = results.get(CALLGATE, {})
+    idle, ring, group = ours.get("idle"), ours.get("ring"), ours.get("group")
+    small = None if plan.full_scale else f"run at {plan.sockets:,} sockets, not {TARGET_SOCKETS:,}"
+    slow = None if plan.ring_rate >= TARGET_RING_RATE else f"run at {plan.ring_rate} calls/s"
+    other_size = None if plan.group_size == TARGET_GROUP_SIZE else f"run with groups of {plan.group_size}"
+    checks = []
+
+    def add(target: str, scenario: str, skip_reason: str | None, measured: tuple[str, str]) -> None:
+        result = ours.get(scenario)
+        if result is None and (CALLGATE, scenario) in failed:
+            checks.append(Check(target, f"the {scenario} run failed", UNKNOWN))
+        elif result is None:
+            checks.append(Check(target, "not run", SKIP))
+        elif skip_reason:
+            checks.append(Check(target, skip_reason, SKIP))
+        else:
+            checks.append(Check(target, *measured))
+
+    errors = error_count(idle)
+    add(f"{TARGET_SOCKETS:,} idle sockets held in one server process", "idle", small,
+        (f"{plan.sockets:,} sockets, {errors} errors", PASS if errors == 0 else MISS))
+
+    add(f"server memory growth <= {TARGET_BYTES_PER_SOCKET:,} bytes per idle authenticated socket", "idle", None,
+        at_most(number(idle, "server", "bytesPerSocket"), TARGET_BYTES_PER_SOCKET, "bytes", "{:,.0f}"))
+
+    first, last = metric(idle, "connect_first", "p50"), metric(idle, "connect_last", "p50")
+    growth = None if first is None or last is None or first == 0 else last / first
+    add(f"connecting the last 1,000 sockets costs <= {TARGET_CONNECT_GROWTH}x the first 1,000", "idle", small,
+        at_most(growth, TARGET_CONNECT_GROWTH, "x (p50 of the last 1,000 / of the first 1,000)"))
+
+    p99, rate = metric(ring, "ring"), number(ring, "rates", "callsPerSecond")
+    measured = at_most(p99, TARGET_RING_P99_MS, "ms p99")
+    if p99 is not None and rate is None:
+        measured = (f"p99 {p99:.2f} ms, but no calls/s in the results", UNKNOWN)
+    elif p99 is not None and rate < RATE_TOLERANCE * plan.ring_rate:
+        measured = (f"p99 {p99:.2f} ms, but only {rate:,.0f} of {plan.ring_rate:,} calls/s reached", MISS)
+    add(f"ring p99 <= {TARGET_RING_P99_MS:g} ms at {TARGET_RING_RATE} calls/s with {TARGET_SOCKETS:,} connected",
+        "ring", small or slow, measured)
+
+    delivered = number(group, "rates", "deliveriesPerSecond")
+    measured = ("no number in the results", UNKNOWN) if delivered is None else (
+        f"{delivered:,.0f} deliveries/s", PASS if delivered >= TARGET_DELIVERIES_PER_SECOND else MISS)
+    add(f">= {TARGET_DELIVERIES_PER_SECOND:,} group deliveries per second (groups of {TARGET_GROUP_SIZE})",
+        "group", other_size, measured)
+    add(f"p99 fan-out completion <= {TARGET_FANOUT_P99_MS:g} ms for groups of {TARGET_GROUP_SIZE}", "group", other_size,
+        at_most(metric(group, "fanout"), TARGET_FANOUT_P99_MS, "ms p99"))
+
+    peers_failed = sorted(server for server, scenario in failed if server != CALLGATE and scenario == "group")
+    checks.append(ahead_of_peers(group_ratios(results), peers_failed))
+    return checks
+
+
+def ahead_of_peers(rows: list[Ratio], peers_failed: list[str] = ()) -> Check:
+    target = "ahead of every peer on every ratio"
+    if peers_failed:
+        return Check(target, "the group run failed against " + ", ".join(peers_failed), UNKNOWN)
+    if not rows:
+        return Check(target, "no peer ran the group scenario", SKIP)
+    behind = [f"{r.quantity} vs {r.peer}" for r in rows if r.ahead is False]
+    missing = [f"{r.quantity} vs {r.peer}" for r in rows if r.ahead is None]
+    if behind:
+        return Check(target, "behind on " + "; ".join(behind), MISS)
+    if missing:
+        return Check(target, "no number for " + "; ".join(missing), UNKNOWN)
+    return Check(target, f"ahead on all {len(rows)} ratios", PASS)
+
+
+# ------------------------------------------------------------------ Markdown
+
+
+def fmt(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,.{digits}f}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def main_latency(scenario: str, result: dict) -> str:
+    key = {"ring": "ring", "group": "fanout"}.get(scenario)
+    if key is None:
+        return "n/a"
+    return f"{fmt(metric(result, key, 'p50'), 2)} / {fmt(metric(result, key, 'p99'), 2)}"
+
+
+def render_summary(meta: dict, results: dict[str, dict[str, dict]], checks: list[Check]) -> str:
+    """The Markdown that docs/benchmarks.md includes: runs, group ratios, targets."""
+    lines = [f"# Benchmark run {meta.get('started', '?')}", ""]
+    lines.append(f"Scale: **{meta.get('scale', '?')}**. " + (
+        "Not the issue's scale: the numbers only smoke-test the bench." if meta.get("scale") != "full" else
+        "The issue's scale."))
+    if meta.get("profile"):
+        lines.append(f"CallGate ran under `{meta['profile']}`: its latencies (and under callgrind its memory) are not comparable.")
+    lines += ["", "Machine: " + "; ".join(f"{k} {v}" for k, v in meta.get("machine", {}).items()), ""]
+
+    lines += ["## Runs", ""]
+    rows = []
+    for server in sorted(results, key=lambda s: (s != CALLGATE, s)):
+        for scenario in ("idle", "ring", "group", "churn"):
+            result = results[server].get(scenario)
+            if result is None:
+                continue
+            errors = result.get("errors", {})
+            cpu = meta.get("serverCpuSeconds", {}).get(f"{server}-{scenario}")
+            rows.append([server, scenario, fmt(number(result, "config", "sockets")), main_latency(scenario, result),
+                         fmt(number(result, "rates", "callsPerSecond")), fmt(number(result, "rates", "deliveriesPerSecond")),
+                         fmt(number(result, "server", "bytesPerSocket")), fmt(cpu, 1),
+                         ", ".join(f"{k} {v}" for k, v in sorted(errors.items())) or "0"])
+    lines += table(["server", "scenario", "sockets", "p50 / p99 (ms)", "calls/s", "deliveries/s", "bytes/socket",
+                    "server CPU (s)", "errors"], rows)
+    lines += ["", "p50 / p99 is ring latency for `ring` and fan-out completion for `group`. Server CPU is user + system",
+              "time of the server process over the whole run, connects included (generator and server share 2 cores).", ""]
+
+    lines += ["## Group fan-out: CallGate / peer", ""]
+    ratio_rows = group_ratios(results)
+    if ratio_rows:
+        digits = {True: 2, False: 0}
+        rows = [[r.peer, r.quantity, fmt(r.callgate, digits["ms" in r.quantity]), fmt(r.other, digits["ms" in r.quantity]),
+                 fmt(r.value, 2) + "x", f"{r.better} is better",
+                 {True: "yes", False: "no", None: "n/a"}[r.ahead]] for r in ratio_rows]
+        lines += table(["peer", "quantity", "CallGate", "peer", "ratio", "direction", "CallGate ahead"], rows)
+    else:
+        lines.append("No peer ran the group scenario.")
+    lines += ["", "## Targets", ""]
+    lines += table(["target", "measured", "result"], [[c.target, c.measured, f"**{c.status}**"] for c in checks])
+    lines.append("")
+    return "\n".join(lines)
