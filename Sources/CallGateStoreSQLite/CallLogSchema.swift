@@ -17,7 +17,8 @@ enum CallLogSchema {
     /// The calls and what hangs off them.
     ///
     /// `calls` keeps the record as JSON in `record`, except its participants, plus the columns
-    /// the queries filter on. Participants are rows of `call_participants`, one per position:
+    /// the queries filter on; AUTOINCREMENT makes SQLite remember the highest id ever saved
+    /// (`sqlite_sequence`), even if rows are deleted later. Participants are rows of `call_participants`, one per position:
     /// a transition usually changes one participant of many, and re-encoding all of them as
     /// JSON on every save (and decoding them on every read) costs more than everything else.
     /// `call_members` is the visibility table: one row per distinct participant uid, its
@@ -26,7 +27,7 @@ enum CallLogSchema {
     private static func createCalls(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE calls (
-                id INTEGER PRIMARY KEY,
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
                 session_id TEXT NOT NULL,
                 category TEXT NOT NULL,
                 call_type TEXT NOT NULL,

@@ -13,10 +13,11 @@ extension SQLiteCallLogStore {
         }
     }
 
-    /// The highest call id ever saved (calls are never deleted), 0 for an empty store.
+    /// The highest call id ever saved, 0 for an empty store; kept by SQLite in
+    /// `sqlite_sequence`, so deleting calls never lowers it (ids are not reused).
     public func lastCallID() throws -> Int64 {
         try read("reading the last call id") { db in
-            try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM calls") ?? 0
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'calls'") ?? 0
         }
     }
 

@@ -24,6 +24,12 @@ public final class SQLiteCallLogStore: CallLogStore {
     /// by a newer version (this one would not know the newer invariants, so it refuses).
     /// `busyTimeout` is how long a statement waits for a lock another process holds (a backup,
     /// an operator's `sqlite3` shell) before it fails.
+    ///
+    /// `durability` defaults to `.powerLoss`: with the writer's group commit its fsync costs
+    /// latency, not throughput (a one-record commit took 0.2 to 4 ms on the 2-core development
+    /// VM, depending on the host's disk load, against 0.1 ms without the fsync), and then no
+    /// acknowledged call is lost even when the host goes down. `.processCrash` is for hosts
+    /// where that latency matters more.
     public init(path: String, durability: Durability = .powerLoss, busyTimeout: TimeInterval = 5) throws {
         self.path = path
         self.durability = durability

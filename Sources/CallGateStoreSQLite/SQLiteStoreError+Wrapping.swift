@@ -11,8 +11,9 @@ extension SQLiteStoreError {
         return SQLiteStoreError(kind: kind, message: "call log database \(path): \(action) failed: \(reason(error))")
     }
 
-    /// Why opening the database at `path` failed: the file system's view (missing directory,
-    /// permissions) when it explains the failure, else SQLite's own words.
+    /// Why opening the database at `path` failed: a file that is not a database, else the file
+    /// system's view (missing directory, permissions) when it explains the failure, else
+    /// SQLite's own words.
     static func opening(_ error: any Error, path: String) -> SQLiteStoreError {
         if let error = error as? SQLiteStoreError {
             return error
@@ -22,7 +23,9 @@ extension SQLiteStoreError {
         let folder = directory.isEmpty ? "." : directory
         var isDirectory: ObjCBool = false
         let explanation: String
-        if !files.fileExists(atPath: folder, isDirectory: &isDirectory) {
+        if let code = (error as? DatabaseError)?.resultCode, code == .SQLITE_NOTADB || code == .SQLITE_CORRUPT {
+            explanation = "not an SQLite database, or corrupt (\(reason(error)))"
+        } else if !files.fileExists(atPath: folder, isDirectory: &isDirectory) {
             explanation = "directory \(folder) does not exist"
         } else if !isDirectory.boolValue {
             explanation = "\(folder) is not a directory"
@@ -30,8 +33,6 @@ extension SQLiteStoreError {
             explanation = "permission denied: the file is not writable"
         } else if !files.isWritableFile(atPath: folder) {
             explanation = "permission denied: cannot create files in \(folder) (WAL mode keeps -wal and -shm files there)"
-        } else if let code = (error as? DatabaseError)?.resultCode, code == .SQLITE_NOTADB || code == .SQLITE_CORRUPT {
-            explanation = "not an SQLite database, or corrupt (\(reason(error)))"
         } else {
             explanation = reason(error)
         }
@@ -43,6 +44,6 @@ extension SQLiteStoreError {
         guard let error = error as? DatabaseError else {
             return String(describing: error)
         }
-        return "\(error.resultCode): \(error.message ?? "no message")"
+        return "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.extendedResultCode)")"
     }
 }

@@ -1,4 +1,5 @@
 import CallGateCore
+import CallGateProtocol
 import GRDB
 import Testing
 
@@ -73,6 +74,18 @@ struct SavingTests {
         }
     }
 
+    @Test func theLastIDNeverGoesDownEvenWhenCallsAreDeleted() throws {
+        try withStore { store, _ in
+            try store.apply(TestCalls.writes([TestCalls.direct(41, from: "a", to: "b"), TestCalls.direct(40, from: "a", to: "b")]))
+            #expect(try store.lastCallID() == 41)
+            try store.pool.write { db in
+                try db.execute(sql: "DELETE FROM call_members WHERE call_id = 41; DELETE FROM call_participants WHERE call_id = 41")
+                try db.execute(sql: "DELETE FROM calls WHERE id = 41")
+            }
+            #expect(try store.lastCallID() == 41)
+        }
+    }
+
     @Test func aBatchAppliesInOrder() throws {
         try withStore { store, _ in
             let first = TestCalls.direct(1, from: "alice", to: "bob", status: .initiated)
@@ -81,6 +94,24 @@ struct SavingTests {
             try store.apply([.call(first), .putGroup(group), .call(last), .deleteGroup("g"), .putGroup(group)])
             #expect(try store.calls(sessionId: "s1", visibleTo: "alice") == [last])
             #expect(try store.groups() == [group])
+        }
+    }
+
+    @Test func aCallSavedSeveralTimesInOneBatchIsWrittenOnce() throws {
+        try withStore { store, _ in
+            try store.pool.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE call_writes (n INTEGER NOT NULL);
+                    INSERT INTO call_writes VALUES (0);
+                    CREATE TRIGGER count_call_inserts AFTER INSERT ON calls BEGIN UPDATE call_writes SET n = n + 1; END;
+                    CREATE TRIGGER count_call_updates AFTER UPDATE ON calls BEGIN UPDATE call_writes SET n = n + 1; END;
+                    """)
+            }
+            let statuses: [CallStatus] = [.initiated, .ongoing, .ended]
+            try store.apply(statuses.map { .call(TestCalls.direct(1, from: "alice", to: "bob", status: $0)) }
+                + [.call(TestCalls.direct(2, from: "bob", to: "alice"))])
+            #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT n FROM call_writes") } == 2)
+            #expect(try store.calls(sessionId: "s1", visibleTo: "bob").map(\.callStatus) == [.ended])
         }
     }
 
