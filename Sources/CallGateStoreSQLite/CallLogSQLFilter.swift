@@ -70,9 +70,9 @@ struct CallLogSQLFilter {
         """
     }
 
-    /// The query of a page's rows: `LIMIT ? OFFSET ?` newest first for a page number, or the
-    /// calls on one side of a cursor id, nearest first (`? , LIMIT ?`); arguments follow
-    /// `arguments`. A `newerThan` page comes oldest first.
+    /// The query of a page's rows. After `arguments` come, for a page number, the page size
+    /// and the offset (newest first); for a cursor, its id and the page size (the calls
+    /// nearest the cursor first: newest first for `olderThan`, oldest first for `newerThan`).
     func rowsSQL(for position: CallLogQuery.Position) -> String {
         let select = "SELECT \(CallLogReader.columns) FROM \(from) WHERE \(whereClause)"
         switch position {

@@ -6,7 +6,7 @@ enum CallLogSchema {
     /// Every migration, in order.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: calls, members, recording URLs, groups") { db in
+        migrator.registerMigration("v1: calls, participants, members, recording URLs, groups, write probe") { db in
             try createCalls(db)
             try createGroups(db)
             try createWriteProbe(db)
@@ -18,12 +18,12 @@ enum CallLogSchema {
     ///
     /// `calls` keeps the record as JSON in `record`, except its participants, plus the columns
     /// the queries filter on; AUTOINCREMENT makes SQLite remember the highest id ever saved
-    /// (`sqlite_sequence`), even if rows are deleted later. Participants are rows of `call_participants`, one per position:
-    /// a transition usually changes one participant of many, and re-encoding all of them as
-    /// JSON on every save (and decoding them on every read) costs more than everything else.
-    /// `call_members` is the visibility table: one row per distinct participant uid, its
-    /// primary key (uid, call_id) lists a user's calls newest first. Recording URLs are kept
-    /// beside the record so saving the record again keeps them.
+    /// (`sqlite_sequence`), even if rows are deleted later. Participants are rows of
+    /// `call_participants`, one per position: a transition usually changes one participant of
+    /// many, and re-encoding all of them as JSON on every save (and decoding them on every
+    /// read) costs more than everything else. `call_members` is the visibility table: one row
+    /// per distinct participant uid, its primary key (uid, call_id) lists a user's calls newest
+    /// first. Recording URLs are kept beside the record so saving the record again keeps them.
     private static func createCalls(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE calls (
