@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -22,6 +23,10 @@ let package = Package(
         .target(name: "LWS", dependencies: ["CLibWebSockets"]),
         .target(name: "CallGateProtocol"),
         .target(name: "CallGateCore", dependencies: ["CallGateProtocol"]),
+        .target(
+            name: "CallGateStoreSQLite",
+            dependencies: ["CallGateCore", "CallGateProtocol", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .target(
             name: "CallGateServer",
             dependencies: [
@@ -45,6 +50,13 @@ let package = Package(
         .testTarget(name: "LWSTests", dependencies: ["LWS"]),
         .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol"]),
         .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
+        .testTarget(
+            name: "CallGateStoreSQLiteTests",
+            dependencies: [
+                "CallGateStoreSQLite", "CallGateCore", "CallGateProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "CallGateServerTests",
             dependencies: [

@@ -1,0 +1,95 @@
+import GRDB
+
+/// The database schema as versioned migrations. A migration, once released, never changes:
+/// later changes are new migrations appended here.
+enum CallLogSchema {
+    /// Every migration, in order.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: calls, participants, members, recording URLs, groups, write probe") { db in
+            try createCalls(db)
+            try createGroups(db)
+            try createWriteProbe(db)
+        }
+        return migrator
+    }
+
+    /// The calls and what hangs off them.
+    ///
+    /// `calls` keeps the record as JSON in `record`, except its participants, plus the columns
+    /// the queries filter on; AUTOINCREMENT makes SQLite remember the highest id ever saved
+    /// (`sqlite_sequence`), even if rows are deleted later. Participants are rows of
+    /// `call_participants`, one per position: a transition usually changes one participant of
+    /// many, and re-encoding all of them as JSON on every save (and decoding them on every
+    /// read) costs more than everything else. `call_members` is the visibility table: one row
+    /// per distinct participant uid, its primary key (uid, call_id) lists a user's calls newest
+    /// first. Recording URLs are kept beside the record so saving the record again keeps them.
+    private static func createCalls(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE calls (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                session_id TEXT NOT NULL,
+                category TEXT NOT NULL,
+                call_type TEXT NOT NULL,
+                status TEXT NOT NULL,
+                initiator_uid TEXT NOT NULL,
+                receiver_type TEXT,
+                receiver_id TEXT,
+                initiated_at INTEGER NOT NULL,
+                started_at INTEGER,
+                ended_at INTEGER,
+                has_recording INTEGER NOT NULL,
+                record TEXT NOT NULL
+            ) STRICT;
+            CREATE INDEX calls_by_session ON calls(session_id, id);
+            CREATE INDEX calls_open ON calls(id) WHERE status IN ('initiated', 'ongoing');
+            CREATE INDEX calls_by_group ON calls(receiver_id, id) WHERE receiver_type = 'group';
+            CREATE TABLE call_participants (
+                call_id INTEGER NOT NULL REFERENCES calls(id),
+                position INTEGER NOT NULL,
+                uid TEXT NOT NULL,
+                name TEXT NOT NULL,
+                avatar TEXT,
+                state TEXT NOT NULL,
+                joined_at INTEGER,
+                left_at INTEGER,
+                closed_seconds INTEGER NOT NULL,
+                stay_started_at INTEGER,
+                PRIMARY KEY (call_id, position)
+            ) WITHOUT ROWID, STRICT;
+            CREATE TABLE call_members (
+                uid TEXT NOT NULL,
+                call_id INTEGER NOT NULL REFERENCES calls(id),
+                PRIMARY KEY (uid, call_id)
+            ) WITHOUT ROWID, STRICT;
+            CREATE TABLE recording_urls (
+                call_id INTEGER NOT NULL REFERENCES calls(id),
+                rid TEXT NOT NULL,
+                url TEXT NOT NULL,
+                PRIMARY KEY (call_id, rid)
+            ) WITHOUT ROWID, STRICT;
+            """)
+    }
+
+    /// Groups with their members (a JSON array of uids, in order: a group is always written whole).
+    private static func createGroups(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE call_groups (
+                guid TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                icon TEXT,
+                members TEXT NOT NULL
+            ) STRICT;
+            """)
+    }
+
+    /// The one-row table `isWritable` commits to.
+    private static func createWriteProbe(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE write_probe (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                checked_at INTEGER NOT NULL
+            ) STRICT;
+            """)
+    }
+}

@@ -1,0 +1,72 @@
+import CallGateCore
+import Foundation
+import GRDB
+
+/// Performs store writes inside one open write transaction, with cached statements.
+///
+/// Lives for one `apply` batch (or one URL attachment) on the writer thread; never shared.
+struct CallLogWriter {
+    /// The connection, inside a write transaction.
+    let db: Database
+    /// One encoder for the batch.
+    let encoder = JSONEncoder()
+
+    /// Applies one write.
+    func perform(_ write: StoreWrite) throws {
+        switch write {
+        case .call(let record):
+            try save(record)
+        case .putGroup(let group):
+            try put(group)
+        case .deleteGroup(let guid):
+            try db.cachedStatement(sql: "DELETE FROM call_groups WHERE guid = ?").execute(arguments: [guid])
+        }
+    }
+
+    /// Inserts or replaces the call with `record.id`, then writes only the participants that
+    /// changed (a transition usually changes one) and brings `call_members` in line with them.
+    func save(_ record: CallLogRecord) throws {
+        let participants = ParticipantTable(db: db)
+        let old = try participants.participants(of: record.id)
+        try db.cachedStatement(sql: CallRow.upsertSQL).execute(arguments: try CallRow(record, encoder: encoder).arguments)
+        try participants.update(record.id, from: old, to: record.participants)
+        let before = Set(old.map(\.uid))
+        let after = Set(record.participants.map(\.uid))
+        guard before != after else { return }
+        let insert = try db.cachedStatement(sql: "INSERT INTO call_members (uid, call_id) VALUES (?, ?)")
+        for uid in after.subtracting(before) {
+            try insert.execute(arguments: [uid, record.id])
+        }
+        let delete = try db.cachedStatement(sql: "DELETE FROM call_members WHERE uid = ? AND call_id = ?")
+        for uid in before.subtracting(after) {
+            try delete.execute(arguments: [uid, record.id])
+        }
+    }
+
+    /// Creates or replaces a group, members in order.
+    func put(_ group: GroupRecord) throws {
+        let members = String(decoding: try encoder.encode(group.members), as: UTF8.self)
+        try db.cachedStatement(sql: """
+            INSERT INTO call_groups (guid, name, icon, members) VALUES (?, ?, ?, ?)
+            ON CONFLICT (guid) DO UPDATE SET name = excluded.name, icon = excluded.icon, members = excluded.members
+            """).execute(arguments: [group.guid, group.name, group.icon, members])
+    }
+
+    /// Attaches `url` to recording `rid` of the newest call under `sessionId`, when that call
+    /// has such a recording; returns whether it did.
+    func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
+        let newest = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT c.id, EXISTS (
+                SELECT 1 FROM json_each(c.record, '$.recordings') AS r WHERE json_extract(r.value, '$.rid') = ?
+            ) AS has_rid
+            FROM calls AS c WHERE c.session_id = ? ORDER BY c.id DESC LIMIT 1
+            """), arguments: [rid, sessionId])
+        guard let newest, newest["has_rid"] as Bool else { return false }
+        let callID: Int64 = newest["id"]
+        try db.cachedStatement(sql: """
+            INSERT INTO recording_urls (call_id, rid, url) VALUES (?, ?, ?)
+            ON CONFLICT (call_id, rid) DO UPDATE SET url = excluded.url
+            """).execute(arguments: [callID, rid, url])
+        return true
+    }
+}

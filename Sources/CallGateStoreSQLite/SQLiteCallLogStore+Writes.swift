@@ -1,0 +1,37 @@
+import CallGateCore
+
+extension SQLiteCallLogStore {
+    /// Applies `writes` in order in one transaction, committed (to the degree `durability`
+    /// says) before it returns; all or none. Calls are upserted by id, so a retried or
+    /// re-saved record stays one row. On the writer thread.
+    ///
+    /// A call saved several times in one batch is written once, as its last save: the result
+    /// is the same, and a busy group call (every member's answer re-saves it) costs one write
+    /// per batch instead of one per transition.
+    public func apply(_ writes: [StoreWrite]) throws {
+        guard !writes.isEmpty else { return }
+        var lastSave: [Int64: Int] = [:]
+        for (index, change) in writes.enumerated() {
+            if case .call(let record) = change {
+                lastSave[record.id] = index
+            }
+        }
+        try write("applying \(writes.count) writes") { db in
+            let writer = CallLogWriter(db: db)
+            for (index, change) in writes.enumerated() {
+                if case .call(let record) = change, lastSave[record.id] != index {
+                    continue
+                }
+                try writer.perform(change)
+            }
+        }
+    }
+
+    /// Attaches the file URL of recording `rid` of the newest call under `sessionId`, durably;
+    /// false when that call has no such recording (or there is no such call).
+    public func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
+        try write("attaching a recording URL") { db in
+            try CallLogWriter(db: db).attachRecordingURL(url, sessionId: sessionId, rid: rid)
+        }
+    }
+}

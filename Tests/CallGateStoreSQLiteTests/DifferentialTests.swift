@@ -1,0 +1,67 @@
+import CallGateCore
+import Testing
+
+@testable import CallGateStoreSQLite
+
+/// The SQLite store answers exactly as the in-memory reference store for the same writes:
+/// random calls, re-saves, groups and recording URLs, then many random queries.
+struct DifferentialTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func sqliteAnswersAsTheInMemoryStore(seed: UInt64) throws {
+        try withStore { sqlite, _ in
+            let reference = InMemoryCallLogStore()
+            var random = RandomCalls(rng: SplitMix64(seed: seed))
+            var saved: [CallLogRecord] = []
+            var nextID: Int64 = 1
+            for _ in 0..<80 {
+                var batch: [StoreWrite] = []
+                for _ in 0..<Int.random(in: 1...12, using: &random.rng) {
+                    if !saved.isEmpty, random.chance(0.35) {
+                        let index = Int.random(in: 0..<saved.count, using: &random.rng)
+                        saved[index] = random.resave(saved[index])
+                        batch.append(.call(saved[index]))
+                    } else {
+                        // Ids leave gaps, like a gateway that skipped some.
+                        nextID += Int64.random(in: 1...3, using: &random.rng)
+                        saved.append(random.record(nextID))
+                        batch.append(.call(saved[saved.count - 1]))
+                    }
+                }
+                if random.chance(0.2) {
+                    let members = RandomCalls.users.filter { _ in random.chance(0.5) }
+                    batch.append(.putGroup(GroupRecord(guid: random.pick(RandomCalls.groups), name: "n", members: members)))
+                }
+                if random.chance(0.1) {
+                    batch.append(.deleteGroup(random.pick(RandomCalls.groups)))
+                }
+                try sqlite.apply(batch)
+                try reference.apply(batch)
+                for _ in 0..<2 {
+                    let session = "s\(Int.random(in: 0..<40, using: &random.rng))"
+                    let rid = "\(session)-r\(Int.random(in: 1...3, using: &random.rng))"
+                    let url = "https://files/\(nextID)/\(rid)"
+                    #expect(try sqlite.attachRecordingURL(url, sessionId: session, rid: rid)
+                        == reference.attachRecordingURL(url, sessionId: session, rid: rid))
+                }
+            }
+            #expect(saved.count > 300)
+            #expect(try sqlite.lastCallID() == reference.lastCallID())
+            #expect(try sqlite.openCalls() == reference.openCalls())
+            #expect(try sqlite.groups() == reference.groups())
+            var nonEmpty = 0
+            for _ in 0..<600 {
+                let query = random.query(maxID: nextID)
+                let page = try sqlite.page(query)
+                #expect(page == (try reference.page(query)), "\(query)")
+                nonEmpty += page.records.isEmpty ? 0 : 1
+            }
+            #expect(nonEmpty > 200)
+            for session in 0..<40 {
+                for viewer in RandomCalls.users {
+                    #expect(try sqlite.calls(sessionId: "s\(session)", visibleTo: viewer)
+                        == reference.calls(sessionId: "s\(session)", visibleTo: viewer))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CallGateCore
+import Testing
+
+@testable import CallGateStoreSQLite
+
+/// Recording URLs attached beside a call: they survive a re-save of the record and show on
+/// every read.
+struct RecordingURLTests {
+    @Test func anAttachedURLSurvivesAResaveAndAReopen() throws {
+        try withDatabasePath { path in
+            var call = TestCalls.meeting(1, session: "room", members: ["alice", "bob"], status: .ongoing, rids: ["room-r1"])
+            do {
+                let store = try SQLiteCallLogStore(path: path)
+                try store.apply([.call(call)])
+                #expect(try store.attachRecordingURL("https://files/r1.mp4", sessionId: "room", rid: "room-r1"))
+                call.recordings += TestCalls.recordings(["room-r2"])
+                try store.apply([.call(call)])
+            }
+            let store = try SQLiteCallLogStore(path: path)
+            let read = try #require(store.openCalls().first)
+            #expect(read.recordings.map(\.recordingUrl) == ["https://files/r1.mp4", nil])
+            #expect(try store.calls(sessionId: "room", visibleTo: "bob") == [read])
+            let page = try store.page(CallLogQuery(viewer: "alice"))
+            #expect(page.records == [read])
+        }
+    }
+
+    @Test func attachingAgainReplacesTheURL() throws {
+        try withStore { store, _ in
+            try store.apply([.call(TestCalls.direct(1, from: "alice", to: "bob", rids: ["s1-r1"]))])
+            #expect(try store.attachRecordingURL("https://old", sessionId: "s1", rid: "s1-r1"))
+            #expect(try store.attachRecordingURL("https://new", sessionId: "s1", rid: "s1-r1"))
+            let read = try store.calls(sessionId: "s1", visibleTo: "alice")
+            #expect(read.first?.recordings.first?.recordingUrl == "https://new")
+        }
+    }
+
+    @Test func onlyTheNewestCallOfTheSessionTakesAURL() throws {
+        try withStore { store, _ in
+            try store.apply(TestCalls.writes([
+                TestCalls.meeting(1, session: "room", members: ["alice"], rids: ["room-r1"]),
+                TestCalls.meeting(2, session: "room", members: ["alice"], rids: ["room-r2"]),
+            ]))
+            #expect(try !store.attachRecordingURL("https://x", sessionId: "room", rid: "room-r1"))
+            #expect(try !store.attachRecordingURL("https://x", sessionId: "nowhere", rid: "room-r2"))
+            #expect(try store.attachRecordingURL("https://y", sessionId: "room", rid: "room-r2"))
+            let urls = try store.calls(sessionId: "room", visibleTo: "alice").map { $0.recordings.map(\.recordingUrl) }
+            #expect(urls == [["https://y"], [nil]])
+        }
+    }
+}
