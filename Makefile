@@ -13,7 +13,7 @@ PYTHON ?= python3
 SWIFT ?= swift
 ARGS ?=
 
-APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev pkg-config python3 python3-pip
+APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libsqlite3-dev pkg-config python3 python3-pip
 PY_MODULES := jsonschema referencing pytest
 PY_IMPORTS := import jsonschema, referencing, pytest
 

@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "callgate",
             dependencies: [
-                "CallGateServer", "CallGateClient",
+                "CallGateServer", "CallGateClient", "CallGateStoreSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -66,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CallGateIntegrationTests",
-            dependencies: ["CallGateServer", "CallGateClient", "CallGateProtocol"]
+            dependencies: ["CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite"]
         ),
     ],
     swiftLanguageModes: [.v6]

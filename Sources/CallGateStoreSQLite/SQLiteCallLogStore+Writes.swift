@@ -17,7 +17,7 @@ extension SQLiteCallLogStore {
             }
         }
         try write("applying \(writes.count) writes") { db in
-            let writer = CallLogWriter(db: db)
+            let writer = StoreTransaction(db: db)
             for (index, change) in writes.enumerated() {
                 if case .call(let record) = change, lastSave[record.id] != index {
                     continue
@@ -31,7 +31,7 @@ extension SQLiteCallLogStore {
     /// false when that call has no such recording (or there is no such call).
     public func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
         try write("attaching a recording URL") { db in
-            try CallLogWriter(db: db).attachRecordingURL(url, sessionId: sessionId, rid: rid)
+            try StoreTransaction(db: db).attachRecordingURL(url, sessionId: sessionId, rid: rid)
         }
     }
 }

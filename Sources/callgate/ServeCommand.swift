@@ -1,5 +1,6 @@
 import ArgumentParser
 import CallGateServer
+import CallGateStoreSQLite
 import Foundation
 import Logging
 
@@ -8,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the gateway.",
-        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY."
+        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC."
     )
 
     @Option(help: "Address to listen on (default 127.0.0.1).")
@@ -22,6 +23,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("admin-key"), help: "Bearer key of the admin API (default: a random one for this run).")
     var adminKey: String?
+
+    @Option(help: "SQLite file of call logs and groups, created if missing (default ./callgate.sqlite).")
+    var database: String?
+
+    @Option(
+        name: .customLong("database-sync"),
+        help: "normal: a commit survives a crash of the process (SIGKILL, OOM); full: also a power loss, at one fsync per commit (default normal).")
+    var databaseSync: DatabaseSync?
 
     @Flag(name: .customLong("no-auto-busy"), help: "Ring users who are already in a call instead of answering busy.")
     var noAutoBusy = false
@@ -42,7 +51,15 @@ struct ServeCommand: AsyncParsableCommand {
 
         var logger = Logger(label: "callgate")
         logger.logLevel = logLevel
+        let path = database ?? EnvironmentDefault.string("CALLGATE_DATABASE") ?? "./callgate.sqlite"
+        let sync = try databaseSync ?? EnvironmentDefault.string("CALLGATE_DATABASE_SYNC").map(DatabaseSync.parse) ?? .normal
+
         var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
+        do {
+            configuration.store = try SQLiteCallLogStore(path: path, durability: sync.durability)
+        } catch {
+            throw ValidationError("cannot open the database: \(error)")
+        }
         configuration.host = host
         configuration.port = port
         configuration.core.autoBusy = !noAutoBusy

@@ -2,26 +2,32 @@ import CallGateClient
 import CallGateCore
 import CallGateProtocol
 import CallGateServer
+import CallGateStoreSQLite
 import Foundation
 import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A real gateway on a free port plus a client loop, for one test. Call `shutdown()` at the end.
-final class TestGateway: Sendable {
+/// A real gateway on a free port, on a real SQLite file in a temporary directory, plus a client
+/// loop, for one test. Call `shutdown()` at the end.
+final class TestGateway: @unchecked Sendable {
     static let secret = "integration-test-secret"
     static let adminKey = "integration-admin-key"
 
     let server: GatewayServer
     let loop: ClientLoop
     let tokens: TokenService
+    /// Holds the database; removed with the gateway.
+    let directory: TemporaryDirectory
 
     var port: Int { server.port }
 
     /// Starts a gateway with test-sized timeouts; `adjust` may change the configuration first.
     init(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+        directory = try TemporaryDirectory()
         var configuration = ServerConfiguration(jwtSecret: Self.secret, adminKey: Self.adminKey)
+        configuration.store = try SQLiteCallLogStore(path: directory.path("callgate.sqlite"), durability: .processCrash)
         configuration.port = 0
         configuration.core.callerGracePeriod = .seconds(1)
         configuration.core.participantGracePeriod = .seconds(1)

@@ -5,7 +5,7 @@ import GRDB
 /// Performs store writes inside one open write transaction, with cached statements.
 ///
 /// Lives for one `apply` batch (or one URL attachment) on the writer thread; never shared.
-struct CallLogWriter {
+struct StoreTransaction {
     /// The connection, inside a write transaction.
     let db: Database
     /// One encoder for the batch.

@@ -1,0 +1,26 @@
+import ArgumentParser
+import CallGateStoreSQLite
+
+/// `--database-sync`: what a call log commit must survive before the gateway acknowledges it.
+enum DatabaseSync: String, ExpressibleByArgument, CaseIterable {
+    /// SQLite `synchronous = NORMAL` in WAL mode: survives a crash of the process.
+    case normal
+    /// `synchronous = FULL`: also survives a power loss, with one fsync per commit.
+    case full
+
+    /// The store's durability for this choice.
+    var durability: SQLiteCallLogStore.Durability {
+        switch self {
+        case .normal: .processCrash
+        case .full: .powerLoss
+        }
+    }
+
+    /// Reads the environment's value, with an error that names it.
+    static func parse(_ text: String) throws -> DatabaseSync {
+        guard let value = DatabaseSync(rawValue: text) else {
+            throw ValidationError("CALLGATE_DATABASE_SYNC must be normal or full, got '\(text)'")
+        }
+        return value
+    }
+}
