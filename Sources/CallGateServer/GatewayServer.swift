@@ -36,12 +36,13 @@ public final class GatewayServer: Sendable {
         let context = LWSContext(configuration: contextConfiguration)
         let service = GatewayService(
             configuration: configuration, context: context, tokens: tokens, groups: groups, logger: logger)
-        service.resume(openCalls: openCalls, lastCallID: lastCallID)
+        try service.resume(openCalls: openCalls, lastCallID: lastCallID)
         if !openCalls.isEmpty {
             logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
         }
         do {
             try context.start(webSocketDelegate: service, httpHandler: service)
+            context.post { service.armCoreTimer() }
         } catch {
             service.writer.stop()
             throw error

@@ -55,12 +55,12 @@ final class GatewayService: @unchecked Sendable {
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
     }
 
-    /// Takes back the calls a previous run left open and has the store write what that changed.
-    /// Call once, before the context starts.
-    func resume(openCalls: [CallLogRecord], lastCallID: Int64) {
+    /// Takes back the calls a previous run left open and writes what that changed (calls whose
+    /// ring timeout passed meanwhile are closed) before anyone can read the log. Call once,
+    /// before the context starts; throws when the store cannot write.
+    func resume(openCalls: [CallLogRecord], lastCallID: Int64) throws {
         core.restore(openCalls: openCalls, lastCallID: lastCallID)
-        persistChanges()
-        armCoreTimer()
+        try store.apply(core.takeCallLogChanges().map(StoreWrite.call))
     }
 
     /// Sends a Core outcome: the reply to the asking socket first, then every push.

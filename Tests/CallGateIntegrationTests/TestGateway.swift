@@ -24,10 +24,11 @@ final class TestGateway: @unchecked Sendable {
     var port: Int { server.port }
 
     /// Starts a gateway with test-sized timeouts; `adjust` may change the configuration first.
-    init(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws {
-        directory = try TemporaryDirectory()
+    /// With `directory`, it uses the database a previous gateway left there: a restart.
+    init(directory: TemporaryDirectory? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+        self.directory = try directory ?? TemporaryDirectory()
         var configuration = ServerConfiguration(jwtSecret: Self.secret, adminKey: Self.adminKey)
-        configuration.store = try SQLiteCallLogStore(path: directory.path("callgate.sqlite"), durability: .processCrash)
+        configuration.store = try SQLiteCallLogStore(path: self.directory.path("callgate.sqlite"), durability: .processCrash)
         configuration.port = 0
         configuration.core.callerGracePeriod = .seconds(1)
         configuration.core.participantGracePeriod = .seconds(1)
