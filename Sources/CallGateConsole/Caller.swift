@@ -34,11 +34,8 @@ public actor Caller {
         while let event = await client.nextEvent() {
             switch event {
             case .push(let push):
-                guard push.sessionId == call?.sessionId else {
-                    output(PushFormatter.describe(push))
-                    continue
-                }
                 output(PushFormatter.describe(push))
+                guard push.sessionId == call?.sessionId else { continue }
                 switch push {
                 case .outgoingCallAccepted:
                     if !answered { output("in the call; Ctrl-C hangs up") }
@@ -59,7 +56,8 @@ public actor Caller {
         return hangingUp ? .hungUp : .connectionLost
     }
 
-    /// Ends the call (or cancels it while it rings), then closes the socket so `follow` returns.
+    /// Ends the call (or cancels it while it rings), then starts closing the socket: `follow`
+    /// sees the close and returns.
     public func hangUp() async {
         guard !hangingUp else { return }
         hangingUp = true
@@ -76,7 +74,7 @@ public actor Caller {
                 output("the call was already over: \(GatewayProblem.explain(error, endpoint: endpoint))")
             }
         }
-        await client.close()
+        client.startClosing()
     }
 
     private func finished(_ outcome: CallOutcome) async -> CallOutcome {

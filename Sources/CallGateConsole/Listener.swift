@@ -69,7 +69,7 @@ public actor Listener {
         }
     }
 
-    /// Hangs up a call in progress, then closes the socket; `run` returns.
+    /// Hangs up a call in progress, then starts closing the socket: `run` sees the close and returns.
     public func stop() async {
         guard !stopping else { return }
         stopping = true
@@ -78,7 +78,7 @@ public actor Listener {
             _ = try? await client.endCall(call.sessionId)
             output("you hung up")
         }
-        await client.close()
+        client.startClosing()
     }
 
     private func react(to push: Push) async {
