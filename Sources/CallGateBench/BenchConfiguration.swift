@@ -14,7 +14,7 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
     public var rate: Double
     /// Members per group, the caller included (group).
     public var groupSize: Int
-    /// Source addresses 127.0.0.1 ... 127.0.0.N; nil: one per 10,000 sockets.
+    /// Source addresses 127.0.0.1 ... 127.0.0.N; nil: one per 5,000 sockets (see `SourceAddressPlan`).
     public var addresses: Int?
     /// The gateway's process id, to read its memory from /proc.
     public var serverPID: Int32?

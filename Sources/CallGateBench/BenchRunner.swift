@@ -44,8 +44,13 @@ public enum BenchRunner {
             }
         }
         let rssAfter = configuration.serverPID.flatMap { ServerMemory.residentBytes(pid: $0) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            context.post {
+                engine.closeAll { continuation.resume() }
+            }
+        }
         try await offload { () throws(BenchError) in
-            context.stop(closeCode: 1000, grace: .seconds(5))
+            context.stop()
         }
         if let failure = outcome.failure { throw failure }
         var server: ServerMemoryReport?

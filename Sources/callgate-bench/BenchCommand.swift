@@ -48,7 +48,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .customLong("group-size"), help: "Members per group, the caller included (default 10).")
     var groupSize = 10
 
-    @Option(help: "Spread sockets over source addresses 127.0.0.1 ... 127.0.0.N (default: one per 10,000 sockets).")
+    @Option(help: "Spread sockets over source addresses 127.0.0.1 ... 127.0.0.N (default: one per 5,000 sockets; 1 binds nothing).")
     var addresses: Int?
 
     @Option(name: .customLong("server-pid"), help: "The gateway's process id, to measure its memory from /proc.")

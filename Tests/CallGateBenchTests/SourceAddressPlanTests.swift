@@ -3,10 +3,13 @@ import Testing
 @testable import CallGateBench
 
 @Suite struct SourceAddressPlanTests {
-    @Test func oneAddressPerTenThousandSocketsByDefault() throws {
-        #expect(try SourceAddressPlan(sockets: 50, addresses: nil, host: "127.0.0.1", ephemeralPorts: 28_232).addresses == ["127.0.0.1"])
+    @Test func onePerFiveThousandSocketsByDefaultAndNoBindForOne() throws {
+        #expect(try SourceAddressPlan(sockets: 5_000, addresses: nil, host: "127.0.0.1", ephemeralPorts: 28_232).addresses.isEmpty)
+        #expect(try SourceAddressPlan(sockets: 50, addresses: 1, host: "127.0.0.1", ephemeralPorts: 28_232).address(for: 7) == nil)
         let plan = try SourceAddressPlan(sockets: 19_000, addresses: nil, host: "127.0.0.1", ephemeralPorts: 28_232)
-        #expect(plan.addresses == ["127.0.0.1", "127.0.0.2"])
+        #expect(plan.addresses == ["127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"])
+        let narrow = try SourceAddressPlan(sockets: 4_000, addresses: nil, host: "127.0.0.1", ephemeralPorts: 2_000)
+        #expect(narrow.addresses.count == 3)
     }
 
     @Test func socketsGoRoundRobin() throws {
