@@ -1,5 +1,6 @@
 /// The `--report` page: one self-contained HTML file (inline CSS and SVG, nothing fetched) with
-/// the run's settings, the summary table, the percentile plot, counts, errors and server memory.
+/// the run's settings, the summary table, percentile plots (call latencies, and connect latencies
+/// apart, as they are often ten times larger), counts, errors and server memory.
 public enum HTMLReport {
     /// The page for `result`.
     public static func render(_ result: BenchResult) -> String {
@@ -46,8 +47,15 @@ public enum HTMLReport {
         html += table(
             caption: "Latency (ms)", header: ["metric", "count", "p50", "p90", "p99", "p99.9", "max", "rate/s"],
             rows: latencyRows)
-        html += "<h2>Latency by percentile</h2>\n"
-        html += PercentilePlot.svg(result.orderedMetricNames.map { PlotSeries(name: $0, points: result.curves[$0] ?? []) })
+        let connecting = [Metric.connect.rawValue, Metric.reconnect.rawValue]
+        let calls = result.orderedMetricNames.filter { !connecting.contains($0) }
+        if !calls.isEmpty {
+            html += "<h2>Call latency by percentile</h2>\n"
+            html += PercentilePlot.svg(calls.map { PlotSeries(name: $0, points: result.curves[$0] ?? []) })
+        }
+        html += "<h2>Connect latency by percentile</h2>\n"
+        html += PercentilePlot.svg(
+            result.orderedMetricNames.filter(connecting.contains).map { PlotSeries(name: $0, points: result.curves[$0] ?? []) })
         html += table(
             caption: "Rates", header: ["rate", "per second"],
             rows: result.rates.sorted { $0.key < $1.key }.map { [$0.key, Formatting.rate($0.value)] })

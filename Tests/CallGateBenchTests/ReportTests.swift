@@ -35,6 +35,7 @@ import Testing
         let html = HTMLReport.render(SampleResult.ring())
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("<svg"))
+        #expect(html.components(separatedBy: "<svg").count - 1 == 2)
         #expect(html.components(separatedBy: "<polyline").count - 1 == 4)
         #expect(html.contains("a &lt;label&gt;"))
         #expect(!html.contains("<script"))
@@ -42,7 +43,7 @@ import Testing
         #expect(!html.contains("href="))
         #expect(!html.contains("@import"))
         let addresses = html.components(separatedBy: "http").count - 1
-        #expect(addresses == 1, "only the SVG namespace names a URL")
+        #expect(addresses == 2, "only the SVG namespaces name a URL")
         #expect(!html.contains("never-shown"))
     }
 
