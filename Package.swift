@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "callgate", targets: ["callgate"]),
+        .executable(name: "callgate-bench", targets: ["callgate-bench"]),
         .library(name: "CallGateClient", targets: ["CallGateClient"]),
     ],
     dependencies: [
@@ -13,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -39,10 +41,23 @@ let package = Package(
             name: "CallGateClient",
             dependencies: ["LWS", "CallGateProtocol", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(name: "CallGateConsole", dependencies: ["CallGateClient", "CallGateProtocol"]),
+        .target(
+            name: "CallGateBench",
+            dependencies: [
+                "LWS", "CallGateProtocol",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "callgate-bench",
+            dependencies: ["CallGateBench", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "callgate",
             dependencies: [
-                "CallGateServer", "CallGateClient", "CallGateStoreSQLite",
+                "CallGateServer", "CallGateClient", "CallGateStoreSQLite", "CallGateConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -64,9 +79,14 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
+        .testTarget(name: "CallGateBenchTests", dependencies: ["CallGateBench"]),
+        .testTarget(name: "CallGateConsoleTests", dependencies: ["CallGateConsole", "CallGateClient", "CallGateProtocol"]),
         .testTarget(
             name: "CallGateIntegrationTests",
-            dependencies: ["CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite"]
+            dependencies: [
+                "CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
+                "CallGateBench", "CallGateConsole",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

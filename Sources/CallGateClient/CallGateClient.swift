@@ -86,12 +86,21 @@ public final class CallGateClient: Sendable {
     }
 
     /// Closes the socket normally and waits until it is closed.
+    ///
+    /// Reads (and drops) the events still queued; while another task waits in `nextEvent`, use
+    /// `startClosing()` instead and let that task see the `.closed` event.
     public func close() async {
-        loop.context.post { [self] in
-            connection?.close(code: 1000, reason: "bye")
-        }
+        startClosing()
         while let event = await nextEvent(timeout: .seconds(10)) {
             if case .closed = event { return }
+        }
+    }
+
+    /// Starts closing the socket normally and returns at once; the close arrives as the last
+    /// event, `.closed`, for whoever reads the events.
+    public func startClosing() {
+        loop.context.post { [self] in
+            connection?.close(code: 1000, reason: "bye")
         }
     }
 

@@ -6,6 +6,6 @@ struct CallGateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "callgate",
         abstract: "A WebSocket gateway for real-time call events.",
-        subcommands: [ServeCommand.self, TokenCommand.self]
+        subcommands: [ServeCommand.self, TokenCommand.self, ListenCommand.self, CallCommand.self]
     )
 }

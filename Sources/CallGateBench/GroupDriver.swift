@@ -1,0 +1,165 @@
+import CallGateProtocol
+import Foundation
+
+/// `group`: groups of `groupSize` users (`bench-g0` = u0..u(G-1), ...). The first member rings
+/// the group at a fixed total rate; once every other member got `onIncomingCallReceived`, the
+/// caller cancels, and the group rings again once every member heard the cancel. Measures each
+/// `delivery` and the `fanout` completion. Service thread of the bench loop.
+final class GroupDriver: ScenarioDriver {
+    private unowned let engine: BenchEngine
+    private let groupSize: Int
+    private var groups: [GroupRing]
+    private var idle: [Int]
+    private var idleHead = 0
+    private var active = 0
+    private var pacer: RatePacer?
+    private var stopped = false
+    private let rate: Double
+
+    init(engine: BenchEngine, groupCount: Int, groupSize: Int, rate: Double) {
+        self.engine = engine
+        self.groupSize = groupSize
+        self.rate = rate
+        groups = Array(repeating: GroupRing(), count: groupCount)
+        idle = Array(0..<groupCount)
+    }
+
+    var tickMicroseconds: Int64 { 1_000 }
+
+    var isDrained: Bool { active == 0 }
+
+    func start(now: UInt64) {
+        pacer = RatePacer(rate: rate, start: now)
+    }
+
+    func tick(now: UInt64) {
+        guard !stopped, pacer != nil else { return }
+        let droppedBefore = pacer!.dropped
+        let due = pacer!.due(now: now)
+        engine.metrics.counts.skipped += Int(pacer!.dropped - droppedBefore)
+        for _ in 0..<due {
+            guard let group = nextIdleGroup() else {
+                engine.metrics.counts.skipped += 1
+                continue
+            }
+            ring(group, now: now)
+        }
+    }
+
+    func stopStarting() {
+        stopped = true
+    }
+
+    func ready(_ socket: BenchSocket, now: UInt64) {}
+
+    func reply(_ kind: RequestKind, on socket: BenchSocket, fields: FrameFields, now: UInt64) {
+        let group = socket.index / groupSize
+        guard group < groups.count, groups[group].stage != .idle else { return }
+        switch kind {
+        case .initiate:
+            guard fields.hasResult else {
+                finishRing(group)
+                return
+            }
+            engine.metrics.counts.initiateAccepted += 1
+            _ = groups[group].owns(fields)
+        case .cancel:
+            groups[group].gotCancelReply = true
+            if !fields.hasResult { groups[group].cancelled = groupSize - 1 }
+            completeIfDone(group)
+        default:
+            break
+        }
+    }
+
+    func push(_ kind: PushKind, on socket: BenchSocket, fields: FrameFields, now: UInt64) {
+        let group = socket.index / groupSize
+        guard group < groups.count, groups[group].stage != .idle, groups[group].owns(fields) else { return }
+        switch (kind, groups[group].stage) {
+        case (.incomingCallReceived, .ringing):
+            engine.metrics.record(.delivery, from: groups[group].initiateSentAt, to: now)
+            engine.metrics.counts.deliveries += 1
+            groups[group].delivered += 1
+            if groups[group].delivered == groupSize - 1 {
+                engine.metrics.record(.fanout, from: groups[group].initiateSentAt, to: now)
+                engine.metrics.counts.fanouts += 1
+                groups[group].stage = .cancelling
+                engine.send(RequestFrames.cancel(sessionId: groups[group].sessionId), on: callerSocket(group))
+            }
+        case (.incomingCallCanceled, .cancelling):
+            engine.metrics.counts.cancelled += 1
+            groups[group].cancelled += 1
+            completeIfDone(group)
+        default:
+            engine.metrics.error("UNEXPECTED_PUSH")
+        }
+    }
+
+    func closed(_ socket: BenchSocket, now: UInt64) -> Bool {
+        let group = socket.index / groupSize
+        if group < groups.count, groups[group].stage != .idle { finishRing(group) }
+        return false
+    }
+
+    func abandonStalled(now: UInt64, limit: UInt64) {
+        for group in groups.indices where groups[group].stage != .idle && now - groups[group].initiateSentAt > limit {
+            engine.metrics.error("STALLED")
+            if groups[group].stage == .ringing, !groups[group].sessionId.isEmpty {
+                engine.send(RequestFrames.cancel(sessionId: groups[group].sessionId), on: callerSocket(group))
+            }
+            finishRing(group)
+        }
+    }
+
+    func progressText(elapsedSeconds: Double) -> String {
+        let counts = engine.metrics.counts
+        let p99 = engine.metrics.histogram(.fanout).milliseconds(atPercentile: 99)
+        return "rings \(counts.fanouts) deliveries \(counts.deliveries) (\(Int(Double(counts.deliveries) / elapsedSeconds))/s) fan-out p99 \(String(format: "%.2f", p99)) ms"
+    }
+
+    private func callerSocket(_ group: Int) -> BenchSocket { engine.sockets[group * groupSize] }
+
+    private func nextIdleGroup() -> Int? {
+        let waiting = idle.count - idleHead
+        for _ in 0..<waiting {
+            let group = idle[idleHead]
+            idleHead += 1
+            if idleHead > 4_096 && idleHead * 2 > idle.count {
+                idle.removeFirst(idleHead)
+                idleHead = 0
+            }
+            if callerSocket(group).state == .ready { return group }
+            idle.append(group)
+        }
+        return nil
+    }
+
+    private func ring(_ group: Int, now: UInt64) {
+        if groups[group].initiateFrame.isEmpty {
+            groups[group].initiateFrame = RequestFrames.initiate(receiverId: BenchConfiguration.groupID(group), receiverType: .group)
+        }
+        groups[group].stage = .ringing
+        groups[group].sessionId = []
+        groups[group].delivered = 0
+        groups[group].cancelled = 0
+        groups[group].gotCancelReply = false
+        groups[group].initiateSentAt = now
+        active += 1
+        engine.metrics.counts.initiated += 1
+        engine.send(groups[group].initiateFrame, on: callerSocket(group))
+    }
+
+    private func completeIfDone(_ group: Int) {
+        guard groups[group].gotCancelReply, groups[group].cancelled >= groupSize - 1 else { return }
+        engine.metrics.counts.completed += 1
+        finishRing(group)
+    }
+
+    private func finishRing(_ group: Int) {
+        guard groups[group].stage != .idle else { return }
+        groups[group].retiredSessionId = groups[group].sessionId
+        groups[group].stage = .idle
+        active -= 1
+        idle.append(group)
+    }
+}

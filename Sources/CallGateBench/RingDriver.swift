@@ -1,0 +1,199 @@
+import CallGateProtocol
+import Foundation
+
+/// `ring`: pairs of users (u0 calls u1, u2 calls u3, ...) at a fixed rate of calls per second.
+/// Each call is initiate, incoming, accept, end; a pair rings again only once both sides saw
+/// the end. Measures `ring`, `accept` and `end`. Service thread of the bench loop.
+final class RingDriver: ScenarioDriver {
+    private unowned let engine: BenchEngine
+    private let firstSocket: Int
+    private var pairs: [RingPair]
+    /// Pairs that may ring, used as a FIFO so every pair gets its turn.
+    private var idle: [Int]
+    private var idleHead = 0
+    private var active = 0
+    private var pacer: RatePacer?
+    private var stopped = false
+    private let rate: Double
+
+    /// Pairs over sockets `firstSocket ..< firstSocket + 2 * pairCount`, ringing at `rate` per second.
+    init(engine: BenchEngine, firstSocket: Int, pairCount: Int, rate: Double) {
+        self.engine = engine
+        self.firstSocket = firstSocket
+        self.rate = rate
+        pairs = Array(repeating: RingPair(), count: pairCount)
+        idle = Array(0..<pairCount)
+    }
+
+    /// Whether socket `index` belongs to one of these pairs.
+    func covers(_ index: Int) -> Bool {
+        index >= firstSocket && index < firstSocket + 2 * pairs.count
+    }
+
+    var tickMicroseconds: Int64 { 1_000 }
+
+    var isDrained: Bool { active == 0 }
+
+    func start(now: UInt64) {
+        pacer = RatePacer(rate: rate, start: now)
+    }
+
+    func tick(now: UInt64) {
+        guard !stopped, pacer != nil else { return }
+        let droppedBefore = pacer!.dropped
+        let due = pacer!.due(now: now)
+        engine.metrics.counts.skipped += Int(pacer!.dropped - droppedBefore)
+        for _ in 0..<due {
+            guard let pair = nextIdlePair() else {
+                engine.metrics.counts.skipped += 1
+                continue
+            }
+            ring(pair, now: now)
+        }
+    }
+
+    func stopStarting() {
+        stopped = true
+    }
+
+    func ready(_ socket: BenchSocket, now: UInt64) {}
+
+    func reply(_ kind: RequestKind, on socket: BenchSocket, fields: FrameFields, now: UInt64) {
+        guard covers(socket.index) else { return }
+        let pair = (socket.index - firstSocket) / 2
+        switch (kind, pairs[pair].stage) {
+        case (.initiate, .ringing), (.initiate, .accepting), (.initiate, .ending):
+            guard fields.hasResult else {
+                finishCall(pair)
+                return
+            }
+            engine.metrics.counts.initiateAccepted += 1
+            _ = pairs[pair].owns(fields)
+        case (.accept, .accepting), (.accept, .ending):
+            if !fields.hasResult { abort(pair) }
+        case (.end, .ending):
+            pairs[pair].gotEndReply = true
+            if !fields.hasResult { pairs[pair].gotEndedPush = true }
+            completeIfDone(pair)
+        case (.end, .aborting):
+            finishCall(pair)
+        default:
+            break
+        }
+    }
+
+    func push(_ kind: PushKind, on socket: BenchSocket, fields: FrameFields, now: UInt64) {
+        guard covers(socket.index) else { return }
+        let pair = (socket.index - firstSocket) / 2
+        let isCallee = (socket.index - firstSocket) % 2 == 1
+        guard pairs[pair].stage != .idle, pairs[pair].owns(fields) else { return }
+        switch (kind, isCallee, pairs[pair].stage) {
+        case (.incomingCallReceived, true, .ringing):
+            engine.metrics.record(.ring, from: pairs[pair].initiateSentAt, to: now)
+            engine.metrics.counts.incoming += 1
+            pairs[pair].stage = .accepting
+            pairs[pair].acceptSentAt = now
+            engine.send(RequestFrames.accept(sessionId: pairs[pair].sessionId), on: socket)
+        case (.outgoingCallAccepted, false, .accepting):
+            engine.metrics.record(.accept, from: pairs[pair].acceptSentAt, to: now)
+            engine.metrics.counts.accepted += 1
+            pairs[pair].stage = .ending
+            pairs[pair].endSentAt = now
+            engine.send(RequestFrames.end(sessionId: pairs[pair].sessionId), on: callerSocket(pair))
+        case (.callEndedMessageReceived, true, .ending):
+            engine.metrics.record(.end, from: pairs[pair].endSentAt, to: now)
+            engine.metrics.counts.ended += 1
+            pairs[pair].gotEndedPush = true
+            completeIfDone(pair)
+        case (.callEndedMessageReceived, true, .aborting):
+            break
+        default:
+            engine.metrics.error("UNEXPECTED_PUSH")
+            abort(pair)
+        }
+    }
+
+    func closed(_ socket: BenchSocket, now: UInt64) -> Bool {
+        guard covers(socket.index) else { return false }
+        let pair = (socket.index - firstSocket) / 2
+        if pairs[pair].stage != .idle { finishCall(pair) }
+        return false
+    }
+
+    func abandonStalled(now: UInt64, limit: UInt64) {
+        for pair in pairs.indices where pairs[pair].stage != .idle && now - pairs[pair].initiateSentAt > limit {
+            engine.metrics.error("STALLED")
+            if pairs[pair].stage != .aborting && !pairs[pair].sessionId.isEmpty {
+                engine.send(RequestFrames.end(sessionId: pairs[pair].sessionId), on: callerSocket(pair))
+            }
+            finishCall(pair)
+        }
+    }
+
+    func progressText(elapsedSeconds: Double) -> String {
+        let counts = engine.metrics.counts
+        let p99 = engine.metrics.histogram(.ring).milliseconds(atPercentile: 99)
+        return "calls \(counts.completed) (\(Int(Double(counts.completed) / elapsedSeconds))/s) in flight \(active) ring p99 \(String(format: "%.2f", p99)) ms"
+    }
+
+    // MARK: one call
+
+    private func callerSocket(_ pair: Int) -> BenchSocket { engine.sockets[firstSocket + 2 * pair] }
+    private func calleeSocket(_ pair: Int) -> BenchSocket { engine.sockets[firstSocket + 2 * pair + 1] }
+
+    private func nextIdlePair() -> Int? {
+        let waiting = idle.count - idleHead
+        for _ in 0..<waiting {
+            let pair = idle[idleHead]
+            idleHead += 1
+            if idleHead > 4_096 && idleHead * 2 > idle.count {
+                idle.removeFirst(idleHead)
+                idleHead = 0
+            }
+            if callerSocket(pair).state == .ready && calleeSocket(pair).state == .ready { return pair }
+            idle.append(pair)
+        }
+        return nil
+    }
+
+    private func ring(_ pair: Int, now: UInt64) {
+        if pairs[pair].initiateFrame.isEmpty {
+            let callee = BenchConfiguration.uid(firstSocket + 2 * pair + 1)
+            pairs[pair].initiateFrame = RequestFrames.initiate(receiverId: callee, receiverType: .user)
+        }
+        pairs[pair].stage = .ringing
+        pairs[pair].sessionId = []
+        pairs[pair].gotEndReply = false
+        pairs[pair].gotEndedPush = false
+        pairs[pair].initiateSentAt = now
+        active += 1
+        engine.metrics.counts.initiated += 1
+        engine.send(pairs[pair].initiateFrame, on: callerSocket(pair))
+    }
+
+    private func completeIfDone(_ pair: Int) {
+        guard pairs[pair].gotEndReply && pairs[pair].gotEndedPush else { return }
+        engine.metrics.counts.completed += 1
+        finishCall(pair)
+    }
+
+    /// Clears a call that went wrong: the caller ends it, and the pair waits for that reply.
+    private func abort(_ pair: Int) {
+        guard pairs[pair].stage != .aborting else { return }
+        guard !pairs[pair].sessionId.isEmpty, callerSocket(pair).state == .ready else {
+            finishCall(pair)
+            return
+        }
+        pairs[pair].stage = .aborting
+        engine.send(RequestFrames.end(sessionId: pairs[pair].sessionId), on: callerSocket(pair))
+    }
+
+    /// The pair is free again; pushes still on their way for this call are ignored.
+    private func finishCall(_ pair: Int) {
+        guard pairs[pair].stage != .idle else { return }
+        pairs[pair].retiredSessionId = pairs[pair].sessionId
+        pairs[pair].stage = .idle
+        active -= 1
+        idle.append(pair)
+    }
+}

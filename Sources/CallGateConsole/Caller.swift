@@ -1,0 +1,85 @@
+import CallGateClient
+import CallGateProtocol
+
+/// The logic of `callgate call`: rings a user or a group on one connected socket, prints what
+/// happens, and hangs up on request. An actor: pushes and the Ctrl-C handler arrive from
+/// different tasks.
+public actor Caller {
+    private let client: CallGateClient
+    private let output: ConsoleOutput
+    private let endpoint: String
+    private var call: Call?
+    private var answered = false
+    private var hangingUp = false
+
+    /// Calls from `client`, which must already be connected.
+    public init(client: CallGateClient, endpoint: String, output: @escaping ConsoleOutput) {
+        self.client = client
+        self.endpoint = endpoint
+        self.output = output
+    }
+
+    /// Starts ringing; throws the gateway's refusal (unknown group, already in a call, ...).
+    public func ring(_ receiverId: String, receiverType: ReceiverType, callType: CallType) async throws -> Call {
+        let call = try await client.initiateCall(to: receiverId, receiverType: receiverType, callType: callType)
+        self.call = call
+        if call.callStatus == .initiated {
+            output("ringing \(PushFormatter.receiver(call)) (\(call.callType.rawValue) call, session \(call.sessionId)); Ctrl-C hangs up")
+        }
+        return call
+    }
+
+    /// Prints what happens to the call until it is over, and says how it ended.
+    public func follow() async -> CallOutcome {
+        while let event = await client.nextEvent() {
+            switch event {
+            case .push(let push):
+                output(PushFormatter.describe(push))
+                guard push.sessionId == call?.sessionId else { continue }
+                switch push {
+                case .outgoingCallAccepted:
+                    if !answered { output("in the call; Ctrl-C hangs up") }
+                    answered = true
+                case .outgoingCallRejected:
+                    return await finished(.endedByPeer)
+                case .callEndedMessageReceived(let ended, _, _) where ended.callStatus.isTerminal:
+                    return await finished(.endedByPeer)
+                default:
+                    break
+                }
+            case .closed:
+                return hangingUp ? .hungUp : .connectionLost
+            case .unmatchedReply, .unreadableFrame:
+                continue
+            }
+        }
+        return hangingUp ? .hungUp : .connectionLost
+    }
+
+    /// Ends the call (or cancels it while it rings), then starts closing the socket: `follow`
+    /// sees the close and returns.
+    public func hangUp() async {
+        guard !hangingUp else { return }
+        hangingUp = true
+        if let call {
+            do {
+                if answered {
+                    _ = try await client.endCall(call.sessionId)
+                    output("you hung up")
+                } else {
+                    _ = try await client.rejectCall(call.sessionId, status: .cancelled)
+                    output("you cancelled the call")
+                }
+            } catch {
+                output("the call was already over: \(GatewayProblem.explain(error, endpoint: endpoint))")
+            }
+        }
+        client.startClosing()
+    }
+
+    private func finished(_ outcome: CallOutcome) async -> CallOutcome {
+        hangingUp = true
+        await client.close()
+        return outcome
+    }
+}

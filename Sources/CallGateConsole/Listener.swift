@@ -1,0 +1,118 @@
+import CallGateClient
+import CallGateProtocol
+
+/// The logic of `callgate listen`: prints every push of one connected socket, and answers
+/// incoming calls by policy (`--auto`) or by key. An actor: pushes and key presses arrive from
+/// different tasks.
+public actor Listener {
+    private let client: CallGateClient
+    private let output: ConsoleOutput
+    private let policy: AnswerPolicy?
+    private let endpoint: String
+    /// Calls ringing this device, oldest first.
+    private var ringing: [Call] = []
+    /// The call this device accepted and that is still going.
+    private var current: Call?
+    private var stopping = false
+
+    /// Listens on `client`, which must already be connected.
+    public init(client: CallGateClient, endpoint: String, policy: AnswerPolicy?, output: @escaping ConsoleOutput) {
+        self.client = client
+        self.endpoint = endpoint
+        self.policy = policy
+        self.output = output
+    }
+
+    /// Prints and reacts to events until the socket closes (`stop`, `q`, or the gateway).
+    public func run() async {
+        while let event = await client.nextEvent() {
+            switch event {
+            case .push(let push):
+                output(PushFormatter.describe(push))
+                await react(to: push)
+            case .closed(let code):
+                if !stopping {
+                    output("the gateway closed the connection" + (code.map { " (code \($0))" } ?? ""))
+                }
+                return
+            case .unmatchedReply(_, let outcome):
+                if case .failure(let body) = outcome { output("the gateway answered \(body.code.rawValue): \(body.message)") }
+            case .unreadableFrame(let data):
+                output("unreadable frame: \(String(decoding: data.prefix(200), as: UTF8.self))")
+            }
+        }
+    }
+
+    /// Acts on a key press.
+    public func press(_ key: ListenKey) async {
+        switch key {
+        case .answer(let answer):
+            guard let call = ringing.last else {
+                output("nothing is ringing")
+                return
+            }
+            await self.answer(call, with: answer)
+        case .hangUp:
+            guard let call = current else {
+                output("no call to hang up")
+                return
+            }
+            current = nil
+            do {
+                _ = try await client.endCall(call.sessionId)
+                output("you hung up")
+            } catch {
+                output("could not hang up: \(GatewayProblem.explain(error, endpoint: endpoint))")
+            }
+        case .quit:
+            await stop()
+        }
+    }
+
+    /// Hangs up a call in progress, then starts closing the socket: `run` sees the close and returns.
+    public func stop() async {
+        guard !stopping else { return }
+        stopping = true
+        if let call = current {
+            current = nil
+            _ = try? await client.endCall(call.sessionId)
+            output("you hung up")
+        }
+        client.startClosing()
+    }
+
+    private func react(to push: Push) async {
+        switch push {
+        case .incomingCallReceived(let call):
+            ringing.append(call)
+            if let policy {
+                await answer(call, with: policy)
+            } else {
+                output("  " + ListenKey.help)
+            }
+        case .incomingCallCanceled(let call, _):
+            ringing.removeAll { $0.sessionId == call.sessionId }
+        case .callEndedMessageReceived(let call, _, _):
+            if current?.sessionId == call.sessionId, call.callStatus == .ended || call.receiverType == .user {
+                current = nil
+            }
+        default:
+            break
+        }
+    }
+
+    private func answer(_ call: Call, with answer: AnswerPolicy) async {
+        ringing.removeAll { $0.sessionId == call.sessionId }
+        do {
+            if let status = answer.rejectStatus {
+                _ = try await client.rejectCall(call.sessionId, status: status)
+                output("you declined the call from \(PushFormatter.name(call.initiator)) (\(status.rawValue))")
+            } else {
+                current = try await client.acceptCall(call.sessionId)
+                output("you accepted the call from \(PushFormatter.name(call.initiator))" + (policy == nil ? "; press h to hang up" : ""))
+            }
+        } catch {
+            output("could not answer: \(GatewayProblem.explain(error, endpoint: endpoint))")
+        }
+    }
+}

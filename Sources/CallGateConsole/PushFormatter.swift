@@ -1,0 +1,73 @@
+import CallGateProtocol
+
+/// Turns pushes into one readable line each, for `callgate listen` and `callgate call`.
+public enum PushFormatter {
+    /// "Alice (alice)": a user as people and scripts both recognise them.
+    public static func name(_ user: User) -> String {
+        user.name == user.uid ? user.uid : "\(user.name) (\(user.uid))"
+    }
+
+    /// Who a call goes to: a user, or "group iOS Team (team-ios)".
+    public static func receiver(_ call: Call) -> String {
+        switch call.receiver {
+        case .user(let user): name(user)
+        case .group(let group): "group " + (group.name == group.guid ? group.guid : "\(group.name) (\(group.guid))")
+        }
+    }
+
+    /// The line for `push`.
+    public static func describe(_ push: Push) -> String {
+        switch push {
+        case .incomingCallReceived(let call):
+            let group = call.receiverType == .group ? " to \(receiver(call))" : ""
+            return "incoming \(call.callType.rawValue) call from \(name(call.initiator))\(group) [session \(call.sessionId)]"
+        case .outgoingCallAccepted(let call, let by):
+            return "\(name(by)) answered the call to \(receiver(call))"
+        case .outgoingCallRejected(let call, let by):
+            return rejection(call, by: by)
+        case .incomingCallCanceled(let call, let reason):
+            return "the call from \(name(call.initiator)) stopped ringing: \(describe(reason))"
+        case .callEndedMessageReceived(let call, let by, let reason):
+            let how = reason == .hungUp ? "hung up" : "was disconnected"
+            let ended = call.callStatus == .ended ? "; the call is over" : ""
+            return "\(name(by)) \(how)\(ended)"
+        case .userJoined(let sessionId, let user):
+            return "\(name(user)) joined session \(sessionId)"
+        case .userLeft(let sessionId, let user):
+            return "\(name(user)) left session \(sessionId)"
+        case .userListChanged(let sessionId, let participants):
+            let names = participants.map { $0.name == $0.uid ? $0.uid : "\($0.name) (\($0.uid))" }
+            return "session \(sessionId) participants: " + (names.isEmpty ? "none" : names.joined(separator: ", "))
+        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted):
+            return "\(name(user)) in session \(sessionId): audio \(audioMuted ? "muted" : "on"), video \(videoMuted ? "muted" : "on")"
+        case .recordingToggled(let sessionId, let started, let user):
+            return "\(name(user)) \(started ? "started" : "stopped") recording session \(sessionId)"
+        case .callSwitchedToVideo(let sessionId, let requestedBy):
+            return "\(name(requestedBy)) switched session \(sessionId) to video"
+        case .sessionTimeout(let sessionId):
+            return "session \(sessionId) timed out (alone too long)"
+        case .callEnded(let sessionId):
+            return "session \(sessionId) ended"
+        }
+    }
+
+    static func rejection(_ call: Call, by: User?) -> String {
+        switch (call.callStatus, by) {
+        case (.busy, let by?): "\(name(by)) is busy"
+        case (.rejected, let by?): "\(name(by)) declined"
+        case (.unanswered, _): "nobody answered"
+        case (let status, let by?): "\(name(by)) ended the call (\(status.rawValue))"
+        case (let status, nil): "the call ended (\(status.rawValue))"
+        }
+    }
+
+    static func describe(_ reason: CancelReason) -> String {
+        switch reason {
+        case .answeredElsewhere: "answered on another device"
+        case .rejectedElsewhere: "declined on another device"
+        case .cancelled: "the caller hung up"
+        case .unanswered: "nobody answered in time"
+        case .ended: "the group call ended"
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Testing
+
+@testable import CallGateBench
+
+@Suite struct BenchConfigurationTests {
+    @Test func defaultsFollowTheScenario() {
+        #expect(BenchConfiguration(scenario: .ring, jwtSecret: "s").rate == 100)
+        #expect(BenchConfiguration(scenario: .group, jwtSecret: "s").rate == 10)
+        #expect(BenchConfiguration(scenario: .idle, jwtSecret: "s").sockets == 1_000)
+    }
+
+    @Test func usedSocketsArePairsOrWholeGroups() {
+        #expect(BenchConfiguration(scenario: .ring, jwtSecret: "s", sockets: 101).usedSockets == 100)
+        #expect(BenchConfiguration(scenario: .group, jwtSecret: "s", sockets: 107, groupSize: 10).usedSockets == 100)
+        #expect(BenchConfiguration(scenario: .idle, jwtSecret: "s", sockets: 7).usedSockets == 7)
+        #expect(ChurnDriver.stableSockets(of: 10) == 4)
+    }
+
+    @Test func groupNeedsAnAdminKeyAndAGroupOfTwo() throws {
+        #expect(throws: BenchError.self) { try BenchConfiguration(scenario: .group, jwtSecret: "s").validate() }
+        #expect(throws: BenchError.self) {
+            try BenchConfiguration(scenario: .group, jwtSecret: "s", adminKey: "k", groupSize: 1).validate()
+        }
+        try BenchConfiguration(scenario: .group, jwtSecret: "s", adminKey: "k", sockets: 20, groupSize: 5).validate()
+    }
+
+    @Test(arguments: [
+        BenchConfiguration(scenario: .ring, jwtSecret: "s", sockets: 1),
+        BenchConfiguration(scenario: .ring, port: 0, jwtSecret: "s"),
+        BenchConfiguration(scenario: .ring, jwtSecret: ""),
+        BenchConfiguration(scenario: .ring, jwtSecret: "s", rate: 0),
+        BenchConfiguration(scenario: .idle, jwtSecret: "s", duration: 0),
+        BenchConfiguration(scenario: .churn, jwtSecret: "s", sockets: 3),
+    ])
+    func badValuesAreRefused(_ configuration: BenchConfiguration) {
+        #expect(throws: BenchError.self) { try configuration.validate() }
+    }
+
+    @Test func usersAndGroupsAreNamedByIndex() {
+        #expect(BenchConfiguration.uid(7) == "u7")
+        #expect(BenchConfiguration.groupID(3) == "bench-g3")
+    }
+}

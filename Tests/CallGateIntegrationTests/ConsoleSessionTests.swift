@@ -1,0 +1,60 @@
+import CallGateClient
+import CallGateConsole
+import CallGateProtocol
+import Testing
+
+/// The logic of `callgate listen` and `callgate call` in-process, over a real gateway.
+@Suite("listen and call against a real gateway")
+struct ConsoleSessionTests {
+    private let endpoint = "ws://127.0.0.1/ws"
+
+    @Test func autoRejectDeclinesAndTheCallerHearsIt() async throws {
+        let gateway = try await TestGateway()
+        defer { gateway.shutdown() }
+        let bobLines = PrintedLines()
+        let listener = Listener(client: try await gateway.device("bob"), endpoint: endpoint, policy: .reject, output: bobLines.output)
+        let listening = Task { await listener.run() }
+        let aliceLines = PrintedLines()
+        let caller = Caller(client: try await gateway.device("alice"), endpoint: endpoint, output: aliceLines.output)
+        _ = try await caller.ring("bob", receiverType: .user, callType: .audio)
+        #expect(await caller.follow() == .endedByPeer)
+        #expect(aliceLines.all.contains("Bob (bob) declined"))
+        #expect(await bobLines.waitFor("you declined the call from Alice (alice) (rejected)"))
+        await listener.stop()
+        await listening.value
+    }
+
+    @Test func aKeyAcceptsAndTheCallerHangsUp() async throws {
+        let gateway = try await TestGateway()
+        defer { gateway.shutdown() }
+        let bobLines = PrintedLines()
+        let listener = Listener(client: try await gateway.device("bob"), endpoint: endpoint, policy: nil, output: bobLines.output)
+        let listening = Task { await listener.run() }
+        let aliceLines = PrintedLines()
+        let caller = Caller(client: try await gateway.device("alice"), endpoint: endpoint, output: aliceLines.output)
+        _ = try await caller.ring("bob", receiverType: .user, callType: .video)
+        let following = Task { await caller.follow() }
+        #expect(await bobLines.waitFor(ListenKey.help))
+        await listener.press(.answer(.accept))
+        #expect(await aliceLines.waitFor("in the call"))
+        await caller.hangUp()
+        #expect(await following.value == .hungUp)
+        #expect(await bobLines.waitFor("Alice (alice) hung up; the call is over"))
+        await listener.press(.hangUp)
+        #expect(bobLines.all.last == "no call to hang up")
+        await listener.press(.quit)
+        await listening.value
+    }
+
+    @Test func callingAnUnknownGroupIsExplained() async throws {
+        let gateway = try await TestGateway()
+        defer { gateway.shutdown() }
+        let caller = Caller(client: try await gateway.device("alice"), endpoint: endpoint, output: { _ in })
+        do {
+            _ = try await caller.ring("nope", receiverType: .group, callType: .audio)
+            Issue.record("the call should have been refused")
+        } catch {
+            #expect(GatewayProblem.explain(error, endpoint: endpoint, receiver: "nope").contains("no group 'nope'"))
+        }
+    }
+}
