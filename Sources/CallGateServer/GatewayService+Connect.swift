@@ -19,6 +19,7 @@ extension GatewayService {
     /// Service thread: registers the user with the Core and replies, or rejects with AUTH_ERR and 4001.
     private func finishConnect(_ result: Result<User, TokenError>, requestID: String, for id: ConnectionID) {
         guard let connection = sockets[id], let session = connection.attachment as? ClientSession else { return }
+        beginOutput()
         switch result {
         case .failure(let error):
             logger.info("connect refused", metadata: ["connection": "\(id)", "reason": "\(error.message)"])

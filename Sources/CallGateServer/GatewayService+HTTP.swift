@@ -8,6 +8,7 @@ import LWS
 /// they start, which come back through the mailbox.
 extension GatewayService: HTTPHandler {
     func handle(_ exchange: HTTPExchange) {
+        beginOutput()
         if exchange.bodyTooLarge {
             write(.error(413, .payloadTooLarge, "request body is larger than \(AdminRouter.maxBodySize) bytes"), to: exchange)
             return
@@ -57,6 +58,7 @@ extension GatewayService: HTTPHandler {
     /// Any thread: sends `response` back to the service thread for `exchange`.
     func answer(_ exchange: ServiceThreadBox<HTTPExchange>, with response: HTTPResponse) {
         context.post { [self] in
+            beginOutput()
             emit(.http(exchange, response))
         }
     }

@@ -1,21 +1,39 @@
 import CallGateCore
+import CallGateProtocol
 import LWS
 
 /// The bridge to the store: what the Core and the group table changed goes to the writer, and
-/// output produced after it waits until it is durable. Service thread only.
+/// output that reveals a terminal call status or a group change waits until it is durable.
+/// Service thread only.
 extension GatewayService {
-    /// Hands the Core's call log changes and the group changes to the writer; output produced
-    /// from now on waits for them.
+    /// Starts the output of a new event (a request, a timer, a close, an answer from another
+    /// thread): it waits for nothing yet, or, for a request about `sessionId`, for that call's
+    /// terminal status write if it is not durable yet (so not even an error reply tells of the
+    /// status before the log has it).
+    func beginOutput(concerning sessionId: String? = nil) {
+        barrier = sessionId.flatMap { pendingTerminal[$0] } ?? 0
+    }
+
+    /// Hands the Core's call log changes and the group changes to the writer. If they hold a
+    /// terminal call status or a group change, the output produced from now on waits for them.
     func persistChanges() {
         let changes = core.takeCallLogChanges()
         let groupWrites = groups.takeWrites()
         guard !changes.isEmpty || !groupWrites.isEmpty else { return }
-        gate.submitted(writer.submit(groupWrites + changes.map(StoreWrite.call)))
+        let sequence = writer.submit(groupWrites + changes.map(StoreWrite.call))
+        let terminal = changes.filter { $0.callStatus.isTerminal }
+        for record in terminal {
+            pendingTerminal[record.sessionId] = sequence
+        }
+        if !terminal.isEmpty || !groupWrites.isEmpty {
+            barrier = sequence
+        }
     }
 
-    /// Performs `output` now, or once the writes before it are durable.
+    /// Performs `output` now, or once the write it waits for is durable and the earlier output
+    /// to its socket went.
     func emit(_ output: HeldOutput) {
-        if let output = gate.pass(output) {
+        if let output = gate.pass(output, to: output.connection, after: barrier) {
             perform(output)
         }
     }
@@ -24,6 +42,9 @@ extension GatewayService {
     func release(upTo sequence: UInt64) {
         for output in gate.committed(upTo: sequence) {
             perform(output)
+        }
+        if !pendingTerminal.isEmpty {
+            pendingTerminal = pendingTerminal.filter { $0.value > sequence }
         }
     }
 

@@ -5,6 +5,7 @@ import LWS
 /// One request frame from a socket, by op and by where the socket is in the handshake.
 extension GatewayService {
     func handle(_ frame: RequestFrame, from connection: WebSocketConnection, session: ClientSession) {
+        beginOutput(concerning: frame.request.sessionId)
         switch (frame.request, session.phase) {
         case (.connect(let params), .awaitingConnect):
             session.phase = .verifying

@@ -29,6 +29,7 @@ extension GatewayService {
                 reply = ReplyFrame.failure(id: requestID, code: .badRequest, message: "the gateway could not sign a call token")
             }
             context.post { [self] in
+                beginOutput(concerning: params.sessionId)
                 emit(.frame(id, OutboundFrame(reply)))
             }
         }
@@ -50,6 +51,7 @@ extension GatewayService {
     /// Service thread: the token's user must be this socket's user.
     private func finishJoin(_ grant: Result<CallGrant, TokenError>, params: JoinSessionParams, requestID: String, for id: ConnectionID) {
         guard let connection = sockets[id], let user = (connection.attachment as? ClientSession)?.user else { return }
+        beginOutput(concerning: try? grant.get().sessionId)
         switch grant {
         case .failure(let error):
             fail(connection, requestID: requestID, code: .authError, message: error.message)

@@ -17,6 +17,7 @@ extension GatewayService: WebSocketDelegate {
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: [UInt8], binary: Bool) {
         guard let session = connection.attachment as? ClientSession else { return }
+        beginOutput()
         if binary {
             fail(connection, requestID: nil, code: .badRequest, message: "binary frames are not supported: send JSON text")
             return
@@ -37,6 +38,7 @@ extension GatewayService: WebSocketDelegate {
         sockets[session.connectionID] = nil
         if let user = session.user {
             logger.debug("disconnected", metadata: ["uid": "\(user.uid)", "connection": "\(session.connectionID)"])
+            beginOutput()
             deliver(core.disconnect(session.connectionID))
         }
     }

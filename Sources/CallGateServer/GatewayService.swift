@@ -30,6 +30,10 @@ final class GatewayService: @unchecked Sendable {
     var authQueue = AuthDeadlineQueue()
     /// Output waiting for store writes to commit.
     var gate = OutputGate<HeldOutput>()
+    /// The write the output being produced now must wait for (0: none); see `beginOutput`.
+    var barrier: UInt64 = 0
+    /// Session id -> the sequence number of its terminal status write, until it is durable.
+    var pendingTerminal: [String: UInt64] = [:]
     /// Fires when the Core's earliest timer is due.
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.
@@ -112,6 +116,7 @@ final class GatewayService: @unchecked Sendable {
     }
 
     private func fireCoreTimers() {
+        beginOutput()
         deliver(core.fireDueTimers())
     }
 }

@@ -9,4 +9,12 @@ enum HeldOutput {
     case close(ConnectionID, code: UInt16, reason: String)
     /// An HTTP response.
     case http(ServiceThreadBox<HTTPExchange>, HTTPResponse)
+
+    /// The socket it goes to; nil for an HTTP response.
+    var connection: ConnectionID? {
+        switch self {
+        case .frame(let id, _), .close(let id, _, _): id
+        case .http: nil
+        }
+    }
 }

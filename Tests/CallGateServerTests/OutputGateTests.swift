@@ -1,47 +1,44 @@
+import CallGateCore
 @testable import CallGateServer
 import Testing
 
-/// Output waits for the writes submitted before it and leaves in production order.
+/// Output that reveals durable state waits for its write; nothing overtakes earlier output to
+/// the same socket; everything else goes at once.
 @Suite struct OutputGateTests {
-    @Test func outputPassesWhileNothingIsPending() {
-        var gate = OutputGate<Int>()
-        #expect(gate.pass(1) == 1)
-        gate.submitted(1)
-        _ = gate.committed(upTo: 1)
-        #expect(gate.pass(2) == 2)
-    }
+    let alice = ConnectionID(1)
+    let bob = ConnectionID(2)
 
-    @Test func outputAfterASubmissionWaitsForItsCommit() {
+    @Test func outputThatNeedsNoWriteGoesAtOnce() {
         var gate = OutputGate<String>()
-        gate.submitted(1)
-        #expect(gate.pass("reply") == nil)
-        #expect(gate.pass("push") == nil)
-        #expect(gate.heldCount == 2)
-        #expect(gate.committed(upTo: 1) == ["reply", "push"])
-        #expect(gate.isOpen)
+        #expect(gate.pass("ring", to: alice, after: 0) == "ring")
+        #expect(gate.pass("answer", to: nil, after: 0) == "answer")
     }
 
-    @Test func laterOutputNeverOvertakesEarlierOutput() {
+    @Test func outputWaitsForItsWrite() {
         var gate = OutputGate<String>()
-        gate.submitted(1)
-        #expect(gate.pass("a") == nil)
-        gate.submitted(2)
-        #expect(gate.pass("b") == nil)
-        #expect(gate.committed(upTo: 1) == ["a"])
-        // Nothing new is pending for "c", but "b" still waits: "c" waits behind it.
-        #expect(gate.pass("c") == nil)
-        #expect(gate.committed(upTo: 2) == ["b", "c"])
-        #expect(gate.pass("d") == "d")
+        #expect(gate.pass("ended", to: alice, after: 1) == nil)
+        #expect(gate.heldCount == 1)
+        #expect(gate.committed(upTo: 1) == ["ended"])
+        #expect(gate.pass("later", to: alice, after: 1) == "later")
     }
 
-    @Test func aCommitCoveringSeveralBatchesReleasesAllOfThem() {
-        var gate = OutputGate<Int>()
-        for sequence in 1...3 {
-            gate.submitted(UInt64(sequence))
-            #expect(gate.pass(sequence) == nil)
-        }
-        #expect(gate.committed(upTo: 3) == [1, 2, 3])
-        #expect(gate.committed(upTo: 2) == [])
-        #expect(gate.isOpen)
+    @Test func laterOutputToTheSameSocketNeverOvertakes() {
+        var gate = OutputGate<String>()
+        #expect(gate.pass("ended", to: alice, after: 1) == nil)
+        #expect(gate.pass("ring", to: alice, after: 0) == nil)
+        #expect(gate.pass("ring", to: bob, after: 0) == "ring")
+        #expect(gate.committed(upTo: 1) == ["ended", "ring"])
+        #expect(gate.pass("next", to: alice, after: 0) == "next")
+    }
+
+    @Test func outputsLeaveInProductionOrderAsWritesCommit() {
+        var gate = OutputGate<String>()
+        #expect(gate.pass("a1", to: alice, after: 1) == nil)
+        #expect(gate.pass("b2", to: bob, after: 2) == nil)
+        #expect(gate.pass("a0", to: alice, after: 0) == nil)
+        #expect(gate.committed(upTo: 1) == ["a1"])
+        #expect(gate.committed(upTo: 2) == ["b2", "a0"])
+        #expect(gate.heldCount == 0)
+        #expect(gate.committed(upTo: 1) == [])
     }
 }

@@ -1,0 +1,19 @@
+import CallGateProtocol
+
+extension ClientRequest {
+    /// The call or session the request is about, if it names one.
+    var sessionId: String? {
+        switch self {
+        case .acceptCall(let params): params.sessionId
+        case .rejectCall(let params): params.sessionId
+        case .endCall(let params): params.sessionId
+        case .generateToken(let params): params.sessionId
+        case .leaveSession(let params): params.sessionId
+        case .setMuted(let params): params.sessionId
+        case .startRecording(let params): params.sessionId
+        case .stopRecording(let params): params.sessionId
+        case .switchToVideo(let params): params.sessionId
+        case .connect, .ping, .initiateCall, .joinSession: nil
+        }
+    }
+}
