@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -33,6 +35,8 @@ let package = Package(
                 "LWS", "CallGateCore", "CallGateProtocol",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .target(
@@ -62,11 +66,15 @@ let package = Package(
             dependencies: [
                 "CallGateServer", "CallGateCore", "CallGateProtocol",
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(
             name: "CallGateIntegrationTests",
-            dependencies: ["CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite"]
+            dependencies: [
+                "CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

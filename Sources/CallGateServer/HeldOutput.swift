@@ -9,4 +9,7 @@ enum HeldOutput {
     case close(ConnectionID, code: UInt16, reason: String)
     /// An HTTP response.
     case http(ServiceThreadBox<HTTPExchange>, HTTPResponse)
+    /// The ring frames of an `initiateCall` taken up at `since` were handed to the sockets just
+    /// before: performing it records the ring latency.
+    case ringHandedOver(since: ContinuousClock.Instant)
 }
