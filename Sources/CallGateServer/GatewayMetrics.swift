@@ -13,8 +13,8 @@ import Prometheus
 ///
 /// Service thread only, but for ``store`` (the writer thread) and ``exposition()`` (any thread):
 /// the series made on first use (close codes nobody used before) live in a plain dictionary.
-/// Every update is an atomic add or a short lock in the registry; nothing here allocates once
-/// a series exists.
+/// Every update is an atomic add (a short lock for a histogram); nothing here allocates once a
+/// series exists.
 final class GatewayMetrics {
     /// The media type of ``exposition()``: the Prometheus text format 0.0.4.
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
