@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -35,6 +37,8 @@ let package = Package(
                 "LWS", "CallGateCore", "CallGateProtocol",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .target(
@@ -77,6 +81,7 @@ let package = Package(
             dependencies: [
                 "CallGateServer", "CallGateCore", "CallGateProtocol",
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(name: "CallGateBenchTests", dependencies: ["CallGateBench"]),
@@ -86,6 +91,7 @@ let package = Package(
             dependencies: [
                 "CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
                 "CallGateBench", "CallGateConsole",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

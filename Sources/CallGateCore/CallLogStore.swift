@@ -21,4 +21,8 @@ public protocol CallLogStore: Sendable {
     /// Attaches the file URL of recording `rid` of the newest call under `sessionId`; false when
     /// that call has no such recording.
     func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool
+    /// Whether a write would commit now, for the readiness probe: a store that cannot take
+    /// writes (read-only file system, lock held by another process) answers false. May block
+    /// for as long as a write.
+    func isWritable() -> Bool
 }

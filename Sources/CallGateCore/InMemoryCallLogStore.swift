@@ -83,6 +83,11 @@ public final class InMemoryCallLogStore: CallLogStore {
         }
     }
 
+    /// Always true: memory takes every write.
+    public func isWritable() -> Bool {
+        true
+    }
+
     /// Attaches a recording URL to the newest call under `sessionId`.
     public func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
         state.withLock { state in

@@ -12,6 +12,7 @@ import Logging
 final class CallLogWriter: @unchecked Sendable {
     private let store: any CallLogStore
     private let logger: Logger
+    private let metrics: StoreMetrics
     private let onCommitted: @Sendable (UInt64) -> Void
     /// Guards every member below it.
     private let condition = NSCondition()
@@ -20,10 +21,11 @@ final class CallLogWriter: @unchecked Sendable {
     private var stopDeadline: ContinuousClock.Instant?
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts the writer thread.
-    init(store: any CallLogStore, logger: Logger, onCommitted: @escaping @Sendable (UInt64) -> Void) {
+    /// Starts the writer thread; `metrics` hears of every commit and every failed attempt.
+    init(store: any CallLogStore, logger: Logger, metrics: StoreMetrics, onCommitted: @escaping @Sendable (UInt64) -> Void) {
         self.store = store
         self.logger = logger
+        self.metrics = metrics
         self.onCommitted = onCommitted
         let thread = Thread { [self] in run() }
         thread.name = "callgate-store-writer"
@@ -77,9 +79,12 @@ final class CallLogWriter: @unchecked Sendable {
         var delayMillis = 50
         while true {
             do {
+                let started = ContinuousClock.now
                 try store.apply(batch)
+                metrics.committed(writes: batch.count, in: .now - started)
                 return true
             } catch {
+                metrics.writeFailed()
                 logger.error("call log write failed; retrying", metadata: ["error": "\(error)", "writes": "\(batch.count)"])
             }
             if let deadline = stopDeadlineNow(), ContinuousClock.now + .milliseconds(delayMillis) > deadline {

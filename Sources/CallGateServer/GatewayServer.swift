@@ -1,6 +1,7 @@
 import CallGateProtocol
 import LWS
 import Logging
+import Prometheus
 
 /// A running CallGate gateway: WebSocket protocol v1 at `/ws`, the admin API and health on the same port.
 ///
@@ -35,7 +36,8 @@ public final class GatewayServer: Sendable {
         let lastCallID = try store.lastCallID()
         let context = LWSContext(configuration: contextConfiguration)
         let service = GatewayService(
-            configuration: configuration, context: context, tokens: tokens, groups: groups, logger: logger)
+            configuration: configuration, context: context, tokens: tokens, groups: groups, logger: logger,
+            metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
         try service.resume(openCalls: openCalls, lastCallID: lastCallID)
         if !openCalls.isEmpty {
             logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])

@@ -23,6 +23,9 @@ extension GatewayService {
         switch result {
         case .failure(let error):
             logger.info("connect refused", metadata: ["connection": "\(id)", "reason": "\(error.message)"])
+            if let reason = AuthFailureReason(error) {
+                metrics.authFailed(reason)
+            }
             fail(connection, requestID: requestID, code: .authError, message: error.message)
             emit(.close(id, code: CloseCode.unauthorized, reason: "unauthorized"))
         case .success(let user):

@@ -4,8 +4,9 @@ import Foundation
 import LWS
 
 /// Plain HTTP on the gateway's port: the call log API through `CallLogRouter`, the admin API
-/// and health through `AdminRouter`. Service thread, but for the token checks and store work
-/// they start, which come back through the mailbox.
+/// and health through `AdminRouter`, metrics and readiness through `handleMonitoring`.
+/// Service thread, but for the token checks and store work they start, which come back
+/// through the mailbox.
 extension GatewayService: HTTPHandler {
     func handle(_ exchange: HTTPExchange) {
         beginOutput()
@@ -16,6 +17,10 @@ extension GatewayService: HTTPHandler {
         let request = HTTPRequest(
             method: HTTPMethod(exchange.method), path: exchange.path, query: exchange.query,
             headers: exchange.headers, body: exchange.body)
+        if let endpoint = MonitoringEndpoint(rawValue: request.path) {
+            handleMonitoring(endpoint, method: request.method, exchange: exchange)
+            return
+        }
         let box = ServiceThreadBox(exchange)
         if CallLogRouter.handles(request.path) {
             handleCallLog(CallLogRouter.route(request), for: box)

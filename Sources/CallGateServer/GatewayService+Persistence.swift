@@ -18,6 +18,7 @@ extension GatewayService {
     /// terminal call status or a group change, the output produced from now on waits for them.
     func persistChanges() {
         let changes = core.takeCallLogChanges()
+        countFinishedCalls(changes)
         let groupWrites = groups.takeWrites()
         guard !changes.isEmpty || !groupWrites.isEmpty else { return }
         let sequence = writer.submit(groupWrites + changes.map(StoreWrite.call))
@@ -51,11 +52,15 @@ extension GatewayService {
     private func perform(_ output: HeldOutput) {
         switch output {
         case .frame(let id, let frame):
-            sockets[id]?.send(frame)
+            if let socket = sockets[id] {
+                queue(frame, on: socket)
+            }
         case .close(let id, let code, let reason):
             sockets[id]?.close(code: code, reason: reason)
         case .http(let exchange, let response):
             write(response, to: exchange.value)
+        case .ringHandedOver(let since):
+            metrics.rang(after: .now - since)
         }
     }
 }

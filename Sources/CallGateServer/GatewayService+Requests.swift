@@ -17,7 +17,7 @@ extension GatewayService {
         case (.ping, .connected):
             transmit(OutboundFrame(ReplyFrame.success(id: frame.id, result: PingResult(serverTime: clock.nowMillis()))), to: connection)
         case (.initiateCall(let params), .connected):
-            send(core.initiateCall(params, from: session.connectionID), replyTo: frame.id, on: connection)
+            initiateCall(params, requestID: frame.id, from: session, on: connection)
         case (.acceptCall(let params), .connected):
             send(core.acceptCall(sessionId: params.sessionId, from: session.connectionID), replyTo: frame.id, on: connection)
         case (.rejectCall(let params), .connected):

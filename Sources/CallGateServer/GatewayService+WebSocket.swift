@@ -5,6 +5,7 @@ import LWS
 /// Socket lifecycle: open, message, close. Service thread only.
 extension GatewayService: WebSocketDelegate {
     func webSocketDidOpen(_ connection: WebSocketConnection) {
+        metrics.socketOpened()
         let id = ConnectionID(connection.id)
         let deadline = clock.nowMillis() + configuration.authTimeout.wholeMilliseconds
         connection.attachment = ClientSession(connectionID: id, authDeadline: deadline)
@@ -16,6 +17,7 @@ extension GatewayService: WebSocketDelegate {
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: [UInt8], binary: Bool) {
+        metrics.frameReceived()
         guard let session = connection.attachment as? ClientSession else { return }
         beginOutput()
         if binary {
@@ -33,6 +35,7 @@ extension GatewayService: WebSocketDelegate {
     }
 
     func webSocketDidClose(_ connection: WebSocketConnection, error: String?) {
+        countClose(of: connection)
         guard let session = connection.attachment as? ClientSession else { return }
         connection.attachment = nil
         sockets[session.connectionID] = nil
@@ -51,6 +54,7 @@ extension GatewayService: WebSocketDelegate {
                 session.user == nil
             else { continue }
             logger.debug("closing socket that did not connect in time", metadata: ["connection": "\(id)"])
+            metrics.authFailed(.connectTimeout)
             connection.close(code: CloseCode.unauthorized, reason: "connect timeout")
         }
         if let next = authQueue.nextDeadline {

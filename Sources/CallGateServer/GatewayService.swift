@@ -20,6 +20,10 @@ final class GatewayService: @unchecked Sendable {
     let groups: JournaledGroupStore
     let router: AdminRouter
     let logger: Logger
+    /// This server's metrics, served at `GET /metrics`.
+    let metrics: GatewayMetrics
+    /// Which call log changes finish a rung call, for `callgate_calls_finished_total`.
+    var finishedCalls = FinishedCallTracker()
     /// Where call logs and groups are kept; read off the service thread, written by `writer`.
     let store: any CallLogStore
     /// Runs store reads for the call log API, off the service thread.
@@ -39,16 +43,17 @@ final class GatewayService: @unchecked Sendable {
     /// Fires when the oldest socket still waiting for `connect` runs out of time.
     lazy var authTimer = context.makeTimer { [unowned self] in self.closeUnauthenticated() }
     /// Writes the Core's call log changes and the group changes, in order.
-    lazy var writer = CallLogWriter(store: store, logger: logger) { [unowned self] sequence in
+    lazy var writer = CallLogWriter(store: store, logger: logger, metrics: metrics.store) { [unowned self] sequence in
         context.post { [unowned self] in self.release(upTo: sequence) }
     }
 
     /// A service over `store`, with the groups it holds. Call `resume` before the context starts.
     init(
         configuration: ServerConfiguration, context: LWSContext, tokens: TokenService, groups: [GroupRecord],
-        logger: Logger
+        logger: Logger, metrics: GatewayMetrics
     ) {
         self.configuration = configuration
+        self.metrics = metrics
         self.context = context
         self.tokens = tokens
         self.logger = logger
@@ -64,7 +69,10 @@ final class GatewayService: @unchecked Sendable {
     /// before the context starts; throws when the store cannot write.
     func resume(openCalls: [CallLogRecord], lastCallID: Int64) throws {
         core.restore(openCalls: openCalls, lastCallID: lastCallID)
-        try store.apply(core.takeCallLogChanges().map(StoreWrite.call))
+        finishedCalls = FinishedCallTracker(openCalls: openCalls, lastCallID: lastCallID)
+        let changes = core.takeCallLogChanges()
+        try store.apply(changes.map(StoreWrite.call))
+        countFinishedCalls(changes)
     }
 
     /// Sends a Core outcome: the reply to the asking socket first, then every push.
@@ -89,6 +97,7 @@ final class GatewayService: @unchecked Sendable {
         persistChanges()
         for delivery in deliveries {
             let frame = OutboundFrame(delivery.push.encodedFrame())
+            metrics.pushesDelivered(delivery.push.event, count: delivery.connections.count)
             for id in delivery.connections {
                 emit(.frame(id, frame))
             }

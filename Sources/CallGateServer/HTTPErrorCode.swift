@@ -14,4 +14,6 @@ public enum HTTPErrorCode: String, Codable, Sendable {
     case payloadTooLarge = "ERR_PAYLOAD_TOO_LARGE"
     /// 500: the server failed to produce a response; not caused by the request.
     case internalError = "ERR_INTERNAL"
+    /// 503: `GET /readyz` while the call log store does not accept writes.
+    case notReady = "ERR_NOT_READY"
 }

@@ -34,9 +34,12 @@ func lwsCallback(
     case LWS_CALLBACK_TIMER:
         return (attached(wsi) as? WebSocketConnection)?.closeTimerFired() ?? 0
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        if let connection = attached(wsi) as? WebSocketConnection, let input, length >= 2 {
-            let bytes = input.assumingMemoryBound(to: UInt8.self)
-            connection.peerCloseCode = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+        if let connection = attached(wsi) as? WebSocketConnection {
+            connection.peerSentClose = true
+            if let input, length >= 2 {
+                let bytes = input.assumingMemoryBound(to: UInt8.self)
+                connection.peerCloseCode = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+            }
         }
         return 0
     case LWS_CALLBACK_CLOSED, LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:

@@ -24,6 +24,7 @@ extension LWSContext {
             webSocketDelegate?.webSocket(connection, didReceive: message, binary: binary)
             return 0
         case .tooBig:
+            connection.localCloseCode = configuration.messageTooBigCloseCode
             var reason = Array("message too big".utf8)
             lws_close_reason(
                 wsi, lws_close_status(rawValue: UInt32(configuration.messageTooBigCloseCode)), &reason, reason.count)

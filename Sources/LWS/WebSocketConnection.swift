@@ -14,6 +14,11 @@ public final class WebSocketConnection {
     public internal(set) var path = ""
     /// The close code the peer sent, if it closed first.
     public internal(set) var peerCloseCode: UInt16?
+    /// Whether the peer sent a close frame, with or without a code.
+    public internal(set) var peerSentClose = false
+    /// The close code this side closed the socket with (`close`, the slow-consumer and the
+    /// message-too-big closes), or nil when it did not close it.
+    public internal(set) var localCloseCode: UInt16?
     /// Whether the socket is gone or going: sends are dropped from then on.
     public var isClosing: Bool { wsi == nil || pendingClose != nil }
     /// Messages waiting to be written.
@@ -65,6 +70,7 @@ public final class WebSocketConnection {
     public func close(code: UInt16, reason: String, flushFirst: Bool = true) {
         guard let wsi, pendingClose == nil, context.acceptsWrites else { return }
         pendingClose = PendingClose(code: code, reason: reason, flushFirst: flushFirst)
+        localCloseCode = code
         if !flushFirst { queue.removeAll() }
         lws_callback_on_writable(wsi)
     }

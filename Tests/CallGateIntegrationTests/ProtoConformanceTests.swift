@@ -14,6 +14,8 @@ struct ProtoConformanceTests {
         var bodies = HTTPBodyLog()
 
         bodies.record("http.health", response: try await gateway.admin("GET", "/healthz", key: nil).1)
+        bodies.record("http.ready", response: try await gateway.admin("GET", "/readyz", key: nil).1)
+        bodies.record("http.error", response: try await gateway.admin("POST", "/readyz", key: nil).1)
         let groupPut = #"{"name":"Team","icon":"https://example.com/t.png","members":["alice","bob","carol"]}"#
         bodies.record("http.groupPut", request: groupPut)
         bodies.record("http.groupDetail", response: try await gateway.admin("PUT", "/v1/groups/team", json: groupPut).1)

@@ -3,6 +3,7 @@ import CallGateProtocol
 @testable import CallGateServer
 import Foundation
 import Logging
+import Prometheus
 import Synchronization
 import Testing
 
@@ -14,6 +15,11 @@ import Testing
             initiator: User(uid: "alice", name: "Alice"), receiver: .user(User(uid: "bob", name: "Bob")),
             initiatedAt: 1_700_000_000,
             participants: [CallLogParticipantRecord(uid: "alice", name: "Alice", state: .joined)])
+    }
+
+    /// Store metrics in a registry of their own.
+    static func metrics(in registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) -> StoreMetrics {
+        GatewayMetrics(registry: registry).store
     }
 
     @Test func coalescingKeepsTheLastSaveOfEachCallInOrder() {
@@ -30,7 +36,7 @@ import Testing
     @Test func everySubmissionIsCommittedAndReported() throws {
         let store = InMemoryCallLogStore()
         let reported = Mutex<UInt64>(0)
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test")) { sequence in
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence in
             reported.withLock { $0 = max($0, sequence) }
         }
         var last: UInt64 = 0
@@ -47,7 +53,7 @@ import Testing
     @Test func aFailingStoreIsRetriedUntilItWrites() throws {
         let store = FlakyStore(failures: 2)
         let reported = Mutex<UInt64>(0)
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test")) { sequence in
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence in
             reported.withLock { $0 = sequence }
         }
         _ = writer.submit([.call(Self.record(7, .ended))])
@@ -55,6 +61,21 @@ import Testing
         #expect(store.attempts == 3)
         #expect(reported.withLock { $0 } == 1)
         #expect(try store.inner.lastCallID() == 7)
+    }
+
+    @Test func commitsAndFailedAttemptsAreMeasured() throws {
+        let store = FlakyStore(failures: 1)
+        let registry = PrometheusCollectorRegistry()
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)) { _ in }
+        _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(2, .ended)), .call(Self.record(1, .ended))])
+        writer.stop()
+        let scrape = MetricsScrape(registry.emitToString())
+        #expect(scrape["callgate_store_write_failures_total"] == 1)
+        #expect(scrape["callgate_store_write_seconds_count"] == 1)
+        #expect(scrape["callgate_store_batch_size_count"] == 1)
+        #expect(scrape["callgate_store_batch_size_sum"] == 2)
+        #expect(scrape[#"callgate_store_batch_size_bucket{le="1.0"}"#] == 0)
+        #expect(scrape[#"callgate_store_batch_size_bucket{le="2.0"}"#] == 1)
     }
 }
 
@@ -92,4 +113,5 @@ final class FlakyStore: CallLogStore {
     func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
         try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid)
     }
+    func isWritable() -> Bool { state.withLock { $0.failures == 0 } }
 }

@@ -29,6 +29,13 @@ final class LoopbackClient: @unchecked Sendable {
         send(Array(text.utf8))
     }
 
+    /// Closes the socket with `code`.
+    func close(code: UInt16) {
+        context.post { [self] in
+            connection?.close(code: code, reason: "done")
+        }
+    }
+
     /// The next thing the socket saw.
     func next() async -> ClientProbe.Event? {
         await events.next()

@@ -1,0 +1,37 @@
+/// Why a socket failed to authenticate: the `reason` label of `callgate_auth_failures_total`.
+enum AuthFailureReason: String, CaseIterable {
+    /// The token is not a well-formed JWT with the required claims.
+    case malformed
+    /// The token names an algorithm other than HS256.
+    case wrongAlgorithm = "wrong_algorithm"
+    /// The signature does not match the gateway's secret.
+    case badSignature = "bad_signature"
+    /// The token has expired.
+    case expired
+    /// `sub` is empty.
+    case missingSubject = "missing_subject"
+    /// `sub` is not a valid uid.
+    case invalidSubject = "invalid_subject"
+    /// `name` is not a valid name.
+    case invalidName = "invalid_name"
+    /// A call token was sent to `connect`.
+    case wrongKind = "wrong_kind"
+    /// No `connect` succeeded before the deadline; the socket was closed with 4001.
+    case connectTimeout = "connect_timeout"
+
+    /// The reason for a token `connect` refused; nil for `invalidLifetime`, which only minting
+    /// reports.
+    init?(_ error: TokenError) {
+        switch error {
+        case .malformed: self = .malformed
+        case .wrongAlgorithm: self = .wrongAlgorithm
+        case .badSignature: self = .badSignature
+        case .expired: self = .expired
+        case .missingSubject: self = .missingSubject
+        case .invalidSubject: self = .invalidSubject
+        case .invalidName: self = .invalidName
+        case .wrongKind: self = .wrongKind
+        case .invalidLifetime: return nil
+        }
+    }
+}
