@@ -7,9 +7,13 @@ import LWS
 public final class ClientLoop: Sendable {
     let context: LWSContext
 
-    /// Starts the service thread.
-    public init() throws {
-        context = LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: WireEndpoint.subprotocol))
+    /// Starts the service thread. Its sockets may use TLS (`CallGateClient.open(tls:)`),
+    /// trusting the system's CA certificates plus those in the PEM file `caFile`, if given
+    /// (a private CA, or a self-signed certificate in tests).
+    public init(caFile: String? = nil) throws {
+        var configuration = ContextConfiguration(listen: nil, protocolName: WireEndpoint.subprotocol)
+        configuration.clientTLS = ClientTLSTrust(caFile: caFile)
+        context = LWSContext(configuration: configuration)
         try context.start(webSocketDelegate: ClientSocketRouter())
     }
 

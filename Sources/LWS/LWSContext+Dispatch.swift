@@ -6,6 +6,7 @@ extension LWSContext {
         let connection = WebSocketConnection(id: makeConnectionID(), wsi: wsi, context: self)
         connection.peerAddress = WSIHeaders.peerAddress(wsi)
         connection.path = WSIHeaders.string(wsi, WSI_TOKEN_GET_URI) ?? ""
+        connection.forwardedFor = WSIHeaders.string(wsi, WSI_TOKEN_X_FORWARDED_FOR)
         attach(connection, to: wsi)
         liveConnections[connection.id] = connection
         webSocketDelegate?.webSocketDidOpen(connection)

@@ -40,6 +40,8 @@ public final class LWSContext: @unchecked Sendable {
     private var serviceThread: pthread_t?
     private let finished = DispatchSemaphore(value: 0)
     private let running = Mutex(false)
+    /// C strings of the TLS set-up that lws points at for the context's whole life.
+    private let tlsStrings = CStringBag()
 
     /// libwebsockets keeps process-wide state (event-lib plugins, OpenSSL set-up) that it
     /// touches without locks while a context is created or destroyed: one at a time.
@@ -178,6 +180,7 @@ public final class LWSContext: @unchecked Sendable {
             info.ka_interval = Int32(keepalive.intervalSeconds)
             info.ka_probes = Int32(keepalive.probes)
         }
+        applyTLS(to: &info, keeping: tlsStrings)
         let host = configuration.listen.map { strdup($0.host) } ?? nil
         defer { free(host) }
         if let listen = configuration.listen {
@@ -200,7 +203,8 @@ public final class LWSContext: @unchecked Sendable {
         guard let created else {
             ev_loop_destroy(loop)
             let address = configuration.listen.map { "\($0.host):\($0.port)" } ?? "client"
-            return .contextCreationFailed("lws_create_context failed for \(address)")
+            let hint = configuration.tls == nil ? "" : " (or the TLS certificate or key could not be loaded)"
+            return .contextCreationFailed("lws_create_context failed for \(address)\(hint)")
         }
         eventLoop = loop
         lwsContext = created

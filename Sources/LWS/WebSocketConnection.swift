@@ -12,6 +12,9 @@ public final class WebSocketConnection {
     public internal(set) var peerAddress = ""
     /// The request path of the upgrade (server side), e.g. "/ws".
     public internal(set) var path = ""
+    /// The `X-Forwarded-For` header of the upgrade request (server side), nil when absent.
+    /// Anyone can send it: believe it only when `peerAddress` is a proxy you run.
+    public internal(set) var forwardedFor: String?
     /// The close code the peer sent, if it closed first.
     public internal(set) var peerCloseCode: UInt16?
     /// Whether the socket is gone or going: sends are dropped from then on.
