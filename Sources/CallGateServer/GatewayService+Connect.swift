@@ -21,13 +21,16 @@ extension GatewayService {
         guard let connection = sockets[id], let session = connection.attachment as? ClientSession else { return }
         switch result {
         case .failure(let error):
-            logger.info("connect refused", metadata: ["connection": "\(id)", "reason": "\(error.message)"])
+            logger.info(
+                "connect refused",
+                metadata: ["connection": "\(id)", "client": "\(session.clientAddress)", "reason": "\(error.message)"])
             fail(connection, requestID: requestID, code: .authError, message: error.message)
             emit(.close(id, code: CloseCode.unauthorized, reason: "unauthorized"))
         case .success(let user):
             session.phase = .connected(user)
             let activeCalls = core.connect(id, user: user)
-            logger.debug("connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)"])
+            logger.info(
+                "connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)", "client": "\(session.clientAddress)"])
             let result = ConnectResult(
                 user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(), activeCalls: activeCalls)
             transmit(OutboundFrame(ReplyFrame.success(id: requestID, result: result)), to: connection)
