@@ -10,6 +10,7 @@ extension GatewayService: WebSocketDelegate {
         let clientAddress = configuration.trustedProxies.clientAddress(
             peer: connection.peerAddress, forwardedFor: connection.forwardedFor)
         connection.attachment = ClientSession(connectionID: id, clientAddress: clientAddress, authDeadline: deadline)
+        logger.debug("socket opened", metadata: ["connection": "\(id)", "client": "\(clientAddress)"])
         sockets[id] = connection
         if authQueue.nextDeadline == nil {
             authTimer.schedule(afterMicroseconds: configuration.authTimeout.wholeMilliseconds * 1000)

@@ -24,12 +24,12 @@ struct CommandRun: CustomStringConvertible {
         return CommandRun(exitCode: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
     }
 
-    /// Whether `name` is a command found in PATH (or in /usr/sbin and /sbin, where Debian puts
-    /// nginx even when PATH lacks them).
-    static func exists(_ name: String) -> Bool {
+    /// The path of the command `name` in PATH, or in /usr/sbin and /sbin (where Debian puts
+    /// nginx, even when PATH lacks them); nil when there is none.
+    static func locate(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
-        return directories.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }
+        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     var description: String { "exit \(exitCode): \(output)" }
