@@ -33,8 +33,13 @@ extension LWSContext {
         }
         connection.clientStrings = strings
         info.opaque_user_data = Unmanaged.passRetained(connection as AnyObject).toOpaque()
+        if target.tls != nil {
+            TLSIndexGate.shared.beginHandshake()
+            connection.tlsHandshakePending = true
+        }
         let wsi = lws_client_connect_via_info(&info)
         if wsi == nil {
+            connection.finishTLSHandshake()
             if !connection.closeReported {
                 Unmanaged<AnyObject>.fromOpaque(info.opaque_user_data).release()
             }

@@ -42,6 +42,7 @@ extension LWSContext {
         }
         attach(nil, to: wsi)
         connection.detach()
+        connection.finishTLSHandshake()
         guard !connection.closeReported else { return }
         connection.closeReported = true
         webSocketDelegate?.webSocketDidClose(connection, error: error)

@@ -181,6 +181,7 @@ public final class LWSContext: @unchecked Sendable {
             info.ka_probes = Int32(keepalive.probes)
         }
         applyTLS(to: &info, keeping: tlsStrings)
+        let usesTLS = configuration.tls != nil || configuration.clientTLS != nil
         let host = configuration.listen.map { strdup($0.host) } ?? nil
         defer { free(host) }
         if let listen = configuration.listen {
@@ -198,7 +199,8 @@ public final class LWSContext: @unchecked Sendable {
         var foreignLoops: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(loop)]
         let created = foreignLoops.withUnsafeMutableBufferPointer { loops in
             info.foreign_loops = loops.baseAddress
-            return Self.lifecycleLock.withLock { lws_create_context(&info) }
+            guard usesTLS else { return Self.lifecycleLock.withLock { lws_create_context(&info) } }
+            return TLSIndexGate.shared.creatingContext { Self.lifecycleLock.withLock { lws_create_context(&info) } }
         }
         guard let created else {
             ev_loop_destroy(loop)

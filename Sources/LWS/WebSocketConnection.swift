@@ -30,6 +30,8 @@ public final class WebSocketConnection {
     var closeReported = false
     /// Keeps a client connection's host and path strings alive.
     var clientStrings: CStringBag?
+    /// Whether this client connection's TLS handshake counts in `TLSIndexGate`.
+    var tlsHandshakePending = false
     private var queue = FrameQueue()
     private var pendingClose: PendingClose?
     private var message: [UInt8] = []
@@ -120,6 +122,13 @@ public final class WebSocketConnection {
         case partial
         case message([UInt8], binary: Bool)
         case tooBig
+    }
+
+    /// Ends this connection's TLS handshake in `TLSIndexGate`, once: it was established or failed.
+    func finishTLSHandshake() {
+        guard tlsHandshakePending else { return }
+        tlsHandshakePending = false
+        TLSIndexGate.shared.endHandshake()
     }
 
     /// Forgets the lws handle once lws reported the close.

@@ -29,7 +29,7 @@ struct DirectTLSTests {
 
     @Test func aCallRingsAndEndsOverWSSWithTheCertificateVerified() async throws {
         let gateway = try TLSGateway()
-        let loop = try ClientLoop(caFile: gateway.certificate.certificateFile)
+        let loop = try ClientLoop(tls: ClientTLSTrust(caFile: gateway.certificate.certificateFile))
         defer { loop.stop() }
         let tokens = try await TokenService(secret: Self.secret)
         var devices: [CallGateClient] = []
@@ -45,7 +45,7 @@ struct DirectTLSTests {
 
     @Test func aCertificateNoTrustedCAVouchesForIsRefusedUnlessSelfSignedIsAllowed() async throws {
         let gateway = try TLSGateway()
-        let loop = try ClientLoop()
+        let loop = try ClientLoop(tls: ClientTLSTrust())
         defer { loop.stop() }
         await #expect(throws: CallGateClientError.self) {
             _ = try await CallGateClient.open(host: "127.0.0.1", port: gateway.process.port, loop: loop, tls: .verified)

@@ -2,6 +2,7 @@ import CallGateClient
 import CallGateProtocol
 import CallGateServer
 import Foundation
+import LWS
 import Testing
 
 /// deploy/nginx/callgate.conf in a real nginx in front of the real executable (started with
@@ -27,7 +28,7 @@ struct ReverseProxyTests {
                 "--trusted-proxy", "127.0.0.1/32", "--log-level", "debug",
             ])
             nginx = try NginxProxy(upstreamPort: gateway.port, certificate: certificate, perIPLimit: perIPLimit)
-            loop = try ClientLoop(caFile: certificate.certificateFile)
+            loop = try ClientLoop(tls: ClientTLSTrust(caFile: certificate.certificateFile))
             tokens = try await TokenService(secret: ReverseProxyTests.secret)
         }
 
