@@ -25,8 +25,13 @@ final class NginxProxy {
     init(upstreamPort: Int, certificate: TestCertificate, perIPLimit: Int) throws {
         let binary = try Self.binary()
         directory = try TemporaryDirectory()
-        httpsPort = try FreePort.pick()
-        httpPort = try FreePort.pick()
+        let httpsPort = try FreePort.pick()
+        var httpPort = try FreePort.pick()
+        while httpPort == httpsPort {
+            httpPort = try FreePort.pick()
+        }
+        self.httpsPort = httpsPort
+        self.httpPort = httpPort
         let prefix = directory.url.path
         let committed = try String(contentsOf: Self.committedConfiguration, encoding: .utf8)
         let rendered = try Self.render(committed, replacements: [
