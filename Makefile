@@ -14,6 +14,8 @@ SWIFT ?= swift
 ARGS ?=
 
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libsqlite3-dev pkg-config python3 python3-pip
+# The edge tests: openssl (tools/make-cert.sh, s_client), curl (https checks), nginx (reverse proxy).
+APT_PACKAGES += openssl curl nginx
 PY_MODULES := jsonschema referencing pytest
 PY_IMPORTS := import jsonschema, referencing, pytest
 

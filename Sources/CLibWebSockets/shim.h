@@ -27,6 +27,12 @@ static inline void cg_ev_timer_stop(struct ev_loop *loop, ev_timer *timer) {
     ev_timer_stop(loop, timer);
 }
 
+/* OpenSSL 3 spells SSL_OP_* as function-like macros, which Swift cannot import: the options
+ * that leave only TLS 1.2 and 1.3 (for lws_context_creation_info.ssl_options_set). */
+static inline long cg_ssl_options_tls12_minimum(void) {
+    return (long)(SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1);
+}
+
 static inline void cg_zero(void *p, size_t n) { memset(p, 0, n); }
 
 #endif

@@ -27,14 +27,16 @@ public final class CallGateClient: Sendable {
         self.recorder = recorder
     }
 
-    /// Opens a socket to `ws://host:port/path` and waits for the handshake. Not yet authenticated:
-    /// call `connect(token:)` next.
+    /// Opens a socket to `ws://host:port/path` (`wss://` with `tls`) and waits for the
+    /// handshake. Not yet authenticated: call `connect(token:)` next. With TLS, the server's
+    /// certificate must name `host` and chain to a CA the loop trusts, unless `tls` allows a
+    /// self-signed one; a failed check throws `connectFailed`.
     public static func open(
         host: String, port: Int, path: String = WireEndpoint.path, loop: ClientLoop,
-        sourceAddress: String? = nil, recorder: FrameRecorder? = nil
+        sourceAddress: String? = nil, recorder: FrameRecorder? = nil, tls: ClientTLS? = nil
     ) async throws -> CallGateClient {
         let client = CallGateClient(loop: loop, recorder: recorder)
-        let target = ClientTarget(host: host, port: port, path: path, sourceAddress: sourceAddress)
+        let target = ClientTarget(host: host, port: port, path: path, sourceAddress: sourceAddress, tls: tls)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             client.state.withLock { $0.opening = continuation }
             loop.context.post {

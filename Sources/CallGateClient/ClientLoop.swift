@@ -7,9 +7,13 @@ import LWS
 public final class ClientLoop: Sendable {
     let context: LWSContext
 
-    /// Starts the service thread.
-    public init() throws {
-        context = LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: WireEndpoint.subprotocol))
+    /// Starts the service thread. With `tls`, its sockets may use TLS (`CallGateClient.open(tls:)`),
+    /// trusting the system's CA certificates plus those in `tls.caFile`, if given (a private CA,
+    /// or a self-signed certificate in tests); without it, ws:// only, and OpenSSL is not set up.
+    public init(tls: ClientTLSTrust? = nil) throws {
+        var configuration = ContextConfiguration(listen: nil, protocolName: WireEndpoint.subprotocol)
+        configuration.clientTLS = tls
+        context = LWSContext(configuration: configuration)
         try context.start(webSocketDelegate: ClientSocketRouter())
     }
 

@@ -14,12 +14,16 @@ final class ClientSession {
     }
 
     let connectionID: ConnectionID
+    /// The client's IP address: the TCP peer, or what a trusted proxy forwarded (see
+    /// `TrustedProxies`). For logs, and for limits per client address.
+    let clientAddress: String
     /// Unix ms after which a socket still not connected is closed with 4001.
     let authDeadline: Int64
     var phase = Phase.awaitingConnect
 
-    init(connectionID: ConnectionID, authDeadline: Int64) {
+    init(connectionID: ConnectionID, clientAddress: String, authDeadline: Int64) {
         self.connectionID = connectionID
+        self.clientAddress = clientAddress
         self.authDeadline = authDeadline
     }
 

@@ -30,6 +30,7 @@ public final class GatewayServer: Sendable {
         contextConfiguration.maxQueuedFrames = configuration.maxQueuedFrames
         contextConfiguration.tcpKeepalive = configuration.tcpKeepalive
         contextConfiguration.maxHTTPBodyBytes = AdminRouter.maxBodySize
+        contextConfiguration.tls = configuration.tls
         let store = configuration.store
         let groups = try store.groups()
         let openCalls = try store.openCalls()
@@ -49,7 +50,12 @@ public final class GatewayServer: Sendable {
             service.writer.stop()
             throw error
         }
-        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(context.port)"])
+        logger.info(
+            "listening",
+            metadata: [
+                "host": "\(configuration.host)", "port": "\(context.port)", "tls": "\(configuration.tls != nil)",
+                "trustedProxies": "\(configuration.trustedProxies.networks.joined(separator: ","))",
+            ])
         return GatewayServer(context: context, service: service)
     }
 

@@ -22,7 +22,9 @@ extension GatewayService {
         beginOutput()
         switch result {
         case .failure(let error):
-            logger.info("connect refused", metadata: ["connection": "\(id)", "reason": "\(error.message)"])
+            logger.info(
+                "connect refused",
+                metadata: ["connection": "\(id)", "client": "\(session.clientAddress)", "reason": "\(error.message)"])
             if let reason = AuthFailureReason(error) {
                 metrics.authFailed(reason)
             }
@@ -31,7 +33,8 @@ extension GatewayService {
         case .success(let user):
             session.phase = .connected(user)
             let activeCalls = core.connect(id, user: user)
-            logger.debug("connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)"])
+            logger.info(
+                "connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)", "client": "\(session.clientAddress)"])
             let result = ConnectResult(
                 user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(), activeCalls: activeCalls)
             transmit(OutboundFrame(ReplyFrame.success(id: requestID, result: result)), to: connection)

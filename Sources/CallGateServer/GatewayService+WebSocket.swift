@@ -8,7 +8,10 @@ extension GatewayService: WebSocketDelegate {
         metrics.socketOpened()
         let id = ConnectionID(connection.id)
         let deadline = clock.nowMillis() + configuration.authTimeout.wholeMilliseconds
-        connection.attachment = ClientSession(connectionID: id, authDeadline: deadline)
+        let clientAddress = configuration.trustedProxies.clientAddress(
+            peer: connection.peerAddress, forwardedFor: connection.forwardedFor)
+        connection.attachment = ClientSession(connectionID: id, clientAddress: clientAddress, authDeadline: deadline)
+        logger.debug("socket opened", metadata: ["connection": "\(id)", "client": "\(clientAddress)"])
         sockets[id] = connection
         if authQueue.nextDeadline == nil {
             authTimer.schedule(afterMicroseconds: configuration.authTimeout.wholeMilliseconds * 1000)
@@ -40,7 +43,9 @@ extension GatewayService: WebSocketDelegate {
         connection.attachment = nil
         sockets[session.connectionID] = nil
         if let user = session.user {
-            logger.debug("disconnected", metadata: ["uid": "\(user.uid)", "connection": "\(session.connectionID)"])
+            logger.info(
+                "disconnected",
+                metadata: ["uid": "\(user.uid)", "connection": "\(session.connectionID)", "client": "\(session.clientAddress)"])
             beginOutput()
             deliver(core.disconnect(session.connectionID))
         }

@@ -24,6 +24,11 @@ public struct ServerConfiguration: Sendable {
     /// Kernel keepalive that drops sockets of vanished hosts: probes after 30 s of silence,
     /// every 10 s, gives up after 3 (about a minute in all).
     public var tcpKeepalive: TCPKeepalive? = TCPKeepalive(idleSeconds: 30, intervalSeconds: 10, probes: 3)
+    /// Serve wss:// and https:// with this certificate (TLS 1.2 and 1.3 only); nil for plain
+    /// ws:// and http://, e.g. behind a reverse proxy that terminates TLS.
+    public var tls: ServerTLS?
+    /// Reverse proxies whose `X-Forwarded-For` names the client; empty believes no one.
+    public var trustedProxies = TrustedProxies()
 
     public init(jwtSecret: String, adminKey: String) {
         self.jwtSecret = jwtSecret

@@ -1,4 +1,5 @@
-/// Where a client connection goes: `ws://host:port/path`, optionally from a chosen source address.
+/// Where a client connection goes: `ws://host:port/path` (or `wss://` with `tls`), optionally
+/// from a chosen source address.
 public struct ClientTarget: Sendable {
     public var host: String
     public var port: Int
@@ -9,12 +10,19 @@ public struct ClientTarget: Sendable {
     public var sourceAddress: String?
     /// Whether the handshake names the context's subprotocol (`Sec-WebSocket-Protocol`).
     public var offersSubprotocol = true
+    /// TLS for this connection (wss://), or nil for plain ws://. The context must have been
+    /// created with `ContextConfiguration.clientTLS`.
+    public var tls: ClientTLS?
 
-    public init(host: String, port: Int, path: String = "/ws", origin: String? = nil, sourceAddress: String? = nil) {
+    public init(
+        host: String, port: Int, path: String = "/ws", origin: String? = nil, sourceAddress: String? = nil,
+        tls: ClientTLS? = nil
+    ) {
         self.host = host
         self.port = port
         self.path = path
         self.origin = origin
         self.sourceAddress = sourceAddress
+        self.tls = tls
     }
 }

@@ -21,6 +21,11 @@ public struct ContextConfiguration: Sendable {
     /// Kernel TCP keepalive on every socket, or nil for none: finds vanished hosts with no
     /// timer of ours or of lws per connection.
     public var tcpKeepalive: TCPKeepalive?
+    /// Serve TLS on the listening port (server contexts), or nil for plain ws:// and http://.
+    public var tls: ServerTLS?
+    /// Let connections of this context use TLS (client contexts), trusting these certificates;
+    /// nil for plain ws:// only.
+    public var clientTLS: ClientTLSTrust?
 
     public init(listen: ListenAddress?, protocolName: String) {
         self.listen = listen

@@ -24,6 +24,7 @@ func lwsCallback(
         return 0
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         if let connection = attached(wsi) as? WebSocketConnection {
+            connection.finishTLSHandshake()
             context.webSocketDelegate?.webSocketDidOpen(connection)
         }
         return 0

@@ -9,6 +9,9 @@ extension LWSContext {
     /// an attempt lws refuses at once throws instead.
     public func connect(to target: ClientTarget, attachment: AnyObject? = nil) throws -> WebSocketConnection {
         guard let lwsContext else { throw LWSError.connectFailed("context is stopped") }
+        if target.tls != nil && configuration.clientTLS == nil {
+            throw LWSError.connectFailed("wss:// needs a context created with clientTLS")
+        }
         let connection = WebSocketConnection(id: makeConnectionID(), wsi: nil, context: self)
         connection.attachment = attachment
         let strings = CStringBag()
@@ -24,10 +27,19 @@ extension LWSContext {
         info.local_protocol_name = UnsafePointer(protocolNamePointer)
         info.iface = target.sourceAddress.map { strings.keep($0) } ?? nil
         info.retry_and_idle_policy = UnsafePointer(idlePolicy)
+        info.ssl_connection = Self.sslConnectionFlags(target.tls)
+        if target.tls != nil {
+            info.alpn = strings.keep(Self.alpn)
+        }
         connection.clientStrings = strings
         info.opaque_user_data = Unmanaged.passRetained(connection as AnyObject).toOpaque()
+        if target.tls != nil {
+            TLSIndexGate.shared.beginHandshake()
+            connection.tlsHandshakePending = true
+        }
         let wsi = lws_client_connect_via_info(&info)
         if wsi == nil {
+            connection.finishTLSHandshake()
             if !connection.closeReported {
                 Unmanaged<AnyObject>.fromOpaque(info.opaque_user_data).release()
             }

@@ -6,6 +6,7 @@ extension LWSContext {
         let connection = WebSocketConnection(id: makeConnectionID(), wsi: wsi, context: self)
         connection.peerAddress = WSIHeaders.peerAddress(wsi)
         connection.path = WSIHeaders.string(wsi, WSI_TOKEN_GET_URI) ?? ""
+        connection.forwardedFor = WSIHeaders.string(wsi, WSI_TOKEN_X_FORWARDED_FOR)
         attach(connection, to: wsi)
         liveConnections[connection.id] = connection
         webSocketDelegate?.webSocketDidOpen(connection)
@@ -42,6 +43,7 @@ extension LWSContext {
         }
         attach(nil, to: wsi)
         connection.detach()
+        connection.finishTLSHandshake()
         guard !connection.closeReported else { return }
         connection.closeReported = true
         webSocketDelegate?.webSocketDidClose(connection, error: error)

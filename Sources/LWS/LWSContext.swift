@@ -40,6 +40,8 @@ public final class LWSContext: @unchecked Sendable {
     private var serviceThread: pthread_t?
     private let finished = DispatchSemaphore(value: 0)
     private let running = Mutex(false)
+    /// C strings of the TLS set-up that lws points at for the context's whole life.
+    private let tlsStrings = CStringBag()
 
     /// libwebsockets keeps process-wide state (event-lib plugins, OpenSSL set-up) that it
     /// touches without locks while a context is created or destroyed: one at a time.
@@ -178,6 +180,8 @@ public final class LWSContext: @unchecked Sendable {
             info.ka_interval = Int32(keepalive.intervalSeconds)
             info.ka_probes = Int32(keepalive.probes)
         }
+        applyTLS(to: &info, keeping: tlsStrings)
+        let usesTLS = configuration.tls != nil || configuration.clientTLS != nil
         let host = configuration.listen.map { strdup($0.host) } ?? nil
         defer { free(host) }
         if let listen = configuration.listen {
@@ -195,12 +199,14 @@ public final class LWSContext: @unchecked Sendable {
         var foreignLoops: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(loop)]
         let created = foreignLoops.withUnsafeMutableBufferPointer { loops in
             info.foreign_loops = loops.baseAddress
-            return Self.lifecycleLock.withLock { lws_create_context(&info) }
+            guard usesTLS else { return Self.lifecycleLock.withLock { lws_create_context(&info) } }
+            return TLSIndexGate.shared.creatingContext { Self.lifecycleLock.withLock { lws_create_context(&info) } }
         }
         guard let created else {
             ev_loop_destroy(loop)
             let address = configuration.listen.map { "\($0.host):\($0.port)" } ?? "client"
-            return .contextCreationFailed("lws_create_context failed for \(address)")
+            let hint = configuration.tls == nil ? "" : " (or the TLS certificate or key could not be loaded)"
+            return .contextCreationFailed("lws_create_context failed for \(address)\(hint)")
         }
         eventLoop = loop
         lwsContext = created

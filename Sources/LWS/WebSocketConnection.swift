@@ -12,6 +12,9 @@ public final class WebSocketConnection {
     public internal(set) var peerAddress = ""
     /// The request path of the upgrade (server side), e.g. "/ws".
     public internal(set) var path = ""
+    /// The `X-Forwarded-For` header of the upgrade request (server side), nil when absent.
+    /// Anyone can send it: believe it only when `peerAddress` is a proxy you run.
+    public internal(set) var forwardedFor: String?
     /// The close code the peer sent, if it closed first.
     public internal(set) var peerCloseCode: UInt16?
     /// Whether the peer sent a close frame, with or without a code.
@@ -32,6 +35,8 @@ public final class WebSocketConnection {
     var closeReported = false
     /// Keeps a client connection's host and path strings alive.
     var clientStrings: CStringBag?
+    /// Whether this client connection's TLS handshake counts in `TLSIndexGate`.
+    var tlsHandshakePending = false
     private var queue = FrameQueue()
     private var pendingClose: PendingClose?
     private var message: [UInt8] = []
@@ -123,6 +128,13 @@ public final class WebSocketConnection {
         case partial
         case message([UInt8], binary: Bool)
         case tooBig
+    }
+
+    /// Ends this connection's TLS handshake in `TLSIndexGate`, once: it was established or failed.
+    func finishTLSHandshake() {
+        guard tlsHandshakePending else { return }
+        tlsHandshakePending = false
+        TLSIndexGate.shared.endHandshake()
     }
 
     /// Forgets the lws handle once lws reported the close.

@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the gateway.",
-        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC."
+        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated)."
     )
 
     @Option(help: "Address to listen on (default 127.0.0.1).")
@@ -31,6 +31,17 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("database-sync"),
         help: "normal: a commit survives a crash of the process (SIGKILL, OOM); full: also a power loss, at one fsync per commit (default normal).")
     var databaseSync: DatabaseSync?
+
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate (full chain): serve wss:// and https:// (TLS 1.2 and 1.3) instead of ws:// and http://. Needs --tls-key.")
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.")
+    var tlsKey: String?
+
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "CIDR of a reverse proxy whose X-Forwarded-For names the client, e.g. 127.0.0.1/32 (repeatable, IPv4 or IPv6).")
+    var trustedProxy: [String] = []
 
     @Flag(name: .customLong("no-auto-busy"), help: "Ring users who are already in a call instead of answering busy.")
     var noAutoBusy = false
@@ -63,10 +74,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.core.autoBusy = !noAutoBusy
+        try applyEdgeOptions(to: &configuration)
 
         let server = try await GatewayServer.start(configuration, logger: logger)
         printWelcome(
-            host: host, port: server.port, generatedSecret: givenSecret == nil ? secret : nil,
+            host: host, port: server.port, tls: configuration.tls != nil, generatedSecret: givenSecret == nil ? secret : nil,
             generatedAdminKey: givenAdminKey == nil ? key : nil)
         await Self.waitForTermination(logger: logger)
         server.stop()
@@ -78,8 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
         return port
     }
 
-    private func printWelcome(host: String, port: Int, generatedSecret: String?, generatedAdminKey: String?) {
-        print("CallGate is listening on ws://\(host):\(port)/ws (admin API and /healthz on http://\(host):\(port))")
+    private func printWelcome(host: String, port: Int, tls: Bool, generatedSecret: String?, generatedAdminKey: String?) {
+        let (ws, http) = tls ? ("wss", "https") : ("ws", "http")
+        print("CallGate is listening on \(ws)://\(host):\(port)/ws (admin API and /healthz on \(http)://\(host):\(port))")
         if let generatedSecret {
             print("No --jwt-secret given: this run signs tokens with a random secret. Make a token with:")
             print("  \(CommandLine.arguments[0]) token --uid alice --name Alice --jwt-secret \(generatedSecret)")

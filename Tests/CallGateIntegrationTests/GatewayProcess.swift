@@ -9,22 +9,29 @@ final class GatewayProcess {
         let description: String
     }
 
+    /// The `callgate` executable next to the test bundle.
+    static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("callgate")
+
     let process = Process()
     /// The port it listens on.
     private(set) var port = 0
+    /// What it logs (standard error); a later `--log-level` in `arguments` overrides `warning`.
+    let log = ProcessLog()
     private let output = Pipe()
 
     /// Starts `callgate serve` on a free port with `arguments` added, and waits until it listens.
-    init(arguments: [String]) throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("callgate")
+    /// `environment` is added to this process's environment.
+    init(arguments: [String], environment: [String: String] = [:]) throws {
+        let executable = Self.executable
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw StartFailure(description: "\(executable.path) is missing: run `swift build --build-tests` first")
         }
         process.executableURL = executable
         process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = log.pipe
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         try process.run()
         port = try readPort()
     }
@@ -37,7 +44,7 @@ final class GatewayProcess {
             let chunk = output.fileHandleForReading.availableData
             guard !chunk.isEmpty else { break }
             text += String(decoding: chunk, as: UTF8.self)
-            if let range = text.range(of: #"listening on ws://[^:]+:(\d+)/"#, options: .regularExpression) {
+            if let range = text.range(of: #"listening on wss?://[^:]+:(\d+)/"#, options: .regularExpression) {
                 let match = text[range]
                 let digits = match.split(separator: ":").last?.prefix { $0.isNumber } ?? ""
                 if let port = Int(digits) { return port }

@@ -8,9 +8,12 @@ final class LoopbackClient: @unchecked Sendable {
     /// The socket; touched on the client's service thread only.
     private var connection: WebSocketConnection?
 
-    /// Starts a client context and connects to `target` (the result is the first event).
-    init(_ target: ClientTarget) throws {
-        context = LWSContext(configuration: ContextConfiguration(listen: nil, protocolName: "test.v1"))
+    /// Starts a client context and connects to `target` (the result is the first event);
+    /// `trust` lets the context make wss connections.
+    init(_ target: ClientTarget, trust: ClientTLSTrust? = nil) throws {
+        var configuration = ContextConfiguration(listen: nil, protocolName: "test.v1")
+        configuration.clientTLS = trust
+        context = LWSContext(configuration: configuration)
         events = probe.events.makeAsyncIterator()
         try context.start(webSocketDelegate: probe)
         context.post { [self] in
