@@ -21,6 +21,9 @@ public struct ContextConfiguration: Sendable {
     /// Kernel TCP keepalive on every socket, or nil for none: finds vanished hosts with no
     /// timer of ours or of lws per connection.
     public var tcpKeepalive: TCPKeepalive?
+    /// Server side: how long a peer may stay silent (no message, no pong) before it is dropped,
+    /// found by one periodic sweep (see `LivenessMonitor`); nil for no liveness checks.
+    public var livenessInterval: Duration?
 
     public init(listen: ListenAddress?, protocolName: String) {
         self.listen = listen
