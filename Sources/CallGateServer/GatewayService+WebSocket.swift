@@ -7,7 +7,9 @@ extension GatewayService: WebSocketDelegate {
     func webSocketDidOpen(_ connection: WebSocketConnection) {
         let id = ConnectionID(connection.id)
         let deadline = clock.nowMillis() + configuration.authTimeout.wholeMilliseconds
-        connection.attachment = ClientSession(connectionID: id, authDeadline: deadline)
+        connection.attachment = ClientSession(
+            connectionID: id, authDeadline: deadline, clientAddress: connection.clientAddress, messageBudget: newMessageBudget())
+        admission.counts.opened(connection.clientAddress)
         sockets[id] = connection
         if authQueue.nextDeadline == nil {
             authTimer.schedule(afterMicroseconds: configuration.authTimeout.wholeMilliseconds * 1000)
@@ -16,7 +18,7 @@ extension GatewayService: WebSocketDelegate {
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: [UInt8], binary: Bool) {
-        guard let session = connection.attachment as? ClientSession else { return }
+        guard let session = connection.attachment as? ClientSession, withinMessageRate(session) else { return }
         if binary {
             fail(connection, requestID: nil, code: .badRequest, message: "binary frames are not supported: send JSON text")
             return
@@ -35,6 +37,7 @@ extension GatewayService: WebSocketDelegate {
         guard let session = connection.attachment as? ClientSession else { return }
         connection.attachment = nil
         sockets[session.connectionID] = nil
+        admission.counts.closed(session.clientAddress)
         if let user = session.user {
             logger.debug("disconnected", metadata: ["uid": "\(user.uid)", "connection": "\(session.connectionID)"])
             deliver(core.disconnect(session.connectionID))
