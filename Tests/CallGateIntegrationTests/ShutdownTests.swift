@@ -69,4 +69,47 @@ struct ShutdownTests {
         #expect(took < .seconds(4) + .milliseconds(500), "within the shutdown timeout: \(took)")
         withExtendedLifetime(stuck) {}
     }
+
+    /// A call log write blocked on the database (another process holds its write lock, and the
+    /// store waits up to 5 s for it) cannot hold the process past `--shutdown-timeout`: it ends
+    /// with status 1 when the time runs out.
+    @Test func aShutdownStuckOnTheDatabaseEndsWithStatus1AtTheTimeout() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("callgate.sqlite")
+        let gateway = try GatewayProcess(arguments: [
+            "--database", database, "--jwt-secret", Self.secret, "--admin-key", "k", "--shutdown-timeout", "2",
+        ])
+        let tokens = try await TokenService(secret: Self.secret)
+        let loop = try ClientLoop()
+        defer { loop.stop() }
+        let alice = try await CallGateClient.open(host: "127.0.0.1", port: gateway.port, loop: loop)
+        _ = try await alice.connect(token: try await tokens.mint(user: User(uid: "alice", name: "Alice"), ttl: 600).token)
+
+        let lock = Process()
+        lock.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        lock.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); sys.stdin.read()",
+            database,
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        lock.standardInput = input
+        lock.standardOutput = output
+        try lock.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            lock.waitUntilExit()
+        }
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
+
+        alice.sendRaw(#"{"id":"i1","op":"initiateCall","data":{"receiverId":"bob","receiverType":"user","callType":"audio"}}"#)
+        try await Task.sleep(for: .milliseconds(300))
+        let signalled = ContinuousClock.now
+        gateway.send(SIGTERM)
+        #expect(try await alice.expectClose() == CloseCode.goingAway)
+        #expect(try await gateway.exitStatus(within: .seconds(10)) == 1)
+        let took = ContinuousClock.now - signalled
+        #expect(took < .seconds(3) + .milliseconds(500), "cut at the 2 s timeout, not after the 5 s busy wait: \(took)")
+    }
 }
