@@ -61,7 +61,7 @@ struct MessageLimitTests {
         #expect(try await bob.connect(token: try await gateway.token("bob")).contains(#""result""#))
         let alice = try await gateway.device("alice")
         let padding: [String: JSONValue] = ["note": .string(String(repeating: "n", count: 4000))]
-        let calls = 800
+        let calls = 600
         for _ in 0..<calls {
             let call = try await alice.initiateCall(to: "bob", metadata: padding)
             _ = try await alice.rejectCall(call.sessionId, status: .cancelled)
