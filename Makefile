@@ -68,7 +68,7 @@ test: deps
 	$(PYTHON) tools/proto_check.py
 	$(PYTHON) -m pytest -q tools
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) test --no-parallel
 
 clean:
 	rm -rf .build .pytest_cache

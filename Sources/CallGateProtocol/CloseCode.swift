@@ -4,6 +4,8 @@ public enum CloseCode {
     public static let unauthorized: UInt16 = 4001
     /// The connection's outbound queue passed its cap: the client reads too slowly.
     public static let tooSlow: UInt16 = 4008
+    /// The socket sent messages faster than the configured rate.
+    public static let rateLimited: UInt16 = 4029
     /// A message larger than the configured cap arrived.
     public static let messageTooBig: UInt16 = 1009
     /// The server is shutting down.

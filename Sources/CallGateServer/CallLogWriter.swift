@@ -20,6 +20,8 @@ final class CallLogWriter: @unchecked Sendable {
     private var lastSubmitted: UInt64 = 0
     private var stopDeadline: ContinuousClock.Instant?
     private let finished = DispatchSemaphore(value: 0)
+    /// Set on the writer thread when a batch was given up at shutdown; read after it ended.
+    private var lostWrites = false
 
     /// Starts the writer thread; `metrics` hears of every commit and every failed attempt.
     init(store: any CallLogStore, logger: Logger, metrics: StoreMetrics, onCommitted: @escaping @Sendable (UInt64) -> Void) {
@@ -43,14 +45,17 @@ final class CallLogWriter: @unchecked Sendable {
         return lastSubmitted
     }
 
-    /// Writes what is queued (retrying failures for at most `timeout`) and ends the thread.
-    /// Any thread but the writer's; blocks until the thread is done.
-    func stop(timeout: Duration = .seconds(5)) {
+    /// Writes what is queued (retrying failures for at most `timeout`) and ends the thread;
+    /// returns false when writes were given up. Any thread but the writer's; blocks until the
+    /// thread is done.
+    @discardableResult
+    func stop(timeout: Duration = .seconds(5)) -> Bool {
         condition.lock()
         stopDeadline = ContinuousClock.now + timeout
         condition.signal()
         condition.unlock()
         finished.wait()
+        return !lostWrites
     }
 
     private func run() {
@@ -89,6 +94,7 @@ final class CallLogWriter: @unchecked Sendable {
             }
             if let deadline = stopDeadlineNow(), ContinuousClock.now + .milliseconds(delayMillis) > deadline {
                 logger.critical("call log writes lost at shutdown", metadata: ["writes": "\(batch.count)"])
+                lostWrites = true
                 return false
             }
             Thread.sleep(forTimeInterval: TimeInterval(delayMillis) / 1000)

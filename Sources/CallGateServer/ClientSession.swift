@@ -15,16 +15,21 @@ final class ClientSession {
 
     let connectionID: ConnectionID
     /// The client's IP address: the TCP peer, or what a trusted proxy forwarded (see
-    /// `TrustedProxies`). For logs, and for limits per client address.
+    /// `TrustedProxies`). For logs, and for the limit of sockets per client address.
     let clientAddress: String
     /// Unix ms after which a socket still not connected is closed with 4001.
     let authDeadline: Int64
     var phase = Phase.awaitingConnect
+    /// What is left of the socket's message rate; nil without a rate limit.
+    var messageBudget: TokenBucket?
+    /// Set once the socket went over its rate: it is closing, and its messages are ignored.
+    var rateLimited = false
 
-    init(connectionID: ConnectionID, clientAddress: String, authDeadline: Int64) {
+    init(connectionID: ConnectionID, authDeadline: Int64, clientAddress: String, messageBudget: TokenBucket?) {
         self.connectionID = connectionID
         self.clientAddress = clientAddress
         self.authDeadline = authDeadline
+        self.messageBudget = messageBudget
     }
 
     /// The user, once connected.

@@ -29,6 +29,7 @@ public final class GatewayServer: Sendable {
         contextConfiguration.maxMessageBytes = configuration.maxMessageBytes
         contextConfiguration.maxQueuedFrames = configuration.maxQueuedFrames
         contextConfiguration.tcpKeepalive = configuration.tcpKeepalive
+        contextConfiguration.livenessInterval = configuration.livenessInterval
         contextConfiguration.maxHTTPBodyBytes = AdminRouter.maxBodySize
         contextConfiguration.tls = configuration.tls
         let store = configuration.store
@@ -59,11 +60,16 @@ public final class GatewayServer: Sendable {
         return GatewayServer(context: context, service: service)
     }
 
-    /// Closes every socket with 1001 (going away) so clients reconnect elsewhere, waits up to
-    /// two seconds for them to acknowledge, writes what the store still has queued, and stops.
-    /// Call from outside the service thread.
-    public func stop() {
-        context.stop(closeCode: CloseCode.goingAway)
-        service.writer.stop()
+    /// Stops within the configured `shutdownTimeout`: refuses new connections at once, closes
+    /// every socket with 1001 (going away) so clients reconnect elsewhere and waits up to half
+    /// the timeout for them to acknowledge, then gives the store writes still queued the rest.
+    /// Returns false when some of those writes could not be made. Call from outside the
+    /// service thread.
+    @discardableResult
+    public func stop() -> Bool {
+        let timeout = service.configuration.shutdownTimeout
+        let deadline = ContinuousClock.now + timeout
+        context.stop(closeCode: CloseCode.goingAway, grace: timeout / 2)
+        return service.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
     }
 }

@@ -10,7 +10,9 @@ extension GatewayService: WebSocketDelegate {
         let deadline = clock.nowMillis() + configuration.authTimeout.wholeMilliseconds
         let clientAddress = configuration.trustedProxies.clientAddress(
             peer: connection.peerAddress, forwardedFor: connection.forwardedFor)
-        connection.attachment = ClientSession(connectionID: id, clientAddress: clientAddress, authDeadline: deadline)
+        connection.attachment = ClientSession(
+            connectionID: id, authDeadline: deadline, clientAddress: clientAddress, messageBudget: newMessageBudget())
+        admission.counts.opened(clientAddress)
         logger.debug("socket opened", metadata: ["connection": "\(id)", "client": "\(clientAddress)"])
         sockets[id] = connection
         if authQueue.nextDeadline == nil {
@@ -21,7 +23,7 @@ extension GatewayService: WebSocketDelegate {
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: [UInt8], binary: Bool) {
         metrics.frameReceived()
-        guard let session = connection.attachment as? ClientSession else { return }
+        guard let session = connection.attachment as? ClientSession, withinMessageRate(session) else { return }
         beginOutput()
         if binary {
             fail(connection, requestID: nil, code: .badRequest, message: "binary frames are not supported: send JSON text")
@@ -42,6 +44,7 @@ extension GatewayService: WebSocketDelegate {
         guard let session = connection.attachment as? ClientSession else { return }
         connection.attachment = nil
         sockets[session.connectionID] = nil
+        admission.counts.closed(session.clientAddress)
         if let user = session.user {
             logger.info(
                 "disconnected",

@@ -38,6 +38,12 @@ final class GatewayService: @unchecked Sendable {
     var barrier: UInt64 = 0
     /// Session id -> the sequence number of its terminal status write, until it is durable.
     var pendingTerminal: [String: UInt64] = [:]
+    /// Which upgrades may proceed (origins, socket caps) and how many sockets are open.
+    var admission: AdmissionControl
+    /// One per kind of limit, so that a flood of refusals logs a line per 10 s, not per socket.
+    var limitLogs: [LimitEvent: BurstLog] = [:]
+    /// The origin of `monotonicMillis`.
+    let monotonicStart = ContinuousClock.now
     /// Fires when the Core's earliest timer is due.
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.
@@ -62,6 +68,7 @@ final class GatewayService: @unchecked Sendable {
         self.groups = JournaledGroupStore(groups)
         core = GatewayCore(configuration: configuration.core, clock: clock, groups: self.groups)
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
+        admission = AdmissionControl(configuration: configuration)
     }
 
     /// Takes back the calls a previous run left open and writes what that changed (calls whose

@@ -12,6 +12,12 @@ public enum HTTPErrorCode: String, Codable, Sendable {
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     /// 413: the body is over the size limit.
     case payloadTooLarge = "ERR_PAYLOAD_TOO_LARGE"
+    /// 403: a WebSocket upgrade from a browser Origin that `--allowed-origin` does not list.
+    case originNotAllowed = "ERR_ORIGIN_NOT_ALLOWED"
+    /// 429: a WebSocket upgrade from a client address that has `--max-connections-per-address` open.
+    case tooManyConnections = "ERR_TOO_MANY_CONNECTIONS"
+    /// 503: a WebSocket upgrade while the process holds `--max-connections` sockets.
+    case serverFull = "ERR_SERVER_FULL"
     /// 500: the server failed to produce a response; not caused by the request.
     case internalError = "ERR_INTERNAL"
     /// 503: `GET /readyz` while the call log store does not accept writes.

@@ -29,6 +29,23 @@ public struct ServerConfiguration: Sendable {
     public var tls: ServerTLS?
     /// Reverse proxies whose `X-Forwarded-For` names the client; empty believes no one.
     public var trustedProxies = TrustedProxies()
+    /// Browser origins (`scheme://host[:port]`) a WebSocket upgrade may come from; others get
+    /// 403. Empty allows any; an upgrade without `Origin` is always allowed.
+    public var allowedOrigins: [String] = []
+    /// Open WebSockets per client address; one more upgrade gets 429.
+    public var maxConnectionsPerAddress = 5000
+    /// Open WebSockets in the process; one more upgrade gets 503. The default is the soft
+    /// open-file limit at start less 512 descriptors for everything else.
+    public var maxConnections = OpenFileLimit.defaultMaxConnections()
+    /// Messages a socket may send per second on average, in bursts of up to one second's worth;
+    /// faster closes it with 4029. 0: no limit.
+    public var maxMessagesPerSecond = 50
+    /// A socket that sends nothing (no message, no pong) for this long is dropped; quiet
+    /// sockets are pinged at half of it. nil: no liveness checks.
+    public var livenessInterval: Duration? = .seconds(60)
+    /// How long `GatewayServer.stop` takes at most: half for the sockets' close handshakes, the
+    /// rest for the store writes still queued.
+    public var shutdownTimeout: Duration = .seconds(10)
 
     public init(jwtSecret: String, adminKey: String) {
         self.jwtSecret = jwtSecret

@@ -4,7 +4,7 @@ public struct ClientTarget: Sendable {
     public var host: String
     public var port: Int
     public var path: String
-    /// The Origin header to send, if any.
+    /// The Origin to send, if any, as a host: lws 4.1 sends `Origin: http://<origin>`.
     public var origin: String?
     /// Local address to bind before connecting (spreads sockets over 127.0.0.x), or nil.
     public var sourceAddress: String?

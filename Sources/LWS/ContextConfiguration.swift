@@ -26,6 +26,9 @@ public struct ContextConfiguration: Sendable {
     /// Let connections of this context use TLS (client contexts), trusting these certificates;
     /// nil for plain ws:// only.
     public var clientTLS: ClientTLSTrust?
+    /// Server side: how long a peer may stay silent (no message, no pong) before it is dropped,
+    /// found by one periodic sweep (see `LivenessMonitor`); nil for no liveness checks.
+    public var livenessInterval: Duration?
 
     public init(listen: ListenAddress?, protocolName: String) {
         self.listen = listen

@@ -17,6 +17,13 @@ func lwsCallback(
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         context.drainMailbox()
         return 0
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        return context.filterNetworkConnection()
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return context.confirmUpgrade(wsi)
+    case LWS_CALLBACK_RECEIVE_PONG:
+        (attached(wsi) as? WebSocketConnection)?.heard()
+        return 0
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return WSIHeaders.string(wsi, WSI_TOKEN_GET_URI) == context.configuration.webSocketPath ? 0 : -1
     case LWS_CALLBACK_ESTABLISHED:

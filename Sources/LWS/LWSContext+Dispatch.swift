@@ -5,15 +5,18 @@ extension LWSContext {
     func serverConnectionOpened(_ wsi: OpaquePointer) {
         let connection = WebSocketConnection(id: makeConnectionID(), wsi: wsi, context: self)
         connection.peerAddress = WSIHeaders.peerAddress(wsi)
+        connection.clientAddress = clientAddress(of: wsi)
         connection.path = WSIHeaders.string(wsi, WSI_TOKEN_GET_URI) ?? ""
         connection.forwardedFor = WSIHeaders.string(wsi, WSI_TOKEN_X_FORWARDED_FOR)
         attach(connection, to: wsi)
         liveConnections[connection.id] = connection
+        watchLiveness(of: connection)
         webSocketDelegate?.webSocketDidOpen(connection)
     }
 
     func received(on wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
-        guard let connection = attached(wsi) as? WebSocketConnection else { return 0 }
+        guard let connection = attached(wsi) as? WebSocketConnection, !connection.closeReported else { return 0 }
+        connection.heard()
         let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
         let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
         let result = connection.received(

@@ -25,8 +25,11 @@ public final class LWSContext: @unchecked Sendable {
     private var timers: [WeakTimer] = []
     /// Every open WebSocket of this context, so a shutdown can close them all.
     var liveConnections: [UInt64: WebSocketConnection] = [:]
+    /// Pings quiet server connections and drops dead ones; made on the first server connection.
+    var liveness: LivenessMonitor?
     private var nextConnectionID: UInt64 = 0
-    private var stopping = false
+    /// Set when a shutdown begins: new connections are refused from then on.
+    private(set) var stopping = false
     private var destroyStarted = false
     /// The context `post` may wake, guarded so that no wake-up reaches a destroyed context.
     nonisolated(unsafe) private var wakeTarget: OpaquePointer?

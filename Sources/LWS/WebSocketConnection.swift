@@ -10,6 +10,8 @@ public final class WebSocketConnection {
     public let id: UInt64
     /// The peer's IP address as text ("" when unknown).
     public internal(set) var peerAddress = ""
+    /// The address the client is counted under (server side); see `LWSContext.clientAddress(of:)`.
+    public internal(set) var clientAddress = ""
     /// The request path of the upgrade (server side), e.g. "/ws".
     public internal(set) var path = ""
     /// The `X-Forwarded-For` header of the upgrade request (server side), nil when absent.
@@ -42,6 +44,13 @@ public final class WebSocketConnection {
     private var message: [UInt8] = []
     private var messageIsBinary = false
     private var messageTooBig = false
+    /// When the peer was last heard from (a message, fragment or pong), on `MonotonicClock`.
+    private(set) var lastHeardMillis = MonotonicClock.millis()
+    /// Whether a ping went out since the peer was last heard from.
+    private(set) var pingSent = false
+    /// When `close` was first asked for, on `MonotonicClock`; nil while open.
+    private(set) var closeRequestedMillis: Int64?
+    private var pingDue = false
 
     struct PendingClose {
         let code: UInt16
@@ -76,13 +85,37 @@ public final class WebSocketConnection {
         guard let wsi, pendingClose == nil, context.acceptsWrites else { return }
         pendingClose = PendingClose(code: code, reason: reason, flushFirst: flushFirst)
         localCloseCode = code
+        closeRequestedMillis = MonotonicClock.millis()
         if !flushFirst { queue.removeAll() }
         lws_callback_on_writable(wsi)
     }
 
-    /// Writes at most one queued frame, or starts the close; returns -1 when the write failed.
+    /// Notes that the peer is alive: it sent something or answered a ping.
+    func heard() {
+        lastHeardMillis = MonotonicClock.millis()
+        pingSent = false
+    }
+
+    /// Sends a WebSocket ping at the next writeable callback (ahead of queued messages).
+    func ping() {
+        guard let wsi, pendingClose == nil, context.acceptsWrites else { return }
+        pingSent = true
+        pingDue = true
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Writes a due ping, else at most one queued frame, or starts the close; returns -1 when
+    /// the write failed.
     func writable() -> Int32 {
         guard let wsi else { return -1 }
+        if pingDue, pendingClose == nil, let ping = context.liveness?.pingFrame {
+            pingDue = false
+            if lws_write(wsi, ping.payload, ping.count, LWS_WRITE_PING) < 0 { return -1 }
+            if !queue.isEmpty {
+                lws_callback_on_writable(wsi)
+            }
+            return 0
+        }
         if let frame = queue.pop() {
             let written = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT)
             if written < frame.count { return -1 }

@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the gateway.",
-        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated)."
+        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated), and for the limits CALLGATE_ALLOWED_ORIGINS, CALLGATE_MAX_CONNECTIONS, CALLGATE_MAX_CONNECTIONS_PER_ADDRESS, CALLGATE_MAX_MESSAGES_PER_SECOND, CALLGATE_MAX_MESSAGE_BYTES, CALLGATE_MAX_QUEUED_FRAMES, CALLGATE_LIVENESS_INTERVAL, CALLGATE_SHUTDOWN_TIMEOUT."
     )
 
     @Option(help: "Address to listen on (default 127.0.0.1).")
@@ -49,6 +49,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
+    @OptionGroup(title: "Limits")
+    var limits: LimitOptions
+
     func run() async throws {
         let host = host ?? EnvironmentDefault.string("CALLGATE_HOST") ?? "127.0.0.1"
         let port = try port ?? EnvironmentDefault.string("CALLGATE_PORT").map(Self.parsePort) ?? 8080
@@ -75,13 +78,20 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.core.autoBusy = !noAutoBusy
         try applyEdgeOptions(to: &configuration)
+        try limits.apply(to: &configuration)
 
         let server = try await GatewayServer.start(configuration, logger: logger)
         printWelcome(
             host: host, port: server.port, tls: configuration.tls != nil, generatedSecret: givenSecret == nil ? secret : nil,
             generatedAdminKey: givenAdminKey == nil ? key : nil)
         await Self.waitForTermination(logger: logger)
-        server.stop()
+        let watchdog = ShutdownWatchdog(timeout: configuration.shutdownTimeout, logger: logger)
+        let complete = server.stop()
+        watchdog.disarm()
+        guard complete else {
+            logger.error("stopped with call log writes lost")
+            throw ExitCode.failure
+        }
         logger.info("stopped")
     }
 

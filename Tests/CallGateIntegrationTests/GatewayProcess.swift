@@ -29,6 +29,7 @@ final class GatewayProcess {
         }
         process.executableURL = executable
         process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = log.pipe
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -59,6 +60,22 @@ final class GatewayProcess {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Sends `signal` (SIGTERM, SIGINT, ...) and returns at once.
+    func send(_ signal: Int32) {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, signal)
+    }
+
+    /// The exit status once the process ended, or nil if it still runs after `timeout`.
+    func exitStatus(within timeout: Duration) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
     }
 
     /// SIGTERM, then waits for the exit; returns the exit status.

@@ -1,0 +1,36 @@
+import CallGateCore
+import Logging
+import LWS
+
+/// Which WebSocket upgrades proceed, and the logs of the limits enforced. Service thread only.
+extension GatewayService: UpgradeFilter {
+    /// Refuses an upgrade from an Origin not allowed (403), from an address at its cap (429) or
+    /// while the process is at its cap (503); sockets are counted in `webSocketDidOpen`.
+    func shouldUpgrade(_ request: UpgradeRequest) -> UpgradeDecision {
+        let address = configuration.trustedProxies.clientAddress(
+            peer: request.clientAddress, forwardedFor: request.forwardedFor)
+        guard let limit = admission.refusal(origin: request.origin, clientAddress: address) else {
+            return .accept
+        }
+        noteLimit(limit, metadata: ["address": "\(address)", "origin": "\(request.origin ?? "-")"])
+        let response = limit.refusal
+        return .refuse(
+            status: response.status, contentType: response.contentType ?? HTTPResponse.jsonContentType, body: response.body)
+    }
+
+    /// Logs that `event` happened, once per burst: the first at once, the rest counted into one
+    /// line per 10 s.
+    func noteLimit(_ event: LimitEvent, metadata: Logger.Metadata) {
+        guard let count = limitLogs[event, default: BurstLog(periodMillis: 10_000)].record(now: monotonicMillis) else {
+            return
+        }
+        var metadata = metadata
+        metadata["count"] = "\(count)"
+        logger.warning("\(event.logMessage)", metadata: metadata)
+    }
+
+    /// Milliseconds since the service started, on a clock that wall clock changes do not move.
+    var monotonicMillis: Int64 {
+        (ContinuousClock.now - monotonicStart).wholeMilliseconds
+    }
+}

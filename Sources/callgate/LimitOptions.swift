@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import CallGateServer
+
+/// The `serve` options for limits, liveness and shutdown; each also reads a `CALLGATE_*`
+/// variable when the flag is absent.
+struct LimitOptions: ParsableArguments {
+    @Option(
+        name: .customLong("allowed-origin"),
+        help: "A browser origin (scheme://host[:port]) that may open WebSockets; repeatable. Others get 403; requests without Origin are always allowed (default: any origin; CALLGATE_ALLOWED_ORIGINS, comma-separated).")
+    var allowedOrigins: [String] = []
+
+    @Option(
+        name: .customLong("max-connections"),
+        help: "Open WebSockets in the process; more get 503 (default: the open-file limit less 512).")
+    var maxConnections: Int?
+
+    @Option(
+        name: .customLong("max-connections-per-address"),
+        help: "Open WebSockets per client address; more get 429 (default 5000).")
+    var maxConnectionsPerAddress: Int?
+
+    @Option(
+        name: .customLong("max-messages-per-second"),
+        help: "Messages per second a socket may send, in bursts of up to a second's worth; faster closes it with 4029 (default 50; 0: no limit).")
+    var maxMessagesPerSecond: Int?
+
+    @Option(
+        name: .customLong("max-message-bytes"),
+        help: "Largest incoming message; larger closes the socket with 1009 (default 65536).")
+    var maxMessageBytes: Int?
+
+    @Option(
+        name: .customLong("max-queued-frames"),
+        help: "Outbound messages a socket may have waiting; more closes it with 4008 (default 512).")
+    var maxQueuedFrames: Int?
+
+    @Option(
+        name: .customLong("liveness-interval"),
+        help: "Seconds a socket may stay silent (no message, no pong; pinged at half) before it is dropped (default 60; 0: off).")
+    var livenessInterval: Int?
+
+    @Option(
+        name: .customLong("shutdown-timeout"),
+        help: "Seconds SIGINT/SIGTERM may take to close the sockets and finish the store writes; then the process exits with status 1 (default 10).")
+    var shutdownTimeout: Int?
+
+    /// Writes the given or environment values into `configuration`; throws on a value out of range.
+    func apply(to configuration: inout ServerConfiguration) throws {
+        let origins = allowedOrigins.isEmpty ? Self.list("CALLGATE_ALLOWED_ORIGINS") : allowedOrigins
+        for origin in origins where !origin.contains("://") {
+            throw ValidationError("an allowed origin is scheme://host[:port], got '\(origin)'")
+        }
+        configuration.allowedOrigins = origins
+        if let value = try Self.value(maxConnections, "CALLGATE_MAX_CONNECTIONS", "--max-connections", min: 1) {
+            configuration.maxConnections = value
+        }
+        if let value = try Self.value(
+            maxConnectionsPerAddress, "CALLGATE_MAX_CONNECTIONS_PER_ADDRESS", "--max-connections-per-address", min: 1)
+        {
+            configuration.maxConnectionsPerAddress = value
+        }
+        if let value = try Self.value(
+            maxMessagesPerSecond, "CALLGATE_MAX_MESSAGES_PER_SECOND", "--max-messages-per-second", min: 0)
+        {
+            configuration.maxMessagesPerSecond = value
+        }
+        if let value = try Self.value(maxMessageBytes, "CALLGATE_MAX_MESSAGE_BYTES", "--max-message-bytes", min: 1) {
+            configuration.maxMessageBytes = value
+        }
+        if let value = try Self.value(maxQueuedFrames, "CALLGATE_MAX_QUEUED_FRAMES", "--max-queued-frames", min: 1) {
+            configuration.maxQueuedFrames = value
+        }
+        if let value = try Self.value(livenessInterval, "CALLGATE_LIVENESS_INTERVAL", "--liveness-interval", min: 0) {
+            configuration.livenessInterval = value == 0 ? nil : .seconds(value)
+        }
+        if let value = try Self.value(shutdownTimeout, "CALLGATE_SHUTDOWN_TIMEOUT", "--shutdown-timeout", min: 1) {
+            configuration.shutdownTimeout = .seconds(value)
+        }
+    }
+
+    /// The flag's value, else the variable's, checked against `min`; nil when neither is set.
+    private static func value(_ flag: Int?, _ variable: String, _ name: String, min: Int) throws -> Int? {
+        let text = EnvironmentDefault.string(variable)
+        guard let value = try flag ?? text.map({ text in
+            guard let number = Int(text) else { throw ValidationError("\(variable) must be a number, got '\(text)'") }
+            return number
+        }) else { return nil }
+        guard value >= min else { throw ValidationError("\(name) must be at least \(min), got \(value)") }
+        return value
+    }
+
+    /// The variable's comma-separated items, blanks dropped.
+    private static func list(_ variable: String) -> [String] {
+        (EnvironmentDefault.string(variable) ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
