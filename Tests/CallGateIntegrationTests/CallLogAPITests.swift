@@ -156,6 +156,7 @@ struct CallLogAPITests {
         let alice = try await g.device("alice")
         let bob = try await g.device("bob")
         let newest = try await alice.ring("bob", ringing: [bob])
+        try await g.awaitLogged(newest.sessionId, for: "bob")
 
         let second = try await g.callLogs("bob", "perPage=2&cursor=\(next)")
         #expect(second.data.map(\.sessionId) == Array(all[2..<4]))

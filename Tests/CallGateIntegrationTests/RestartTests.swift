@@ -24,6 +24,7 @@ struct RestartTests {
         let bobAgain = try await second.device("bob")
         let group = try await aliceAgain.initiateCall(to: "team", receiverType: .group)
         #expect(try await bobAgain.expectPush() == .incomingCallReceived(call: group))
+        try await second.awaitLogged(group.sessionId, for: "bob")
         let ids = try await second.callLogs("bob").data.map(\.sessionId)
         #expect(ids == [group.sessionId, call.sessionId])
     }

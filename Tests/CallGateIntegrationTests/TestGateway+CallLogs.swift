@@ -31,6 +31,18 @@ extension TestGateway {
         return try JSONDecoder().decode(CallLogListBody.self, from: body)
     }
 
+    /// Waits until the call `sessionId` is in `uid`'s log: a call that only started is written
+    /// without holding its pushes back, so it may take one commit to appear.
+    func awaitLogged(_ sessionId: String, for uid: String) async throws {
+        for _ in 0..<100 {
+            if try await callLogs(uid, "perPage=100").data.contains(where: { $0.sessionId == sessionId }) {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw UnexpectedStatus(status: 0, body: "call \(sessionId) never appeared in \(uid)'s log")
+    }
+
     /// The session ids of one page of `uid`'s call log, newest first.
     func callLogIDs(_ uid: String, _ query: String = "") async throws -> [String] {
         try await callLogs(uid, query).data.map(\.sessionId)
