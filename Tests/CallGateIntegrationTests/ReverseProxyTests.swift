@@ -111,7 +111,7 @@ struct ReverseProxyTests {
         #expect(!edge.gateway.log.text.contains("203.0.113.66"), "\(edge.gateway.log.text)")
     }
 
-    @Test func plainHTTPIsRedirectedAndConnectionsPerClientAddressAreCapped() async throws {
+    @Test func plainHTTPIsRedirectedMonitoringIsHiddenAndConnectionsPerClientAddressAreCapped() async throws {
         let edge = try await Edge(perIPLimit: 2)
         defer { edge.stop() }
         let redirect = try CommandRun.run([
@@ -119,6 +119,13 @@ struct ReverseProxyTests {
             "http://127.0.0.1:\(edge.nginx.httpPort)/healthz",
         ])
         #expect(redirect.output == "301 https://127.0.0.1/healthz", "\(redirect)")
+        for path in ["/metrics", "/readyz"] {
+            let hidden = try CommandRun.run([
+                "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", edge.certificate.certificateFile,
+                "https://127.0.0.1:\(edge.nginx.httpsPort)\(path)",
+            ])
+            #expect(hidden.output == "404", "nginx must not serve \(path) to the public: \(hidden)")
+        }
 
         var open: [CallGateClient] = []
         for _ in 0..<2 {
