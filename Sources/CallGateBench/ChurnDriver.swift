@@ -6,16 +6,14 @@ final class ChurnDriver: ScenarioDriver {
     private let ring: RingDriver
     private let pool: Range<Int>
     private var next: Int
-    private var pacer: RatePacer?
-    private var stopped = false
+    private var schedule: StartSchedule
     /// Pool sockets closed or reconnecting right now.
     private var inTransit = 0
-    private let rate: Double
 
     /// Ringing pairs over the first `stableSockets` sockets, churn over the rest.
     init(engine: BenchEngine, stableSockets: Int, totalSockets: Int, rate: Double) {
         self.engine = engine
-        self.rate = rate
+        schedule = StartSchedule(rate: rate)
         ring = RingDriver(engine: engine, firstSocket: 0, pairCount: stableSockets / 2, rate: rate)
         pool = (stableSockets / 2 * 2)..<totalSockets
         next = pool.lowerBound
@@ -32,15 +30,12 @@ final class ChurnDriver: ScenarioDriver {
 
     func start(now: UInt64) {
         ring.start(now: now)
-        pacer = RatePacer(rate: rate, start: now)
+        schedule.begin(now: now)
     }
 
     func tick(now: UInt64) {
         ring.tick(now: now)
-        guard !stopped, pacer != nil else { return }
-        let droppedBefore = pacer!.dropped
-        let due = pacer!.due(now: now)
-        engine.metrics.counts.skipped += Int(pacer!.dropped - droppedBefore)
+        let due = schedule.due(now: now, skipped: &engine.metrics.counts.skipped)
         for _ in 0..<due {
             guard let socket = nextReadyPoolSocket() else {
                 engine.metrics.counts.skipped += 1
@@ -53,7 +48,7 @@ final class ChurnDriver: ScenarioDriver {
     }
 
     func stopStarting() {
-        stopped = true
+        schedule.stop()
         ring.stopStarting()
     }
 

@@ -12,14 +12,12 @@ final class GroupDriver: ScenarioDriver {
     private var idle: [Int]
     private var idleHead = 0
     private var active = 0
-    private var pacer: RatePacer?
-    private var stopped = false
-    private let rate: Double
+    private var schedule: StartSchedule
 
     init(engine: BenchEngine, groupCount: Int, groupSize: Int, rate: Double) {
         self.engine = engine
         self.groupSize = groupSize
-        self.rate = rate
+        schedule = StartSchedule(rate: rate)
         groups = Array(repeating: GroupRing(), count: groupCount)
         idle = Array(0..<groupCount)
     }
@@ -29,14 +27,11 @@ final class GroupDriver: ScenarioDriver {
     var isDrained: Bool { active == 0 }
 
     func start(now: UInt64) {
-        pacer = RatePacer(rate: rate, start: now)
+        schedule.begin(now: now)
     }
 
     func tick(now: UInt64) {
-        guard !stopped, pacer != nil else { return }
-        let droppedBefore = pacer!.dropped
-        let due = pacer!.due(now: now)
-        engine.metrics.counts.skipped += Int(pacer!.dropped - droppedBefore)
+        let due = schedule.due(now: now, skipped: &engine.metrics.counts.skipped)
         for _ in 0..<due {
             guard let group = nextIdleGroup() else {
                 engine.metrics.counts.skipped += 1
@@ -47,7 +42,7 @@ final class GroupDriver: ScenarioDriver {
     }
 
     func stopStarting() {
-        stopped = true
+        schedule.stop()
     }
 
     func ready(_ socket: BenchSocket, now: UInt64) {}

@@ -12,15 +12,13 @@ final class RingDriver: ScenarioDriver {
     private var idle: [Int]
     private var idleHead = 0
     private var active = 0
-    private var pacer: RatePacer?
-    private var stopped = false
-    private let rate: Double
+    private var schedule: StartSchedule
 
     /// Pairs over sockets `firstSocket ..< firstSocket + 2 * pairCount`, ringing at `rate` per second.
     init(engine: BenchEngine, firstSocket: Int, pairCount: Int, rate: Double) {
         self.engine = engine
         self.firstSocket = firstSocket
-        self.rate = rate
+        schedule = StartSchedule(rate: rate)
         pairs = Array(repeating: RingPair(), count: pairCount)
         idle = Array(0..<pairCount)
     }
@@ -35,14 +33,11 @@ final class RingDriver: ScenarioDriver {
     var isDrained: Bool { active == 0 }
 
     func start(now: UInt64) {
-        pacer = RatePacer(rate: rate, start: now)
+        schedule.begin(now: now)
     }
 
     func tick(now: UInt64) {
-        guard !stopped, pacer != nil else { return }
-        let droppedBefore = pacer!.dropped
-        let due = pacer!.due(now: now)
-        engine.metrics.counts.skipped += Int(pacer!.dropped - droppedBefore)
+        let due = schedule.due(now: now, skipped: &engine.metrics.counts.skipped)
         for _ in 0..<due {
             guard let pair = nextIdlePair() else {
                 engine.metrics.counts.skipped += 1
@@ -53,7 +48,7 @@ final class RingDriver: ScenarioDriver {
     }
 
     func stopStarting() {
-        stopped = true
+        schedule.stop()
     }
 
     func ready(_ socket: BenchSocket, now: UInt64) {}
