@@ -50,6 +50,7 @@ class Plan:
     ring_rate: int
     group_size: int
     duration: int
+    group_rate: int = 10  # group rings per second asked for (x members - 1 = deliveries per second)
 
     @property
     def full_scale(self) -> bool:

@@ -236,7 +236,9 @@ def test_generator_command_lines():
                     "--sockets", "19000", "--duration", "30", "--rate", "500", "--server-pid", "42",
                     "--json", "/r/callgate-ring.json", "--report", "/r/callgate-ring.html", "--label", "callgate"]
     group = bench.generator_argv("gen", "group", 9000, "s", "k", QUICK, 7, out, "node-ws")
-    assert group[group.index("--group-size") + 1] == "100" and "--rate" not in group
+    assert group[group.index("--group-size") + 1] == "100" and group[group.index("--rate") + 1] == "10"
+    full_group = bench.generator_argv("gen", "group", 9000, "s", "k", bench.FULL, 7, out, "callgate")
+    assert full_group[full_group.index("--rate") + 1] == "610"  # 610 rings x 99 members: ~60,000 deliveries/s
     assert group[group.index("--sockets") + 1] == "1000" and group[-1] == "node-ws"
     idle = bench.generator_argv("gen", "idle", 9000, "s", "k", FULL, 7, out, "callgate")
     assert "--rate" not in idle and "--group-size" not in idle

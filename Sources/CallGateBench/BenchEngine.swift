@@ -243,6 +243,12 @@ final class BenchEngine: WebSocketDelegate, @unchecked Sendable {
             driver.ready(socket, now: now)
             return
         }
+        if socket.index < 1_000 {
+            metrics.record(.connectFirst1000, from: socket.openedAt, to: now)
+        }
+        if socket.index >= sockets.count - 1_000 {
+            metrics.record(.connectLast1000, from: socket.openedAt, to: now)
+        }
         metrics.counts.connected += 1
         resolvedOne(success: true)
     }

@@ -47,7 +47,10 @@ public enum HTMLReport {
         html += table(
             caption: "Latency (ms)", header: ["metric", "count", "p50", "p90", "p99", "p99.9", "max", "rate/s"],
             rows: latencyRows)
-        let connecting = [Metric.connect.rawValue, Metric.reconnect.rawValue]
+        let connecting = [
+            Metric.connect.rawValue, Metric.connectFirst1000.rawValue, Metric.connectLast1000.rawValue,
+            Metric.reconnect.rawValue,
+        ]
         let calls = result.orderedMetricNames.filter { !connecting.contains($0) }
         if !calls.isEmpty {
             html += "<h2>Call latency by percentile</h2>\n"
