@@ -9,9 +9,7 @@ final class GroupDriver: ScenarioDriver {
     private unowned let engine: BenchEngine
     private let groupSize: Int
     private var groups: [GroupRing]
-    private var idle: [Int]
-    private var idleHead = 0
-    private var active = 0
+    private var idle: IdleRotation
     private var schedule: StartSchedule
 
     init(engine: BenchEngine, groupCount: Int, groupSize: Int, rate: Double) {
@@ -19,12 +17,12 @@ final class GroupDriver: ScenarioDriver {
         self.groupSize = groupSize
         schedule = StartSchedule(rate: rate)
         groups = Array(repeating: GroupRing(), count: groupCount)
-        idle = Array(0..<groupCount)
+        idle = IdleRotation(count: groupCount)
     }
 
     var tickMicroseconds: Int64 { 1_000 }
 
-    var isDrained: Bool { active == 0 }
+    var isDrained: Bool { idle.busyCount == 0 }
 
     func start(now: UInt64) {
         schedule.begin(now: now)
@@ -115,18 +113,7 @@ final class GroupDriver: ScenarioDriver {
     private func callerSocket(_ group: Int) -> BenchSocket { engine.sockets[group * groupSize] }
 
     private func nextIdleGroup() -> Int? {
-        let waiting = idle.count - idleHead
-        for _ in 0..<waiting {
-            let group = idle[idleHead]
-            idleHead += 1
-            if idleHead > 4_096 && idleHead * 2 > idle.count {
-                idle.removeFirst(idleHead)
-                idleHead = 0
-            }
-            if callerSocket(group).state == .ready { return group }
-            idle.append(group)
-        }
-        return nil
+        idle.take { group in callerSocket(group).state == .ready }
     }
 
     private func ring(_ group: Int, now: UInt64) {
@@ -139,7 +126,6 @@ final class GroupDriver: ScenarioDriver {
         groups[group].cancelled = 0
         groups[group].gotCancelReply = false
         groups[group].initiateSentAt = now
-        active += 1
         engine.metrics.counts.initiated += 1
         engine.send(groups[group].initiateFrame, on: callerSocket(group))
     }
@@ -154,7 +140,6 @@ final class GroupDriver: ScenarioDriver {
         guard groups[group].stage != .idle else { return }
         groups[group].retiredSessionId = groups[group].sessionId
         groups[group].stage = .idle
-        active -= 1
-        idle.append(group)
+        idle.giveBack(group)
     }
 }

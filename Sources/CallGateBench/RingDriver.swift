@@ -9,9 +9,7 @@ final class RingDriver: ScenarioDriver {
     private let firstSocket: Int
     private var pairs: [RingPair]
     /// Pairs that may ring, used as a FIFO so every pair gets its turn.
-    private var idle: [Int]
-    private var idleHead = 0
-    private var active = 0
+    private var idle: IdleRotation
     private var schedule: StartSchedule
 
     /// Pairs over sockets `firstSocket ..< firstSocket + 2 * pairCount`, ringing at `rate` per second.
@@ -20,7 +18,7 @@ final class RingDriver: ScenarioDriver {
         self.firstSocket = firstSocket
         schedule = StartSchedule(rate: rate)
         pairs = Array(repeating: RingPair(), count: pairCount)
-        idle = Array(0..<pairCount)
+        idle = IdleRotation(count: pairCount)
     }
 
     /// Whether socket `index` belongs to one of these pairs.
@@ -30,7 +28,7 @@ final class RingDriver: ScenarioDriver {
 
     var tickMicroseconds: Int64 { 1_000 }
 
-    var isDrained: Bool { active == 0 }
+    var isDrained: Bool { idle.busyCount == 0 }
 
     func start(now: UInt64) {
         schedule.begin(now: now)
@@ -128,7 +126,7 @@ final class RingDriver: ScenarioDriver {
     func progressText(elapsedSeconds: Double) -> String {
         let counts = engine.metrics.counts
         let p99 = engine.metrics.histogram(.ring).milliseconds(atPercentile: 99)
-        return "calls \(counts.completed) (\(Int(Double(counts.completed) / elapsedSeconds))/s) in flight \(active) ring p99 \(String(format: "%.2f", p99)) ms"
+        return "calls \(counts.completed) (\(Int(Double(counts.completed) / elapsedSeconds))/s) in flight \(idle.busyCount) ring p99 \(String(format: "%.2f", p99)) ms"
     }
 
     // MARK: one call
@@ -137,18 +135,7 @@ final class RingDriver: ScenarioDriver {
     private func calleeSocket(_ pair: Int) -> BenchSocket { engine.sockets[firstSocket + 2 * pair + 1] }
 
     private func nextIdlePair() -> Int? {
-        let waiting = idle.count - idleHead
-        for _ in 0..<waiting {
-            let pair = idle[idleHead]
-            idleHead += 1
-            if idleHead > 4_096 && idleHead * 2 > idle.count {
-                idle.removeFirst(idleHead)
-                idleHead = 0
-            }
-            if callerSocket(pair).state == .ready && calleeSocket(pair).state == .ready { return pair }
-            idle.append(pair)
-        }
-        return nil
+        idle.take { pair in callerSocket(pair).state == .ready && calleeSocket(pair).state == .ready }
     }
 
     private func ring(_ pair: Int, now: UInt64) {
@@ -161,7 +148,6 @@ final class RingDriver: ScenarioDriver {
         pairs[pair].gotEndReply = false
         pairs[pair].gotEndedPush = false
         pairs[pair].initiateSentAt = now
-        active += 1
         engine.metrics.counts.initiated += 1
         engine.send(pairs[pair].initiateFrame, on: callerSocket(pair))
     }
@@ -188,7 +174,6 @@ final class RingDriver: ScenarioDriver {
         guard pairs[pair].stage != .idle else { return }
         pairs[pair].retiredSessionId = pairs[pair].sessionId
         pairs[pair].stage = .idle
-        active -= 1
-        idle.append(pair)
+        idle.giveBack(pair)
     }
 }
