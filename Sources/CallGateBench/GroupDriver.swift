@@ -55,7 +55,7 @@ final class GroupDriver: ScenarioDriver {
                 return
             }
             engine.metrics.counts.initiateAccepted += 1
-            _ = groups[group].owns(fields)
+            _ = groups[group].call.owns(fields)
         case .cancel:
             groups[group].gotCancelReply = true
             if !fields.hasResult { groups[group].cancelled = groupSize - 1 }
@@ -67,7 +67,7 @@ final class GroupDriver: ScenarioDriver {
 
     func push(_ kind: PushKind, on socket: BenchSocket, fields: FrameFields, now: UInt64) {
         let group = socket.index / groupSize
-        guard group < groups.count, groups[group].stage != .idle, groups[group].owns(fields) else { return }
+        guard group < groups.count, groups[group].stage != .idle, groups[group].call.owns(fields) else { return }
         switch (kind, groups[group].stage) {
         case (.incomingCallReceived, .ringing):
             engine.metrics.record(.delivery, from: groups[group].initiateSentAt, to: now)
@@ -77,7 +77,7 @@ final class GroupDriver: ScenarioDriver {
                 engine.metrics.record(.fanout, from: groups[group].initiateSentAt, to: now)
                 engine.metrics.counts.fanouts += 1
                 groups[group].stage = .cancelling
-                engine.send(RequestFrames.cancel(sessionId: groups[group].sessionId), on: callerSocket(group))
+                engine.send(RequestFrames.cancel(sessionId: groups[group].call.current), on: callerSocket(group))
             }
         case (.incomingCallCanceled, .cancelling):
             engine.metrics.counts.cancelled += 1
@@ -97,8 +97,8 @@ final class GroupDriver: ScenarioDriver {
     func abandonStalled(now: UInt64, limit: UInt64) {
         for group in groups.indices where groups[group].stage != .idle && now - groups[group].initiateSentAt > limit {
             engine.metrics.error("STALLED")
-            if groups[group].stage == .ringing, !groups[group].sessionId.isEmpty {
-                engine.send(RequestFrames.cancel(sessionId: groups[group].sessionId), on: callerSocket(group))
+            if groups[group].stage == .ringing, !groups[group].call.current.isEmpty {
+                engine.send(RequestFrames.cancel(sessionId: groups[group].call.current), on: callerSocket(group))
             }
             finishRing(group)
         }
@@ -121,7 +121,7 @@ final class GroupDriver: ScenarioDriver {
             groups[group].initiateFrame = RequestFrames.initiate(receiverId: BenchConfiguration.groupID(group), receiverType: .group)
         }
         groups[group].stage = .ringing
-        groups[group].sessionId = []
+        groups[group].call.current = []
         groups[group].delivered = 0
         groups[group].cancelled = 0
         groups[group].gotCancelReply = false
@@ -138,7 +138,7 @@ final class GroupDriver: ScenarioDriver {
 
     private func finishRing(_ group: Int) {
         guard groups[group].stage != .idle else { return }
-        groups[group].retiredSessionId = groups[group].sessionId
+        groups[group].call.retire()
         groups[group].stage = .idle
         idle.giveBack(group)
     }

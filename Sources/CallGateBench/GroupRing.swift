@@ -13,8 +13,8 @@ struct GroupRing {
     }
 
     var stage = Stage.idle
-    var sessionId: [UInt8] = []
-    var retiredSessionId: [UInt8] = []
+    /// The call it is in, by session id.
+    var call = CallIdentity()
     var initiateSentAt: UInt64 = 0
     /// Members that got `onIncomingCallReceived` for the current ring.
     var delivered = 0
@@ -23,15 +23,4 @@ struct GroupRing {
     var gotCancelReply = false
     /// The group's initiate frame, built on first use and sent for every ring.
     var initiateFrame: [UInt8] = []
-
-    /// Whether `fields` is about the current ring (adopting its id if none is known yet).
-    mutating func owns(_ fields: FrameFields) -> Bool {
-        let id = fields.sessionIdBytes
-        if !retiredSessionId.isEmpty, id.elementsEqual(retiredSessionId) { return false }
-        if sessionId.isEmpty {
-            sessionId = Array(id)
-            return true
-        }
-        return id.elementsEqual(sessionId)
-    }
 }

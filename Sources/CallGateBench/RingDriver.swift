@@ -61,7 +61,7 @@ final class RingDriver: ScenarioDriver {
                 return
             }
             engine.metrics.counts.initiateAccepted += 1
-            _ = pairs[pair].owns(fields)
+            _ = pairs[pair].call.owns(fields)
         case (.accept, .accepting), (.accept, .ending):
             if !fields.hasResult { abort(pair) }
         case (.end, .ending):
@@ -79,20 +79,20 @@ final class RingDriver: ScenarioDriver {
         guard covers(socket.index) else { return }
         let pair = (socket.index - firstSocket) / 2
         let isCallee = (socket.index - firstSocket) % 2 == 1
-        guard pairs[pair].stage != .idle, pairs[pair].owns(fields) else { return }
+        guard pairs[pair].stage != .idle, pairs[pair].call.owns(fields) else { return }
         switch (kind, isCallee, pairs[pair].stage) {
         case (.incomingCallReceived, true, .ringing):
             engine.metrics.record(.ring, from: pairs[pair].initiateSentAt, to: now)
             engine.metrics.counts.incoming += 1
             pairs[pair].stage = .accepting
             pairs[pair].acceptSentAt = now
-            engine.send(RequestFrames.accept(sessionId: pairs[pair].sessionId), on: socket)
+            engine.send(RequestFrames.accept(sessionId: pairs[pair].call.current), on: socket)
         case (.outgoingCallAccepted, false, .accepting):
             engine.metrics.record(.accept, from: pairs[pair].acceptSentAt, to: now)
             engine.metrics.counts.accepted += 1
             pairs[pair].stage = .ending
             pairs[pair].endSentAt = now
-            engine.send(RequestFrames.end(sessionId: pairs[pair].sessionId), on: callerSocket(pair))
+            engine.send(RequestFrames.end(sessionId: pairs[pair].call.current), on: callerSocket(pair))
         case (.callEndedMessageReceived, true, .ending):
             engine.metrics.record(.end, from: pairs[pair].endSentAt, to: now)
             engine.metrics.counts.ended += 1
@@ -116,8 +116,8 @@ final class RingDriver: ScenarioDriver {
     func abandonStalled(now: UInt64, limit: UInt64) {
         for pair in pairs.indices where pairs[pair].stage != .idle && now - pairs[pair].initiateSentAt > limit {
             engine.metrics.error("STALLED")
-            if pairs[pair].stage != .aborting && !pairs[pair].sessionId.isEmpty {
-                engine.send(RequestFrames.end(sessionId: pairs[pair].sessionId), on: callerSocket(pair))
+            if pairs[pair].stage != .aborting && !pairs[pair].call.current.isEmpty {
+                engine.send(RequestFrames.end(sessionId: pairs[pair].call.current), on: callerSocket(pair))
             }
             finishCall(pair)
         }
@@ -144,7 +144,7 @@ final class RingDriver: ScenarioDriver {
             pairs[pair].initiateFrame = RequestFrames.initiate(receiverId: callee, receiverType: .user)
         }
         pairs[pair].stage = .ringing
-        pairs[pair].sessionId = []
+        pairs[pair].call.current = []
         pairs[pair].gotEndReply = false
         pairs[pair].gotEndedPush = false
         pairs[pair].initiateSentAt = now
@@ -161,18 +161,18 @@ final class RingDriver: ScenarioDriver {
     /// Clears a call that went wrong: the caller ends it, and the pair waits for that reply.
     private func abort(_ pair: Int) {
         guard pairs[pair].stage != .aborting else { return }
-        guard !pairs[pair].sessionId.isEmpty, callerSocket(pair).state == .ready else {
+        guard !pairs[pair].call.current.isEmpty, callerSocket(pair).state == .ready else {
             finishCall(pair)
             return
         }
         pairs[pair].stage = .aborting
-        engine.send(RequestFrames.end(sessionId: pairs[pair].sessionId), on: callerSocket(pair))
+        engine.send(RequestFrames.end(sessionId: pairs[pair].call.current), on: callerSocket(pair))
     }
 
     /// The pair is free again; pushes still on their way for this call are ignored.
     private func finishCall(_ pair: Int) {
         guard pairs[pair].stage != .idle else { return }
-        pairs[pair].retiredSessionId = pairs[pair].sessionId
+        pairs[pair].call.retire()
         pairs[pair].stage = .idle
         idle.giveBack(pair)
     }

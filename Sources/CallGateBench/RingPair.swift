@@ -15,10 +15,8 @@ struct RingPair {
     }
 
     var stage = Stage.idle
-    /// The current call's session id, once known (from the reply or the callee's push).
-    var sessionId: [UInt8] = []
-    /// The session id of a call given up on, whose late pushes are ignored.
-    var retiredSessionId: [UInt8] = []
+    /// The call it is in, by session id.
+    var call = CallIdentity()
     var initiateSentAt: UInt64 = 0
     var acceptSentAt: UInt64 = 0
     var endSentAt: UInt64 = 0
@@ -26,15 +24,4 @@ struct RingPair {
     var gotEndedPush = false
     /// The initiate frame of this pair, built on first use and sent for every call.
     var initiateFrame: [UInt8] = []
-
-    /// Whether `fields` is about this pair's current call (adopting its id if none is known yet).
-    mutating func owns(_ fields: FrameFields) -> Bool {
-        let id = fields.sessionIdBytes
-        if !retiredSessionId.isEmpty, id.elementsEqual(retiredSessionId) { return false }
-        if sessionId.isEmpty {
-            sessionId = Array(id)
-            return true
-        }
-        return id.elementsEqual(sessionId)
-    }
 }
