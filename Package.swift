@@ -66,6 +66,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LWSTests", dependencies: ["LWS"]),
         .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol"]),
         .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
@@ -81,7 +82,7 @@ let package = Package(
             dependencies: [
                 "CallGateServer", "CallGateCore", "CallGateProtocol",
                 .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Prometheus", package: "swift-prometheus"), "TestSupport",
             ]
         ),
         .testTarget(name: "CallGateBenchTests", dependencies: ["CallGateBench"]),
@@ -90,7 +91,7 @@ let package = Package(
             name: "CallGateIntegrationTests",
             dependencies: [
                 "CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
-                "CallGateBench", "CallGateConsole",
+                "CallGateBench", "CallGateConsole", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -1,3 +1,4 @@
+import TestSupport
 import CallGateProtocol
 @testable import CallGateServer
 import Prometheus
