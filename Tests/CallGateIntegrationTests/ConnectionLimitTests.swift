@@ -1,5 +1,6 @@
 import CallGateClient
 import CallGateProtocol
+import Foundation
 import Testing
 
 /// Origins and socket caps, decided before the upgrade answers; seen with a hand-made socket
@@ -12,6 +13,7 @@ struct ConnectionLimitTests {
         let refused = try await RawWebSocket.open(port: gateway.port, origin: "https://evil.example.com")
         #expect(refused.status == 403)
         #expect(refused.body.contains(#""code":"ERR_ORIGIN_NOT_ALLOWED""#), "\(refused.body)")
+        try Self.expectContractBody(refused.body)
 
         let allowed = try await RawWebSocket.open(port: gateway.port, origin: "https://APP.example.com")
         #expect(allowed.status == 101)
@@ -37,6 +39,7 @@ struct ConnectionLimitTests {
         let third = try await RawWebSocket.open(port: gateway.port)
         #expect(third.status == 429)
         #expect(third.body.contains(#""code":"ERR_TOO_MANY_CONNECTIONS""#), "\(third.body)")
+        try Self.expectContractBody(third.body)
 
         let elsewhere = try await CallGateClient.open(host: "127.0.0.1", port: gateway.port, loop: gateway.loop, sourceAddress: "127.0.0.2")
         #expect(try await elsewhere.connect(token: try await gateway.token("carol")).user.uid == "carol")
@@ -54,6 +57,7 @@ struct ConnectionLimitTests {
         let refused = try await RawWebSocket.open(port: gateway.port)
         #expect(refused.status == 503)
         #expect(refused.body.contains(#""code":"ERR_SERVER_FULL""#), "\(refused.body)")
+        try Self.expectContractBody(refused.body)
         let fromElsewhere = try await RawWebSocket.open(port: gateway.port, sourceAddress: "127.0.0.3")
         #expect(fromElsewhere.status == 503)
         for _ in 0..<20 {
@@ -75,5 +79,11 @@ struct ConnectionLimitTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         return status
+    }
+
+    /// Checks a refusal's body against `http.error` in proto/ with `tools/proto_check.py`.
+    static func expectContractBody(_ body: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let report = try ProtoChecker.check([SchemaLine(schema: "http.error", json: Data(body.utf8))])
+        #expect(report.exitCode == 0, "\(report.output)", sourceLocation: sourceLocation)
     }
 }
