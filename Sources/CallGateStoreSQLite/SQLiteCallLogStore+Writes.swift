@@ -17,13 +17,14 @@ extension SQLiteCallLogStore {
             }
         }
         try write("applying \(writes.count) writes") { db in
-            let writer = StoreTransaction(db: db)
+            var writer = StoreTransaction(db: db, committed: committedParticipants)
             for (index, change) in writes.enumerated() {
                 if case .call(let record) = change, lastSave[record.id] != index {
                     continue
                 }
                 try writer.perform(change)
             }
+            committedParticipants.update(after: db, with: writer.saved)
         }
     }
 
@@ -31,7 +32,7 @@ extension SQLiteCallLogStore {
     /// false when that call has no such recording (or there is no such call).
     public func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
         try write("attaching a recording URL") { db in
-            try StoreTransaction(db: db).attachRecordingURL(url, sessionId: sessionId, rid: rid)
+            try StoreTransaction(db: db, committed: committedParticipants).attachRecordingURL(url, sessionId: sessionId, rid: rid)
         }
     }
 }

@@ -16,6 +16,8 @@ public final class SQLiteCallLogStore: CallLogStore {
     public let durability: Durability
     /// One writer connection and a pool of readers.
     let pool: DatabasePool
+    /// The participants of the open calls as last committed (see `CommittedParticipants`).
+    let committedParticipants = CommittedParticipants()
 
     /// Opens (creating if needed) the database at `path` and migrates its schema.
     ///

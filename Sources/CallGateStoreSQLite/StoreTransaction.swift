@@ -8,11 +8,21 @@ import GRDB
 struct StoreTransaction {
     /// The connection, inside a write transaction.
     let db: Database
+    /// The participants committed before this transaction, for the calls still open.
+    let committed: CommittedParticipants
     /// One encoder for the batch.
     let encoder = JSONEncoder()
+    /// What this transaction wrote for each call it saved: the participants of an open call,
+    /// nil for a finished one. `committed` takes it over once the transaction commits.
+    private(set) var saved: [Int64: [CallLogParticipantRecord]?] = [:]
+
+    init(db: Database, committed: CommittedParticipants) {
+        self.db = db
+        self.committed = committed
+    }
 
     /// Applies one write.
-    func perform(_ write: StoreWrite) throws {
+    mutating func perform(_ write: StoreWrite) throws {
         switch write {
         case .call(let record):
             try save(record)
@@ -25,11 +35,14 @@ struct StoreTransaction {
 
     /// Inserts or replaces the call with `record.id`, then writes only the participants that
     /// changed (a transition usually changes one) and brings `call_members` in line with them.
-    func save(_ record: CallLogRecord) throws {
+    /// The participants written before come from memory while the call is open, else from its rows.
+    mutating func save(_ record: CallLogRecord) throws {
         let participants = ParticipantTable(db: db)
-        let old = try participants.participants(of: record.id)
+        let old = try writtenParticipants(of: record.id) ?? participants.participants(of: record.id)
         try db.cachedStatement(sql: CallRow.upsertSQL).execute(arguments: try CallRow(record, encoder: encoder).arguments)
         try participants.update(record.id, from: old, to: record.participants)
+        saved[record.id] = record.callStatus.isTerminal ? .some(nil) : record.participants
+        guard !old.lazy.map(\.uid).elementsEqual(record.participants.lazy.map(\.uid)) else { return }
         let before = Set(old.map(\.uid))
         let after = Set(record.participants.map(\.uid))
         guard before != after else { return }
@@ -41,6 +54,15 @@ struct StoreTransaction {
         for uid in before.subtracting(after) {
             try delete.execute(arguments: [uid, record.id])
         }
+    }
+
+    /// The participants of call `id` as this transaction or the last commit left them, when
+    /// known without reading its rows.
+    private func writtenParticipants(of id: Int64) -> [CallLogParticipantRecord]? {
+        if let written = saved[id] {
+            return written
+        }
+        return committed.participants(of: id)
     }
 
     /// Creates or replaces a group, members in order.

@@ -49,4 +49,61 @@ struct ParticipantTests {
             #expect(try store.openCalls() == [call])
         }
     }
+
+    @Test func anOpenCallIsDiffedAgainstWhatItsLastCommitWroteAndAFinishedOneIsForgotten() throws {
+        try withStore { store, _ in
+            var call = TestCalls.group(1, from: "alice", guid: "g", members: ["bob", "carol"], status: .initiated)
+            try store.apply([.call(call)])
+            #expect(store.committedParticipants.participants(of: 1) == call.participants)
+            call.callStatus = .ongoing
+            call.participants[1].state = .joined
+            try store.apply([.call(call)])
+            #expect(store.committedParticipants.participants(of: 1) == call.participants)
+            call.callStatus = .ended
+            try store.apply([.call(call)])
+            #expect(store.committedParticipants.count == 0)
+            #expect(try store.calls(sessionId: call.sessionId, visibleTo: "carol") == [call])
+        }
+    }
+
+    /// A batch whose commit fails must not leave its participants behind as "committed": the
+    /// next save would then skip rows the database never got. The failure comes at COMMIT (a
+    /// deferred foreign key), after every statement of the batch ran.
+    @Test func aBatchWhoseCommitFailsLeavesTheCommittedParticipantsAsTheDatabaseHasThem() throws {
+        try withStore { store, _ in
+            var call = TestCalls.group(1, from: "alice", guid: "g", members: ["bob", "carol"], status: .initiated)
+            try store.apply([.call(call)])
+            try store.pool.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                    CREATE TABLE child (parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                    CREATE TRIGGER fail_at_commit AFTER UPDATE ON call_participants
+                    BEGIN INSERT INTO child VALUES (42); END;
+                    """)
+            }
+            var rolledBack = call
+            rolledBack.callStatus = .ongoing
+            rolledBack.participants[1].state = .joined
+            #expect(throws: SQLiteStoreError.self) { try store.apply([.call(rolledBack)]) }
+            #expect(store.committedParticipants.participants(of: 1) == call.participants)
+            try store.pool.write { try $0.execute(sql: "DROP TRIGGER fail_at_commit") }
+            call.callStatus = .ongoing
+            call.participants[2].state = .joined
+            try store.apply([.call(call)])
+            #expect(try store.openCalls() == [call])
+        }
+    }
+
+    @Test func aReopenedStoreReadsTheParticipantsOfOpenCallsFromTheirRows() throws {
+        try withDatabasePath { path in
+            var call = TestCalls.group(1, from: "alice", guid: "g", members: ["bob", "carol"], status: .initiated)
+            try SQLiteCallLogStore(path: path, durability: .processCrash).apply([.call(call)])
+            let reopened = try SQLiteCallLogStore(path: path, durability: .processCrash)
+            #expect(reopened.committedParticipants.count == 0)
+            call.callStatus = .ongoing
+            call.participants[1].state = .joined
+            try reopened.apply([.call(call)])
+            #expect(try reopened.openCalls() == [call])
+        }
+    }
 }
