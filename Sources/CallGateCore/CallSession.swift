@@ -20,8 +20,11 @@ final class CallSession {
     private(set) var profiles: [String: User]
     /// How many users still ring, kept so "nobody rings any more" is O(1) in big groups.
     private(set) var ringingCount = 0
-    private var states: [String: MemberState] = [:]
+    /// Every user ever in the call, in the order they came in, and each one's state at the same
+    /// position: walking a 100-member group hashes no uid.
     private var order: [String] = []
+    private var states: [MemberState] = []
+    private var positions: [String: Int] = [:]
 
     /// Callees that were busy in another call and not rung: the call log shows them as missed.
     let busySkipped: [String]
@@ -48,22 +51,31 @@ final class CallSession {
 
     /// The state of `uid` in this call, nil for users never rung.
     func state(of uid: String) -> MemberState? {
-        states[uid]
+        positions[uid].map { states[$0] }
     }
 
     /// The users in `state`: the caller first, then callees in the order they were rung.
     func members(in state: MemberState) -> [String] {
-        order.filter { states[$0] == state }
+        order.indices.compactMap { states[$0] == state ? order[$0] : nil }
     }
 
     /// Every user that was ever in the call, in the same order.
     var everyone: [String] { order }
 
+    /// Every user that was ever in the call with their state, in the same order.
+    var memberships: Zip2Sequence<[String], [MemberState]> { zip(order, states) }
+
     /// Moves `uid` to `state`; callers keep the core's indexes in step.
     func set(_ uid: String, _ state: MemberState) {
-        let previous = states.updateValue(state, forKey: uid)
-        if previous == nil {
+        let previous: MemberState?
+        if let position = positions[uid] {
+            previous = states[position]
+            states[position] = state
+        } else {
+            previous = nil
+            positions[uid] = order.count
             order.append(uid)
+            states.append(state)
         }
         if previous == .ringing {
             ringingCount -= 1

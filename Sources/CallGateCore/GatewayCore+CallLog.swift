@@ -39,12 +39,13 @@ extension GatewayCore {
         let call = session.call
         let history = rooms[session.id]?.history ?? finishedHistories[session.id]
         let recordings = history?.recordings ?? session.priorRecordings
-        let participants = (session.everyone + session.busySkipped).map { uid in
+        let callIsLive = !call.callStatus.isTerminal
+        let members = session.memberships.map { ($0, Optional($1)) } + session.busySkipped.map { ($0, nil) }
+        let participants = members.map { uid, state in
             let user = session.profiles[uid] ?? profile(of: uid)
             let stay = session.stays[uid] ?? StayLog()
             return CallLogParticipantRecord(
-                uid: uid, name: user.name, avatar: user.avatar,
-                state: logState(session.state(of: uid), callIsLive: !call.callStatus.isTerminal),
+                uid: uid, name: user.name, avatar: user.avatar, state: logState(state, callIsLive: callIsLive),
                 joinedAt: stay.joinedAt, leftAt: stay.leftAt, closedSeconds: stay.closedSeconds,
                 stayStartedAt: stay.stayStartedAt)
         }

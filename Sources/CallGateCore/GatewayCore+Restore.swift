@@ -53,7 +53,7 @@ extension GatewayCore {
             startGrace(for: uid, in: session.id, lasting: grace)
         }
         for uid in session.members(in: .ringing) {
-            ringingCalls[uid, default: []].insert(session.id)
+            ringingCalls[uid, default: []].append(session.id)
         }
         if session.ringingCount > 0 {
             let deadline = record.ringDeadline ?? nowMillis

@@ -34,8 +34,8 @@ extension GatewayCore {
     /// The live calls `uid` rings for or takes part in, oldest first.
     func activeCalls(of uid: String) -> [Call] {
         var ids = ringingCalls[uid] ?? []
-        if let engaged = engagedCall[uid] {
-            ids.insert(engaged)
+        if let engaged = engagedCall[uid], !ids.contains(engaged) {
+            ids.append(engaged)
         }
         return ids.compactMap { sessions[$0] }
             .sorted { $0.ordinal < $1.ordinal }

@@ -42,7 +42,7 @@ extension GatewayCore {
         sessions[session.id] = session
         engagedCall[session.callerUID] = session.id
         for uid in session.members(in: .ringing) {
-            ringingCalls[uid, default: []].insert(session.id)
+            ringingCalls[uid, default: []].append(session.id)
         }
         let deadline = nowMillis + Int64(seconds) * 1000
         session.ringDeadline = deadline
@@ -75,11 +75,11 @@ extension GatewayCore {
     /// Ends `session` with a terminal `status`: the call leaves the routing tables at once (so
     /// its users can call again) and is remembered for `terminalRetention`. Returns the final call.
     func finish(_ session: CallSession, as status: CallStatus) -> Call {
-        for uid in session.everyone {
-            switch session.state(of: uid) {
-            case .ringing?:
+        for (uid, state) in session.memberships {
+            switch state {
+            case .ringing:
                 removeRinging(uid, session.id)
-            case .joined?:
+            case .joined:
                 disengage(uid, session.id)
             default:
                 break
@@ -123,9 +123,10 @@ extension GatewayCore {
     }
 
     private func removeRinging(_ uid: String, _ sessionId: String) {
-        ringingCalls[uid]?.remove(sessionId)
-        if ringingCalls[uid]?.isEmpty == true {
-            ringingCalls[uid] = nil
+        guard var ids = ringingCalls.removeValue(forKey: uid) else { return }
+        ids.removeAll { $0 == sessionId }
+        if !ids.isEmpty {
+            ringingCalls[uid] = ids
         }
     }
 

@@ -23,8 +23,9 @@ public final class GatewayCore {
     /// uid -> the one call the user is engaged in: caller of an initiated call, or joined
     /// participant of an ongoing one.
     var engagedCall: [String: String] = [:]
-    /// uid -> the live calls ringing that user.
-    var ringingCalls: [String: Set<String>] = [:]
+    /// uid -> the live calls ringing that user, in the order they started ringing (an array:
+    /// usually one call, and a set would hash every session id of a group ring twice).
+    var ringingCalls: [String: [String]] = [:]
     /// Finished calls, remembered for `terminalRetention` so late ops get a precise error.
     var finishedCalls: [String: Call] = [:]
     /// uid -> session id -> the grace timer running for that user in that call.
