@@ -1,7 +1,8 @@
 # CallGate: build, run and test entry points.
 #
 #   make run     install what is missing, build release, start the gateway (ARGS="..." passes flags)
-#   make test    install what is missing, check proto/, run the checker's tests and `swift test`
+#   make test    install what is missing, check proto/, build, run the tools' tests (browser tests
+#                included) and `swift test`
 #
 # `deps` is idempotent: it only calls apt-get/pip when something is missing, and is silent
 # otherwise. It works as root, or through sudo when not root.
@@ -16,8 +17,10 @@ ARGS ?=
 APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libsqlite3-dev pkg-config python3 python3-pip
 # The edge tests: openssl (tools/make-cert.sh, s_client), curl (https checks), nginx (reverse proxy).
 APT_PACKAGES += openssl curl nginx
-PY_MODULES := jsonschema referencing pytest
-PY_IMPORTS := import jsonschema, referencing, pytest
+# The web demo's browser tests (tools/web): headless Chromium driven by Selenium.
+APT_PACKAGES += chromium chromium-driver
+PY_MODULES := jsonschema referencing pytest selenium
+PY_IMPORTS := import jsonschema, referencing, pytest, selenium
 
 .PHONY: deps build run test proto-check clean
 
@@ -66,8 +69,8 @@ proto-check: deps
 
 test: deps
 	$(PYTHON) tools/proto_check.py
-	$(PYTHON) -m pytest -q tools
 	$(SWIFT) build --build-tests
+	CALLGATE_REQUIRE_BROWSER=1 CALLGATE_BIN=.build/debug/callgate $(PYTHON) -m pytest -q tools
 	$(SWIFT) test --no-parallel
 
 clean:

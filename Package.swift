@@ -39,6 +39,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [
+                .embedInCode("WebApp/index.html"), .embedInCode("WebApp/app.js"),
+                .embedInCode("WebApp/callgate.js"), .embedInCode("WebApp/style.css"),
             ]
         ),
         .target(

@@ -161,7 +161,8 @@ public final class AdminRouter {
         return value
     }
 
-    private static func decode<Body: Decodable>(_ type: Body.Type, from body: [UInt8]) throws(FieldError) -> Body {
+    /// Decodes a JSON body, naming the field at fault when it does not fit.
+    static func decode<Body: Decodable>(_ type: Body.Type, from body: [UInt8]) throws(FieldError) -> Body {
         do {
             return try JSONDecoder().decode(type, from: Data(body))
         } catch let error as DecodingError {
@@ -177,7 +178,8 @@ public final class AdminRouter {
         .error(404, .groupNotFound, "group '\(guid)' not found")
     }
 
-    private static func methodNotAllowed(_ allowed: [HTTPMethod]) -> HTTPResponse {
+    /// 405 with the `Allow` header listing `allowed`.
+    static func methodNotAllowed(_ allowed: [HTTPMethod]) -> HTTPResponse {
         let list = allowed.map(\.name).joined(separator: ", ")
         return .error(405, .methodNotAllowed, "method not allowed here; allowed: \(list)", headers: [("Allow", list)])
     }

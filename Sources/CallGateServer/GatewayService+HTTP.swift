@@ -3,8 +3,9 @@ import CallGateProtocol
 import Foundation
 import LWS
 
-/// Plain HTTP on the gateway's port: the call log API through `CallLogRouter`, the admin API
-/// and health through `AdminRouter`, metrics and readiness through `handleMonitoring`.
+/// Plain HTTP on the gateway's port: the call log API through `CallLogRouter`, the web demo
+/// through `WebAppRouter`, the admin API and health through `AdminRouter`, metrics and
+/// readiness through `handleMonitoring`.
 /// Service thread, but for the token checks and store work they start, which come back
 /// through the mailbox.
 extension GatewayService: HTTPHandler {
@@ -26,7 +27,7 @@ extension GatewayService: HTTPHandler {
             handleCallLog(CallLogRouter.route(request), for: box)
             return
         }
-        switch router.route(request) {
+        switch webApp.route(request) ?? router.route(request) {
         case .respond(let response):
             persistChanges()
             emit(.http(box, response))

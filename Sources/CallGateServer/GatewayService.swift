@@ -19,6 +19,8 @@ final class GatewayService: @unchecked Sendable {
     let tokens: TokenService
     let groups: JournaledGroupStore
     let router: AdminRouter
+    /// The web softphone demo's files and development tokens, when turned on.
+    let webApp: WebAppRouter
     let logger: Logger
     /// This server's metrics, served at `GET /metrics`.
     let metrics: GatewayMetrics
@@ -68,6 +70,7 @@ final class GatewayService: @unchecked Sendable {
         self.groups = JournaledGroupStore(groups)
         core = GatewayCore(configuration: configuration.core, clock: clock, groups: self.groups)
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
+        webApp = WebAppRouter(servesFiles: configuration.servesWebApp, mintsDevTokens: configuration.mintsDevTokens)
         admission = AdmissionControl(configuration: configuration)
     }
 

@@ -46,6 +46,12 @@ public struct ServerConfiguration: Sendable {
     /// How long `GatewayServer.stop` takes at most: half for the sockets' close handshakes, the
     /// rest for the store writes still queued.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// Whether `GET /` and the other files of the web softphone demo are served. Off in
+    /// production, where apps bring their own front end.
+    public var servesWebApp = true
+    /// Whether `POST /dev/token` mints connection tokens for anyone who asks: only for a
+    /// development gateway whose secret was generated for the run.
+    public var mintsDevTokens = false
 
     public init(jwtSecret: String, adminKey: String) {
         self.jwtSecret = jwtSecret

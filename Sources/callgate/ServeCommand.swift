@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the gateway.",
-        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated), and for the limits CALLGATE_ALLOWED_ORIGINS, CALLGATE_MAX_CONNECTIONS, CALLGATE_MAX_CONNECTIONS_PER_ADDRESS, CALLGATE_MAX_MESSAGES_PER_SECOND, CALLGATE_MAX_MESSAGE_BYTES, CALLGATE_MAX_QUEUED_FRAMES, CALLGATE_LIVENESS_INTERVAL, CALLGATE_SHUTDOWN_TIMEOUT."
+        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated), CALLGATE_WEB_APP (on or off), and for the limits CALLGATE_ALLOWED_ORIGINS, CALLGATE_MAX_CONNECTIONS, CALLGATE_MAX_CONNECTIONS_PER_ADDRESS, CALLGATE_MAX_MESSAGES_PER_SECOND, CALLGATE_MAX_MESSAGE_BYTES, CALLGATE_MAX_QUEUED_FRAMES, CALLGATE_LIVENESS_INTERVAL, CALLGATE_SHUTDOWN_TIMEOUT."
     )
 
     @Option(help: "Address to listen on (default 127.0.0.1).")
@@ -46,6 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-auto-busy"), help: "Ring users who are already in a call instead of answering busy.")
     var noAutoBusy = false
 
+    @Flag(name: .customLong("no-web-app"), help: "Do not serve the web softphone demo at / (or set CALLGATE_WEB_APP=off); for production.")
+    var noWebApp = false
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -77,13 +80,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.core.autoBusy = !noAutoBusy
+        configuration.servesWebApp = try !noWebApp && Self.webAppSetting()
+        configuration.mintsDevTokens = givenSecret == nil
         try applyEdgeOptions(to: &configuration)
         try limits.apply(to: &configuration)
 
         let server = try await GatewayServer.start(configuration, logger: logger)
         printWelcome(
             host: host, port: server.port, tls: configuration.tls != nil, generatedSecret: givenSecret == nil ? secret : nil,
-            generatedAdminKey: givenAdminKey == nil ? key : nil)
+            generatedAdminKey: givenAdminKey == nil ? key : nil, webApp: configuration.servesWebApp)
         await Self.waitForTermination(logger: logger)
         let watchdog = ShutdownWatchdog(timeout: configuration.shutdownTimeout, logger: logger)
         let complete = server.stop()
@@ -95,14 +100,29 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("stopped")
     }
 
+    /// CALLGATE_WEB_APP: on (default) or off.
+    private static func webAppSetting() throws -> Bool {
+        switch EnvironmentDefault.string("CALLGATE_WEB_APP")?.lowercased() {
+        case nil, "on", "1", "true": true
+        case "off", "0", "false": false
+        case let other?: throw ValidationError("CALLGATE_WEB_APP must be on or off, got '\(other)'")
+        }
+    }
+
     private static func parsePort(_ text: String) throws -> Int {
         guard let port = Int(text) else { throw ValidationError("CALLGATE_PORT must be a number, got '\(text)'") }
         return port
     }
 
-    private func printWelcome(host: String, port: Int, tls: Bool, generatedSecret: String?, generatedAdminKey: String?) {
+    private func printWelcome(
+        host: String, port: Int, tls: Bool, generatedSecret: String?, generatedAdminKey: String?, webApp: Bool
+    ) {
         let (ws, http) = tls ? ("wss", "https") : ("ws", "http")
         print("CallGate is listening on \(ws)://\(host):\(port)/ws (admin API and /healthz on \(http)://\(host):\(port))")
+        if webApp {
+            let signIn = generatedSecret == nil ? "paste a token to sign in" : "sign in as any user name"
+            print("Web softphone demo: \(http)://\(host):\(port)/ (\(signIn))")
+        }
         if let generatedSecret {
             print("No --jwt-secret given: this run signs tokens with a random secret. Make a token with:")
             print("  \(CommandLine.arguments[0]) token --uid alice --name Alice --jwt-secret \(generatedSecret)")

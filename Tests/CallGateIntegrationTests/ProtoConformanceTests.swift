@@ -8,7 +8,7 @@ import Testing
 @Suite("The real server's frames match proto/")
 struct ProtoConformanceTests {
     @Test func everyFrameAndBodyMatchesItsSchema() async throws {
-        let gateway = try await TestGateway()
+        let gateway = try await TestGateway { $0.mintsDevTokens = true }
         defer { gateway.shutdown() }
         let recorder = FrameRecorder()
         var bodies = HTTPBodyLog()
@@ -25,6 +25,10 @@ struct ProtoConformanceTests {
         let tokenRequest = #"{"uid":"zoe","ttl":60}"#
         bodies.record("http.tokenRequest", request: tokenRequest)
         bodies.record("http.tokenResponse", response: try await gateway.admin("POST", "/v1/tokens", json: tokenRequest).1)
+        let devTokenRequest = #"{"uid":"yan","name":"Yan"}"#
+        bodies.record("http.tokenRequest", request: devTokenRequest)
+        bodies.record("http.tokenResponse", response: try await gateway.admin("POST", "/dev/token", json: devTokenRequest, key: nil).1)
+        bodies.record("http.error", response: try await gateway.admin("POST", "/dev/token", json: "{", key: nil).1)
         bodies.record("http.error", response: try await gateway.admin("GET", "/v1/groups/nosuch").1)
         bodies.record("http.error", response: try await gateway.admin("GET", "/v1/groups/team", key: "wrong").1)
         bodies.record("http.error", response: try await gateway.admin("PUT", "/v1/groups/team", json: "{").1)

@@ -1,0 +1,372 @@
+// The softphone page: signs in, rings, answers, runs the in-call view and shows the call log,
+// all through the reference client in callgate.js. Plain DOM, no framework; every value from
+// the network goes into the page as text, never as HTML.
+import { CallGateClient } from "./callgate.js";
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  client: null,
+  me: null,
+  incoming: null, // the Call ringing this device
+  outgoing: null, // the Call this device is ringing
+  active: null, // the Call whose session this device joined
+  audioMuted: false,
+  recording: false,
+  participants: [],
+};
+
+function setStatus(text) {
+  $("status").textContent = text;
+}
+
+function show(id, visible) {
+  $(id).hidden = !visible;
+}
+
+function logEvent(name, text) {
+  const item = document.createElement("li");
+  item.dataset.event = name;
+  item.textContent = `${new Date().toLocaleTimeString()} ${name}${text ? `: ${text}` : ""}`;
+  $("events").prepend(item);
+}
+
+function nameOf(user) {
+  return user ? user.name || user.uid : "?";
+}
+
+/** Who a call is with, seen from this user: the group, or the other person. */
+function counterpart(call) {
+  if (call.receiverType === "group" && call.receiver) return call.receiver.name || call.receiver.guid;
+  if (call.initiator && call.initiator.uid !== state.me.uid) return nameOf(call.initiator);
+  return nameOf(call.receiver);
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const uid = $("uid").value.trim();
+  const name = $("name").value.trim();
+  let token = $("token").value.trim();
+  $("signin-button").disabled = true;
+  try {
+    if (!token) token = (await CallGateClient.devToken(location.origin, uid, name || undefined)).token;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const client = new CallGateClient({ url: `${scheme}//${location.host}/ws`, token });
+    listen(client);
+    const result = await client.connect();
+    state.client = client;
+    state.me = result.user;
+    $("me").textContent = `${nameOf(result.user)} (${result.user.uid})`;
+    show("signin", false);
+    show("app", true);
+    setStatus("Connected.");
+    for (const call of result.activeCalls) {
+      if (call.callStatus === "initiated" && call.initiator.uid !== state.me.uid) ringing(call);
+    }
+    await loadHistory();
+  } catch (error) {
+    setStatus(`Sign-in failed: ${error.code || ""} ${error.message}`);
+  } finally {
+    $("signin-button").disabled = false;
+  }
+}
+
+function signOut() {
+  if (state.client) state.client.close();
+  Object.assign(state, { client: null, me: null, incoming: null, outgoing: null, active: null });
+  for (const id of ["incoming", "outgoing", "incall", "details"]) show(id, false);
+  $("events").replaceChildren();
+  $("history").replaceChildren();
+  show("app", false);
+  show("signin", true);
+  setStatus("Not signed in.");
+}
+
+function listen(client) {
+  client.addEventListener("close", (e) => {
+    setStatus(e.detail.willReconnect ? `Disconnected (${e.detail.code}); reconnecting…` : `Disconnected (${e.detail.code}).`);
+  });
+  client.addEventListener("open", () => setStatus("Connected."));
+  client.addEventListener("onIncomingCallReceived", (e) => {
+    logEvent("onIncomingCallReceived", `${nameOf(e.detail.call.initiator)} (${e.detail.call.callType})`);
+    ringing(e.detail.call);
+  });
+  client.addEventListener("onIncomingCallCanceled", (e) => {
+    logEvent("onIncomingCallCanceled", e.detail.reason);
+    if (state.incoming && state.incoming.sessionId === e.detail.call.sessionId) {
+      state.incoming = null;
+      show("incoming", false);
+    }
+    loadHistory();
+  });
+  client.addEventListener("onOutgoingCallAccepted", (e) => {
+    logEvent("onOutgoingCallAccepted", nameOf(e.detail.by));
+    if (state.outgoing && state.outgoing.sessionId === e.detail.call.sessionId) {
+      state.outgoing = null;
+      show("outgoing", false);
+      enterSession(e.detail.call);
+    }
+  });
+  client.addEventListener("onOutgoingCallRejected", (e) => {
+    logEvent("onOutgoingCallRejected", `${nameOf(e.detail.by)}: ${e.detail.call.callStatus}`);
+    if (state.outgoing && state.outgoing.sessionId === e.detail.call.sessionId) {
+      state.outgoing = null;
+      show("outgoing", false);
+    }
+    loadHistory();
+  });
+  client.addEventListener("onCallEndedMessageReceived", (e) => {
+    logEvent("onCallEndedMessageReceived", `${nameOf(e.detail.by)} (${e.detail.reason || "ended"})`);
+    if (state.outgoing && state.outgoing.sessionId === e.detail.call.sessionId) {
+      state.outgoing = null;
+      show("outgoing", false);
+    }
+    if (state.active && state.active.sessionId === e.detail.call.sessionId) leaveView();
+    loadHistory();
+  });
+  client.addEventListener("onUserJoined", (e) => logEvent("onUserJoined", nameOf(e.detail.user)));
+  client.addEventListener("onUserLeft", (e) => logEvent("onUserLeft", nameOf(e.detail.user)));
+  client.addEventListener("onUserListChanged", (e) => {
+    logEvent("onUserListChanged", e.detail.participants.map(nameOf).join(", "));
+    if (isActive(e.detail.sessionId)) renderParticipants(e.detail.participants);
+  });
+  client.addEventListener("onUserMuted", (e) => {
+    logEvent("onUserMuted", `${nameOf(e.detail.user)} audio ${e.detail.audioMuted ? "off" : "on"}`);
+    if (!isActive(e.detail.sessionId)) return;
+    const participant = state.participants.find((p) => p.uid === e.detail.user.uid);
+    if (participant) {
+      participant.audioMuted = e.detail.audioMuted;
+      participant.videoMuted = e.detail.videoMuted;
+      renderParticipants(state.participants);
+    }
+  });
+  client.addEventListener("onRecordingToggled", (e) => {
+    logEvent("onRecordingToggled", `${e.detail.recordingStarted ? "started" : "stopped"} by ${nameOf(e.detail.user)}`);
+    if (isActive(e.detail.sessionId)) setRecording(e.detail.recordingStarted);
+  });
+  client.addEventListener("onCallSwitchedToVideo", (e) => {
+    logEvent("onCallSwitchedToVideo", nameOf(e.detail.requestedBy));
+    if (isActive(e.detail.sessionId)) setCallType("video");
+  });
+  client.addEventListener("onSessionTimeout", (e) => {
+    logEvent("onSessionTimeout", "");
+    if (isActive(e.detail.sessionId)) leaveView();
+  });
+  client.addEventListener("onCallEnded", (e) => {
+    logEvent("onCallEnded", "");
+    if (isActive(e.detail.sessionId)) leaveView();
+    loadHistory();
+  });
+}
+
+function isActive(sessionId) {
+  return state.active !== null && state.active.sessionId === sessionId;
+}
+
+function ringing(call) {
+  state.incoming = call;
+  $("incoming-from").textContent = call.receiverType === "group" ? `${nameOf(call.initiator)} in ${counterpart(call)}` : nameOf(call.initiator);
+  $("incoming-type").textContent = call.callType;
+  show("incoming", true);
+}
+
+async function placeCall(event) {
+  event.preventDefault();
+  try {
+    const call = await state.client.initiateCall({
+      receiverId: $("callee").value.trim(),
+      receiverType: $("receiver-type").value,
+      callType: $("call-type").value,
+    });
+    if (call.callStatus === "initiated") {
+      state.outgoing = call;
+      $("outgoing-to").textContent = counterpart(call);
+      show("outgoing", true);
+    } else {
+      logEvent("initiateCall", call.callStatus);
+    }
+  } catch (error) {
+    logEvent("initiateCall failed", `${error.code}: ${error.message}`);
+  }
+}
+
+async function act(label, operation) {
+  try {
+    return await operation();
+  } catch (error) {
+    logEvent(`${label} failed`, `${error.code}: ${error.message}`);
+    return undefined;
+  }
+}
+
+async function accept() {
+  const call = state.incoming;
+  if (!call) return;
+  state.incoming = null;
+  show("incoming", false);
+  const answered = await act("acceptCall", () => state.client.acceptCall(call.sessionId));
+  if (answered) await enterSession(answered);
+}
+
+async function decline() {
+  const call = state.incoming;
+  if (!call) return;
+  state.incoming = null;
+  show("incoming", false);
+  await act("rejectCall", () => state.client.rejectCall(call.sessionId, "rejected"));
+  loadHistory();
+}
+
+async function cancel() {
+  const call = state.outgoing;
+  if (!call) return;
+  state.outgoing = null;
+  show("outgoing", false);
+  await act("rejectCall", () => state.client.rejectCall(call.sessionId, "cancelled"));
+  loadHistory();
+}
+
+async function enterSession(call) {
+  state.active = call;
+  state.audioMuted = false;
+  $("incall-title").textContent = `In call with ${counterpart(call)}`;
+  setCallType(call.callType);
+  setRecording(false);
+  $("mute-button").textContent = "Mute";
+  renderParticipants([]);
+  show("incall", true);
+  const token = await act("generateToken", () => state.client.generateToken(call.sessionId));
+  if (!token || !isActive(call.sessionId)) return;
+  const joined = await act("joinSession", () => state.client.joinSession(token.callToken));
+  if (!joined || !isActive(call.sessionId)) return;
+  setRecording(joined.session.recording);
+  setCallType(joined.session.callType);
+  renderParticipants(joined.session.participants);
+}
+
+function leaveView() {
+  state.active = null;
+  show("incall", false);
+}
+
+async function leave() {
+  const call = state.active;
+  if (!call) return;
+  leaveView();
+  await act("leaveSession", () => state.client.leaveSession(call.sessionId));
+  loadHistory();
+}
+
+async function toggleMute() {
+  if (!state.active) return;
+  const audioMuted = !state.audioMuted;
+  if (await act("setMuted", () => state.client.setMuted(state.active.sessionId, { audioMuted }))) {
+    state.audioMuted = audioMuted;
+    $("mute-button").textContent = audioMuted ? "Unmute" : "Mute";
+  }
+}
+
+async function toggleRecording() {
+  if (!state.active) return;
+  const sessionId = state.active.sessionId;
+  const starting = !state.recording;
+  const done = await act(starting ? "startRecording" : "stopRecording", () =>
+    starting ? state.client.startRecording(sessionId) : state.client.stopRecording(sessionId));
+  if (done) setRecording(starting);
+}
+
+async function switchToVideo() {
+  if (!state.active) return;
+  if (await act("switchToVideo", () => state.client.switchToVideo(state.active.sessionId))) setCallType("video");
+}
+
+function setRecording(on) {
+  state.recording = on;
+  $("record-button").textContent = on ? "Stop recording" : "Start recording";
+  show("recording-indicator", on);
+}
+
+function setCallType(type) {
+  $("incall-type").textContent = type;
+  $("video-button").disabled = type === "video";
+}
+
+function renderParticipants(participants) {
+  state.participants = participants.map((p) => ({ ...p }));
+  const items = state.participants.map((p) => {
+    const item = document.createElement("li");
+    item.dataset.uid = p.uid;
+    item.dataset.audioMuted = String(Boolean(p.audioMuted));
+    item.textContent = `${nameOf(p)}${p.audioMuted ? " (muted)" : ""}${p.videoMuted ? " (camera off)" : ""}`;
+    return item;
+  });
+  $("participants").replaceChildren(...items);
+}
+
+function formatDuration(seconds) {
+  const s = Math.max(0, Math.round(seconds || 0));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function formatTime(unixSeconds) {
+  return unixSeconds ? new Date(unixSeconds * 1000).toLocaleString() : "";
+}
+
+async function loadHistory(event) {
+  if (event) event.preventDefault();
+  if (!state.client) return;
+  const page = await act("GET /v3.0/calls", () =>
+    state.client.callLogs({ perPage: 30, type: $("filter-type").value, direction: $("filter-direction").value }));
+  if (!page) return;
+  const items = page.data.map((log) => {
+    const item = document.createElement("li");
+    item.dataset.sessionId = log.sessionId;
+    item.dataset.status = log.callStatus;
+    item.dataset.type = log.callType;
+    item.dataset.direction = log.callDirection;
+    item.dataset.missed = String(Boolean(log.missed));
+    if (log.missed) item.classList.add("missed");
+    const arrow = log.callDirection === "incoming" ? "←" : "→";
+    const other = log.callCategory === "meet" ? `meeting ${log.sessionId}` : counterpart(log);
+    item.textContent = `${arrow} ${other} · ${log.callType} · ${log.missed ? "missed" : log.callStatus} · ${formatDuration(log.duration)} · ${formatTime(log.initiatedAt)}`;
+    item.tabIndex = 0;
+    item.addEventListener("click", () => showDetails(log.sessionId));
+    return item;
+  });
+  $("history").replaceChildren(...items);
+}
+
+async function showDetails(sessionId) {
+  const detail = await act("GET /v3.0/calls/{sessionId}", () => state.client.callLog(sessionId));
+  if (!detail || detail.data.length === 0) return;
+  const log = detail.data[0];
+  $("details-title").textContent = `${log.callType} call ${log.callDirection === "incoming" ? "from" : "to"} ${counterpart(log)}`;
+  $("details-summary").textContent = `${log.missed ? "missed" : log.callStatus}, ${formatDuration(log.duration)}, started ${formatTime(log.initiatedAt)}`;
+  const rows = log.participants.map((p) => {
+    const row = document.createElement("tr");
+    row.dataset.uid = p.uid;
+    for (const text of [nameOf(p), p.state, formatTime(p.joinedAt), formatDuration(p.totalDuration)]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    return row;
+  });
+  $("details-participants").replaceChildren(...rows);
+  $("details").dataset.sessionId = sessionId;
+  show("details", true);
+}
+
+$("signin-form").addEventListener("submit", signIn);
+$("signout-button").addEventListener("click", signOut);
+$("call-form").addEventListener("submit", placeCall);
+$("accept-button").addEventListener("click", accept);
+$("decline-button").addEventListener("click", decline);
+$("cancel-button").addEventListener("click", cancel);
+$("leave-button").addEventListener("click", leave);
+$("mute-button").addEventListener("click", toggleMute);
+$("record-button").addEventListener("click", toggleRecording);
+$("video-button").addEventListener("click", switchToVideo);
+$("history-filters").addEventListener("submit", loadHistory);
+$("filter-type").addEventListener("change", () => loadHistory());
+$("filter-direction").addEventListener("change", () => loadHistory());

@@ -1,0 +1,268 @@
+/**
+ * CallGate browser reference client: protocol v1 over one WebSocket, and the call log over HTTP.
+ *
+ * One file, no dependencies, an ES module. Copy it into your app, or read it as the reference
+ * for your own client: every frame it sends and expects is in the gateway's proto/ directory.
+ *
+ *   import { CallGateClient } from "./callgate.js";
+ *   const client = new CallGateClient({ url: "ws://127.0.0.1:8080/ws", token });
+ *   client.addEventListener("onIncomingCallReceived", (e) => console.log(e.detail.call));
+ *   const me = await client.connect();          // the `connect` result: user, activeCalls, ...
+ *   const call = await client.initiateCall({ receiverId: "bob", receiverType: "user", callType: "audio" });
+ *
+ * Events: every server push is dispatched as a `CustomEvent` named after the push
+ * (`onIncomingCallReceived`, `onOutgoingCallAccepted`, `onUserJoined`, ...) with the push's
+ * `data` as `detail`. The client also dispatches `open` (after each successful `connect`,
+ * detail: the connect result), `close` (detail: `{code, reason, willReconnect}`) and
+ * `reconnecting` (detail: `{attempt, delayMs}`).
+ *
+ * Requests return promises that resolve with the reply's `result`, or reject with a
+ * `CallGateError` carrying the reply's `code` (e.g. `ERR_CALL_CANCELLED`) and `message`. A request
+ * that gets no reply within `requestTimeoutMs` (or whose socket closes first) rejects with code
+ * `ERR_TIMEOUT` or `ERR_DISCONNECTED` (client-side codes; the gateway never sends them).
+ *
+ * Reconnects: when the socket drops unexpectedly, the client reconnects with exponential backoff
+ * (0.5 s doubling to 15 s, with jitter) and sends `connect` again; the connect result's
+ * `activeCalls` tells the app which calls are still ringing or ongoing. A close with 4001 (no
+ * valid token) does not reconnect: the app needs a new token. `close()` stops it.
+ */
+
+/** An error reply from the gateway, or a client-side failure of a request. */
+export class CallGateError extends Error {
+  /** @param {string} code  @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = "CallGateError";
+    this.code = code;
+  }
+}
+
+/** The subprotocol the gateway speaks. */
+export const SUBPROTOCOL = "callgate.v1";
+
+/** Close codes after which reconnecting with the same token cannot help. */
+const FINAL_CLOSE_CODES = new Set([4001]);
+
+export class CallGateClient extends EventTarget {
+  /**
+   * @param {object} options
+   * @param {string} options.url            ws:// or wss:// URL of the gateway's `/ws`
+   * @param {string} options.token          the user's connection token (HS256 JWT)
+   * @param {boolean} [options.reconnect]   reconnect after unexpected closes (default true)
+   * @param {number} [options.requestTimeoutMs]  default 10000
+   */
+  constructor({ url, token, reconnect = true, requestTimeoutMs = 10000 }) {
+    super();
+    this.url = url;
+    this.token = token;
+    this.reconnect = reconnect;
+    this.requestTimeoutMs = requestTimeoutMs;
+    /** The `connect` result of the current connection, or null. */
+    this.session = null;
+    this._socket = null;
+    this._nextId = 1;
+    this._pending = new Map();
+    this._closedByUser = false;
+    this._attempt = 0;
+    this._retryTimer = null;
+  }
+
+  /** Whether the socket is open and `connect` succeeded. */
+  get isConnected() {
+    return this.session !== null;
+  }
+
+  /**
+   * Opens the socket and authenticates. Resolves with the `connect` result
+   * (`{user, connectionId, serverTime, activeCalls}`); rejects with the gateway's error
+   * (e.g. `AUTH_ERR`) or `ERR_DISCONNECTED` when the socket cannot open.
+   */
+  connect() {
+    this._closedByUser = false;
+    clearTimeout(this._retryTimer);
+    return new Promise((resolve, reject) => {
+      let socket;
+      try {
+        socket = new WebSocket(this.url, SUBPROTOCOL);
+      } catch (error) {
+        reject(new CallGateError("ERR_DISCONNECTED", String(error)));
+        return;
+      }
+      this._socket = socket;
+      let opened = false;
+      socket.onopen = () => {
+        opened = true;
+        this._request("connect", { token: this.token }).then((result) => {
+          this._attempt = 0;
+          this.session = result;
+          this._emit("open", result);
+          resolve(result);
+        }, reject);
+      };
+      socket.onmessage = (message) => this._receive(message.data);
+      socket.onclose = (event) => {
+        this._socketClosed(socket, event);
+        if (!opened) reject(new CallGateError("ERR_DISCONNECTED", `cannot reach ${this.url}`));
+      };
+    });
+  }
+
+  /** Closes the socket for good (1000); pending requests reject with ERR_DISCONNECTED. */
+  close() {
+    this._closedByUser = true;
+    clearTimeout(this._retryTimer);
+    if (this._socket) this._socket.close(1000, "bye");
+  }
+
+  // ---- ringing (the ops of proto/README.md, "Ringing") ----
+
+  /** Rings a user or a group: `{receiverId, receiverType: "user"|"group", callType: "audio"|"video", timeout?, metadata?}`. Resolves with the `initiated` Call. */
+  initiateCall(params) { return this._request("initiateCall", params); }
+  /** Answers a ringing call on this device; resolves with the `ongoing` Call. */
+  acceptCall(sessionId) { return this._request("acceptCall", { sessionId }); }
+  /** Declines (`"rejected"`, `"busy"`) an incoming call, or cancels (`"cancelled"`) one's own ringing call. */
+  rejectCall(sessionId, status) { return this._request("rejectCall", { sessionId, status }); }
+  /** Hangs up. */
+  endCall(sessionId) { return this._request("endCall", { sessionId }); }
+  /** Round trip to the gateway. */
+  ping() { return this._request("ping", {}); }
+
+  // ---- call sessions ----
+
+  /** A call token for `sessionId`, to join its session: `{callToken, sessionId, expiresAt}`. */
+  generateToken(sessionId) { return this._request("generateToken", { sessionId }); }
+  /** Joins the session a call token names; resolves with `{session}` (participants so far). */
+  joinSession(callToken, idleTimeout) {
+    const data = { callToken };
+    if (idleTimeout !== undefined) data.idleTimeout = idleTimeout;
+    return this._request("joinSession", data);
+  }
+  /** Leaves a session (in a 1:1 call this hangs up for both). */
+  leaveSession(sessionId) { return this._request("leaveSession", { sessionId }); }
+  /** Sets this user's audio and/or video mute state: `{audioMuted?, videoMuted?}`. */
+  setMuted(sessionId, state) { return this._request("setMuted", { sessionId, ...state }); }
+  startRecording(sessionId) { return this._request("startRecording", { sessionId }); }
+  stopRecording(sessionId) { return this._request("stopRecording", { sessionId }); }
+  switchToVideo(sessionId) { return this._request("switchToVideo", { sessionId }); }
+
+  // ---- call logs over HTTP (GET /v3.0/calls) ----
+
+  /**
+   * One page of this user's call log, newest first. `query` takes the parameters of
+   * `GET /v3.0/calls` (`page`, `perPage`, `cursor`, `mode`, `type`, `status`, `direction`,
+   * `hasRecording`, `uid`, `guid`); resolves with `{data, meta}`.
+   */
+  callLogs(query = {}) {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined && value !== null && value !== "") params.set(name, String(value));
+    }
+    const suffix = params.toString() ? `?${params}` : "";
+    return this._http(`/v3.0/calls${suffix}`);
+  }
+
+  /** Every call under `sessionId` this user was part of, newest first: `{data: [CallLog]}`. */
+  callLog(sessionId) {
+    return this._http(`/v3.0/calls/${encodeURIComponent(sessionId)}`);
+  }
+
+  /**
+   * Development only: asks a gateway that runs with a generated secret for a token for `uid`
+   * (`POST /dev/token`); resolves with `{token, expiresAt}`. Gateways with a configured secret
+   * answer 404: there, tokens come from your own backend.
+   */
+  static async devToken(baseURL, uid, name) {
+    const body = name ? { uid, name } : { uid };
+    const response = await fetch(new URL("/dev/token", baseURL), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return CallGateClient._json(response);
+  }
+
+  // ---- internals ----
+
+  _request(op, data) {
+    const socket = this._socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new CallGateError("ERR_DISCONNECTED", "not connected"));
+    }
+    const id = String(this._nextId++);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this._pending.delete(id);
+        reject(new CallGateError("ERR_TIMEOUT", `${op}: no reply in ${this.requestTimeoutMs} ms`));
+      }, this.requestTimeoutMs);
+      this._pending.set(id, { resolve, reject, timer });
+      socket.send(JSON.stringify({ id, op, data }));
+    });
+  }
+
+  _receive(text) {
+    let frame;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof frame.event === "string") {
+      this._emit(frame.event, frame.data);
+      return;
+    }
+    const pending = frame.id != null ? this._pending.get(String(frame.id)) : undefined;
+    if (!pending) return;
+    this._pending.delete(String(frame.id));
+    clearTimeout(pending.timer);
+    if (frame.error) {
+      pending.reject(new CallGateError(frame.error.code, frame.error.message));
+    } else {
+      pending.resolve(frame.result);
+    }
+  }
+
+  _socketClosed(socket, event) {
+    if (socket !== this._socket) return;
+    this._socket = null;
+    this.session = null;
+    for (const [, pending] of this._pending) {
+      clearTimeout(pending.timer);
+      pending.reject(new CallGateError("ERR_DISCONNECTED", `socket closed (${event.code})`));
+    }
+    this._pending.clear();
+    const willReconnect = this.reconnect && !this._closedByUser && !FINAL_CLOSE_CODES.has(event.code);
+    this._emit("close", { code: event.code, reason: event.reason, willReconnect });
+    if (willReconnect) this._scheduleReconnect();
+  }
+
+  _scheduleReconnect() {
+    this._attempt += 1;
+    const base = Math.min(15000, 500 * 2 ** (this._attempt - 1));
+    const delayMs = Math.round(base * (0.75 + Math.random() * 0.5));
+    this._emit("reconnecting", { attempt: this._attempt, delayMs });
+    this._retryTimer = setTimeout(() => {
+      this.connect().catch(() => {
+        // the socket's close handler schedules the next attempt
+      });
+    }, delayMs);
+  }
+
+  async _http(path) {
+    const base = this.url.replace(/^ws/, "http");
+    const response = await fetch(new URL(path, base), { headers: { authorization: `Bearer ${this.token}` } });
+    return CallGateClient._json(response);
+  }
+
+  static async _json(response) {
+    const body = await response.json().catch(() => null);
+    if (!response.ok) {
+      const error = body && body.error ? body.error : { code: `HTTP_${response.status}`, message: response.statusText };
+      throw new CallGateError(error.code, error.message);
+    }
+    return body;
+  }
+
+  _emit(name, detail) {
+    this.dispatchEvent(new CustomEvent(name, { detail }));
+  }
+}
