@@ -70,7 +70,7 @@ proto-check: deps
 test: deps
 	$(PYTHON) tools/proto_check.py
 	$(SWIFT) build --build-tests
-	CALLGATE_REQUIRE_BROWSER=1 CALLGATE_BIN=.build/debug/callgate $(PYTHON) -m pytest -q tools
+	CALLGATE_REQUIRE_BROWSER=1 CALLGATE_BIN=$(CURDIR)/.build/debug/callgate $(PYTHON) -m pytest -q tools
 	$(SWIFT) test --no-parallel
 
 clean:

@@ -34,7 +34,8 @@ def browser_problem() -> str | None:
 
 
 def gateway_binary() -> Path:
-    return Path(os.environ.get("CALLGATE_BIN", ROOT / ".build/debug/callgate"))
+    """The `callgate` executable: $CALLGATE_BIN (relative to the repository root), else the debug build."""
+    return ROOT / os.environ.get("CALLGATE_BIN", ".build/debug/callgate")
 
 
 @pytest.fixture(scope="module")

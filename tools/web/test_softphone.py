@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -27,7 +28,10 @@ class Phone:
         return self.driver.find_element(By.ID, element_id)
 
     def wait(self, condition, message: str):
-        return WebDriverWait(self.driver, WAIT).until(condition, message)
+        """Polls `condition` until it holds; the page re-renders lists as pushes arrive, so an
+        element that went stale between finding and reading it just means: look again."""
+        wait = WebDriverWait(self.driver, WAIT, ignored_exceptions=(StaleElementReferenceException,))
+        return wait.until(condition, message)
 
     def visible(self, element_id: str):
         return self.wait(ec.visibility_of_element_located((By.ID, element_id)), f"#{element_id} never showed")
@@ -54,6 +58,11 @@ class Phone:
         self.click("call-button")
         self.visible("outgoing")
 
+    def rings(self, caller: str):
+        """Waits for the incoming-call screen and checks who it says is calling."""
+        self.visible("incoming")
+        assert caller in self.el("incoming-from").text
+
     def saw_event(self, name: str, containing: str = ""):
         selector = f'#events li[data-event="{name}"]'
 
@@ -63,17 +72,24 @@ class Phone:
         self.wait(found, f"no {name} event containing {containing!r} in {self.el('events').text!r}")
 
     def participants(self) -> list[str]:
-        return [item.get_attribute("data-uid") for item in self.driver.find_elements(By.CSS_SELECTOR, "#participants li")]
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll('#participants li')].map((li) => li.dataset.uid)")
 
     def wait_participants(self, uids: set[str]):
         self.wait(lambda _: set(self.participants()) == uids, f"participants never became {uids}")
 
     def history(self) -> list[dict[str, str]]:
-        rows = []
-        for item in self.driver.find_elements(By.CSS_SELECTOR, "#history li"):
-            rows.append({key: item.get_attribute(f"data-{key}") for key in ("session-id", "status", "type", "direction", "missed")}
-                        | {"class": item.get_attribute("class"), "text": item.text})
-        return rows
+        """The history list as rendered now, read in one step (it is replaced as a whole)."""
+        return self.driver.execute_script("""
+            return [...document.querySelectorAll('#history li')].map((li) => ({
+                'session-id': li.dataset.sessionId, status: li.dataset.status, type: li.dataset.type,
+                direction: li.dataset.direction, missed: li.dataset.missed, class: li.className,
+                text: li.textContent }))""")
+
+    def open_details(self, session_id: str):
+        selector = f'#history li[data-session-id="{session_id}"]'
+        self.wait(lambda driver: driver.find_element(By.CSS_SELECTOR, selector).click() or True, f"no {selector}")
+        self.visible("details")
 
     def wait_history(self, predicate, message: str):
         self.wait(lambda _: predicate(self.history()), message)
@@ -95,8 +111,7 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     # Alice rings Bob: both of Bob's devices ring; answering on one stops the other.
     alice.call("bob", call_type="audio")
     for device in (bob, bob_tablet):
-        device.visible("incoming")
-        assert "Alice" in device.el("incoming-from").text
+        device.rings("Alice")
     bob.click("accept-button")
     bob_tablet.hidden("incoming")
     bob_tablet.saw_event("onIncomingCallCanceled", "answeredElsewhere")
@@ -153,8 +168,7 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     bob.wait_history(lambda rows: len(rows) == 2, "incoming filter")
 
     # Details of the ended call: both participants, joined, with their time in the call.
-    bob.driver.find_element(By.CSS_SELECTOR, f'#history li[data-session-id="{ended["session-id"]}"]').click()
-    bob.visible("details")
+    bob.open_details(ended["session-id"])
     rows = bob.driver.find_elements(By.CSS_SELECTOR, "#details-participants tr")
     states = {row.get_attribute("data-uid"): row.find_elements(By.TAG_NAME, "td")[1].text for row in rows}
     assert states == {"alice": "joined", "bob": "joined"}
@@ -173,8 +187,7 @@ def test_a_group_call_rings_every_member_and_a_decline_stops_only_that_member(ga
 
     alice.call("team", receiver_type="group")
     for member in (bob, carol):
-        member.visible("incoming")
-        assert "Team" in member.el("incoming-from").text
+        member.rings("Team")
     carol.click("decline-button")
     carol.hidden("incoming")
     bob.click("accept-button")

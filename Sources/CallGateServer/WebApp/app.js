@@ -14,6 +14,7 @@ const state = {
   audioMuted: false,
   recording: false,
   participants: [],
+  historyRequest: 0, // the newest history load: an older answer arriving late is dropped
 };
 
 function setStatus(text) {
@@ -315,9 +316,10 @@ function formatTime(unixSeconds) {
 async function loadHistory(event) {
   if (event) event.preventDefault();
   if (!state.client) return;
+  const request = ++state.historyRequest;
   const page = await act("GET /v3.0/calls", () =>
     state.client.callLogs({ perPage: 30, type: $("filter-type").value, direction: $("filter-direction").value }));
-  if (!page) return;
+  if (!page || request !== state.historyRequest) return;
   const items = page.data.map((log) => {
     const item = document.createElement("li");
     item.dataset.sessionId = log.sessionId;
