@@ -67,7 +67,7 @@ public final class CallGateClient: Sendable {
             state.nextRequestNumber += 1
             return "r\(state.nextRequestNumber)"
         }
-        let frame = RequestFrame(id: id, request: request).encoded()
+        let frame = try RequestFrame(id: id, request: request).encoded()
         return try await withCheckedThrowingContinuation { continuation in
             let closedCode: UInt16?? = state.withLock { state in
                 if state.closed { return .some(state.closeCode) }

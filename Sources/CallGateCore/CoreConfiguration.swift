@@ -16,6 +16,8 @@ public struct CoreConfiguration: Hashable, Sendable {
     public var autoBusy: Bool
     /// The largest `metadata` accepted, in bytes of compact JSON.
     public var maxMetadataBytes: Int
+    /// The deepest nesting of arrays and objects accepted in `metadata` (`{}` is 1).
+    public var maxMetadataDepth: Int
     /// How long finished calls are remembered, so late ops get `ERR_CALL_ENDED` and the like
     /// rather than `ERR_CALL_NOT_FOUND`; afterwards they are forgotten so memory stays bounded.
     public var terminalRetention: Duration
@@ -33,6 +35,7 @@ public struct CoreConfiguration: Hashable, Sendable {
         participantGracePeriod: Duration = .seconds(30),
         autoBusy: Bool = true,
         maxMetadataBytes: Int = 4096,
+        maxMetadataDepth: Int = 8,
         terminalRetention: Duration = .seconds(300),
         defaultIdleTimeout: Int = 180,
         allowedIdleTimeouts: ClosedRange<Int> = 1...86_400
@@ -43,6 +46,7 @@ public struct CoreConfiguration: Hashable, Sendable {
         self.participantGracePeriod = participantGracePeriod
         self.autoBusy = autoBusy
         self.maxMetadataBytes = maxMetadataBytes
+        self.maxMetadataDepth = maxMetadataDepth
         self.terminalRetention = terminalRetention
         self.defaultIdleTimeout = defaultIdleTimeout
         self.allowedIdleTimeouts = allowedIdleTimeouts

@@ -3,7 +3,8 @@ import CallGateProtocol
 extension GatewayCore {
     /// Rings a user or a group on behalf of `connection`'s user.
     ///
-    /// Checks, in order: the connection is logged in; `receiverId` has 1 to 100 characters;
+    /// Checks, in order: the connection is logged in; `receiverId` is a valid uid or guid
+    /// (`FieldRules.isValidID`);
     /// `timeout` is allowed; `metadata` fits `maxMetadataBytes`; the caller is not calling
     /// themself; the caller is not already ringing someone or in a call (being rung does not
     /// count); a group exists, has the caller as a member and has someone else to ring.
@@ -19,17 +20,16 @@ extension GatewayCore {
 
     private func initiate(_ params: InitiateCallParams, from connection: ConnectionID) throws(CoreError) -> CallOutcome {
         let caller = try requireUser(connection)
-        guard (1...Self.maxReceiverIDLength).contains(params.receiverId.count) else {
-            throw .badRequest("data.receiverId: expected 1 to \(Self.maxReceiverIDLength) characters")
+        guard FieldRules.isValidID(params.receiverId) else {
+            throw .badRequest("data.receiverId: \(FieldRules.idRuleDescription)")
         }
         let timeout = params.timeout ?? configuration.defaultRingTimeout
         let allowed = configuration.allowedRingTimeouts
         guard allowed.contains(timeout) else {
             throw .badRequest("data.timeout: expected \(allowed.lowerBound) to \(allowed.upperBound) seconds")
         }
-        if let metadata = params.metadata,
-           JSONValue.object(metadata).encoded().count > configuration.maxMetadataBytes {
-            throw .badRequest("data.metadata: larger than \(configuration.maxMetadataBytes) bytes of JSON")
+        if let metadata = params.metadata {
+            try checkMetadata(.object(metadata))
         }
         if params.receiverType == .user, params.receiverId == caller.uid {
             throw .callingSelf
@@ -40,6 +40,17 @@ extension GatewayCore {
             return ringUser(params, from: caller, timeout: timeout)
         case .group:
             return try ringGroup(params, from: caller, timeout: timeout)
+        }
+    }
+
+    /// `metadata` is kept with the call, sent in every push about it and stored in its log, so it
+    /// is bounded in nesting and in bytes of compact JSON.
+    private func checkMetadata(_ metadata: JSONValue) throws(CoreError) {
+        guard metadata.depth <= configuration.maxMetadataDepth else {
+            throw .badRequest("data.metadata: nests deeper than \(configuration.maxMetadataDepth) levels")
+        }
+        guard let bytes = try? metadata.encoded(), bytes.count <= configuration.maxMetadataBytes else {
+            throw .badRequest("data.metadata: larger than \(configuration.maxMetadataBytes) bytes of JSON")
         }
     }
 

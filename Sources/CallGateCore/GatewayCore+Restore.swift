@@ -58,7 +58,8 @@ extension GatewayCore {
         if session.ringingCount > 0 {
             let deadline = record.ringDeadline ?? nowMillis
             session.ringDeadline = deadline
-            session.ringTimer = timers.schedule(.ringTimeout(sessionId: session.id), at: deadline)
+            session.ringTimer = timers.schedule(
+                .ringTimeout(sessionId: session.id), at: monotonicNow + max(0, deadline - nowMillis))
         }
         if session.priorRecordings.map(\.logRecording) != record.recordings {
             noteLogChange(session)
@@ -85,7 +86,7 @@ extension GatewayCore {
         room.history.recordings = stopped(record.recordings)
         rooms[room.id] = room
         _ = timers.schedule(
-            .vacant(sessionId: room.id), at: nowMillis + configuration.participantGracePeriod.wholeMilliseconds)
+            .vacant(sessionId: room.id), at: monotonicNow + configuration.participantGracePeriod.wholeMilliseconds)
         noteLogChange(room)
     }
 

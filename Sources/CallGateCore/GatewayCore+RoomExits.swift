@@ -59,7 +59,7 @@ extension GatewayCore {
         finishedHistories[sessionId] = room.history
         historyExpiry[sessionId] = timers.schedule(
             .forgetHistory(sessionId: sessionId),
-            at: nowMillis + configuration.terminalRetention.wholeMilliseconds)
+            at: monotonicNow + configuration.terminalRetention.wholeMilliseconds)
         list.send(.callEnded(sessionId: sessionId), to: devices(of: audience, excluding: excluded))
     }
 

@@ -12,7 +12,7 @@ extension GatewayCore {
             room.aloneSince = nil
             return
         }
-        let since = room.aloneSince ?? nowMillis
+        let since = room.aloneSince ?? monotonicNow
         room.aloneSince = since
         room.idleTimer = timers.schedule(.idle(sessionId: room.id), at: since + Int64(member.idleTimeout) * 1000)
     }
@@ -29,7 +29,7 @@ extension GatewayCore {
             else { continue }
             member.graceTimer = timers.schedule(
                 .sessionGrace(uid: uid, sessionId: id),
-                at: nowMillis + configuration.participantGracePeriod.wholeMilliseconds)
+                at: monotonicNow + configuration.participantGracePeriod.wholeMilliseconds)
             room.update(member)
         }
     }

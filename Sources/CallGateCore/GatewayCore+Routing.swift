@@ -42,9 +42,14 @@ extension GatewayCore {
             .map(\.call)
     }
 
-    /// The current time in Unix milliseconds.
+    /// The current time in Unix milliseconds, for dates.
     var nowMillis: Int64 {
         clock.nowMillis()
+    }
+
+    /// The current monotonic time in milliseconds: every timer's deadline is on this clock.
+    var monotonicNow: Int64 {
+        clock.monotonicMillis()
     }
 
     /// The current time in Unix seconds, as call timestamps carry it.

@@ -44,9 +44,9 @@ extension GatewayCore {
         for uid in session.members(in: .ringing) {
             ringingCalls[uid, default: []].append(session.id)
         }
-        let deadline = nowMillis + Int64(seconds) * 1000
-        session.ringDeadline = deadline
-        session.ringTimer = timers.schedule(.ringTimeout(sessionId: session.id), at: deadline)
+        let period = Int64(seconds) * 1000
+        session.ringDeadline = nowMillis + period
+        session.ringTimer = timers.schedule(.ringTimeout(sessionId: session.id), at: monotonicNow + period)
         noteLogChange(session)
     }
 
@@ -102,14 +102,14 @@ extension GatewayCore {
         finishedCalls[call.sessionId] = call
         _ = timers.schedule(
             .forget(sessionId: call.sessionId),
-            at: nowMillis + configuration.terminalRetention.wholeMilliseconds)
+            at: monotonicNow + configuration.terminalRetention.wholeMilliseconds)
     }
 
     /// Starts (or restarts) the grace period of `uid` in the call `sessionId`.
     func startGrace(for uid: String, in sessionId: String, lasting period: Duration) {
         cancelGrace(for: uid, in: sessionId)
         let timer = timers.schedule(
-            .grace(uid: uid, sessionId: sessionId), at: nowMillis + period.wholeMilliseconds)
+            .grace(uid: uid, sessionId: sessionId), at: monotonicNow + period.wholeMilliseconds)
         graceTimers[uid, default: [:]][sessionId] = timer
     }
 

@@ -1,7 +1,7 @@
 import CallGateProtocol
 
 extension GatewayCore {
-    /// The Unix millisecond deadline of the earliest pending timer (ring timeout, grace period,
+    /// The deadline, on the clock's monotonic milliseconds, of the earliest pending timer (ring timeout, grace period,
     /// idle timeout or retention expiry), nil when none is pending. The server arms one timer for it and
     /// calls `fireDueTimers` when it passes. Service thread only.
     public var nextDeadline: Int64? {
@@ -30,7 +30,7 @@ extension GatewayCore {
     ///
     /// Service thread only.
     public func fireDueTimers() -> [Delivery] {
-        let now = nowMillis
+        let now = monotonicNow
         var list = DeliveryList()
         while let event = timers.popDue(now: now) {
             switch event {

@@ -8,11 +8,8 @@ import CallGateProtocol
 /// It performs no I/O: the server sends what it returns, and asks `nextDeadline` when to call
 /// `fireDueTimers`. Not thread-safe and lock-free by design: service thread only.
 public final class GatewayCore {
-    /// The longest `receiverId` accepted, in characters.
-    static let maxReceiverIDLength = 100
-
     let configuration: CoreConfiguration
-    let clock: any WallClock
+    let clock: any CoreClock
     let groups: any GroupStore
     let sessionIDs: any SessionIDGenerator
 
@@ -31,7 +28,7 @@ public final class GatewayCore {
     /// uid -> session id -> the grace timer running for that user in that call.
     var graceTimers: [String: [String: TimerID]] = [:]
     /// Ring timeouts, grace periods and retention expiries.
-    var timers = TimerQueue()
+    var timers = TimerQueue<TimerEvent>()
     /// The number of the last call (or meeting) created.
     var lastOrdinal: Int64 = 0
     /// Live call sessions by session id: the sessions of ringing calls someone joined, and
@@ -56,7 +53,7 @@ public final class GatewayCore {
     ///   - sessionIDs: makes the ids of new calls.
     public init(
         configuration: CoreConfiguration = .init(),
-        clock: any WallClock,
+        clock: any CoreClock,
         groups: any GroupStore,
         sessionIDs: any SessionIDGenerator = RandomSessionIDGenerator()
     ) {

@@ -13,7 +13,8 @@ final class SessionRoom {
     var recording = false
     /// The idle timeout running while exactly one user is in the session.
     var idleTimer: TimerID?
-    /// Since when the only user has been alone; nil while zero or several users are in.
+    /// Since when (monotonic milliseconds) the only user has been alone; nil while zero or
+    /// several users are in.
     var aloneSince: Int64?
     /// What happened so far; stays of users still in are closed when they leave.
     var history: SessionHistory

@@ -1,16 +1,22 @@
 /// Timers in a binary min-heap keyed by deadline, with lazy cancellation: cancelling only
 /// forgets the id (O(1)); the heap slot is dropped when it reaches the top, and the heap is
-/// rebuilt when cancelled slots outnumber live ones so it stays bounded. Service thread only.
-struct TimerQueue {
+/// rebuilt when cancelled slots outnumber live ones so it stays bounded. Deadlines are
+/// milliseconds on whatever clock the owner reads (the Core's monotonic clock, for its timers).
+/// Not thread-safe: the owner's thread only (the service thread, for the Core's and the server's).
+public struct TimerQueue<Event> {
     private var heap: [TimerEntry] = []
-    private var pending: [TimerID: TimerEvent] = [:]
+    private var pending: [TimerID: Event] = [:]
     private var lastGeneration: UInt64 = 0
 
-    /// How many timers are scheduled and not cancelled.
-    var count: Int { pending.count }
+    /// An empty queue.
+    public init() {}
 
-    /// Schedules `event` at `deadline` (Unix milliseconds).
-    mutating func schedule(_ event: TimerEvent, at deadline: Int64) -> TimerID {
+    /// How many timers are scheduled and not cancelled.
+    public var count: Int { pending.count }
+
+    /// Schedules `event` at `deadline` (milliseconds).
+    @discardableResult
+    public mutating func schedule(_ event: Event, at deadline: Int64) -> TimerID {
         lastGeneration += 1
         let id = TimerID(generation: lastGeneration)
         pending[id] = event
@@ -20,7 +26,7 @@ struct TimerQueue {
     }
 
     /// Cancels a timer; cancelling one that fired or was cancelled already does nothing.
-    mutating func cancel(_ id: TimerID) {
+    public mutating func cancel(_ id: TimerID) {
         guard pending.removeValue(forKey: id) != nil else { return }
         if heap.count > 64, heap.count > 2 * pending.count {
             rebuild()
@@ -28,13 +34,13 @@ struct TimerQueue {
     }
 
     /// The earliest deadline of a live timer.
-    mutating func nextDeadline() -> Int64? {
+    public mutating func nextDeadline() -> Int64? {
         dropCancelledTop()
         return heap.first?.deadline
     }
 
     /// Removes and returns the earliest live timer whose deadline is at or before `now`.
-    mutating func popDue(now: Int64) -> TimerEvent? {
+    public mutating func popDue(now: Int64) -> Event? {
         dropCancelledTop()
         guard let top = heap.first, top.deadline <= now else { return nil }
         removeTop()

@@ -27,4 +27,16 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     case callEnded = "ERR_CALL_ENDED"
     /// The group does not exist or the caller is not a member of it.
     case groupNotFound = "ERR_GROUP_NOT_FOUND"
+    /// The gateway could not produce the answer (a result that could not be encoded); the
+    /// request had no effect beyond what its error message says.
+    case `internal` = "ERR_INTERNAL"
+    /// `connect` for a user who already has `--max-devices-per-user` devices connected; the
+    /// socket is closed with 4009 after the reply.
+    case tooManyDevices = "ERR_TOO_MANY_DEVICES"
+    /// `joinSession` of a standalone session by a user already in `--max-sessions-per-user` of them.
+    case tooManySessions = "ERR_TOO_MANY_SESSIONS"
+    /// `initiateCall` by a user who started `--max-calls-per-minute` calls in the last minute.
+    case rateLimited = "ERR_RATE_LIMITED"
+    /// `startRecording` in a session that had `--max-recordings-per-session` recordings already.
+    case tooManyRecordings = "ERR_TOO_MANY_RECORDINGS"
 }

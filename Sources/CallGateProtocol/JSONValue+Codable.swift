@@ -47,7 +47,7 @@ extension JSONValue: Codable {
 
     /// The compact JSON text of this value, as the wire carries it. Used to measure metadata
     /// against its size cap.
-    public func encoded() -> Data {
-        WireJSON.encode(self)
+    public func encoded() throws(FrameEncodingError) -> Data {
+        try WireJSON.encode(self)
     }
 }

@@ -14,3 +14,25 @@ public enum JSONValue: Hashable, Sendable {
     /// An object.
     case object([String: JSONValue])
 }
+
+extension JSONValue {
+    /// How deeply arrays and objects nest in this value: 0 for a scalar, 1 for `{}` or `[1]`.
+    /// Iterative, so any value can be measured.
+    public var depth: Int {
+        var deepest = 0
+        var pending: [(JSONValue, Int)] = [(self, 0)]
+        while let (value, level) = pending.popLast() {
+            switch value {
+            case .array(let items):
+                deepest = max(deepest, level + 1)
+                pending.append(contentsOf: items.map { ($0, level + 1) })
+            case .object(let fields):
+                deepest = max(deepest, level + 1)
+                pending.append(contentsOf: fields.values.map { ($0, level + 1) })
+            case .null, .bool, .number, .string:
+                break
+            }
+        }
+        return deepest
+    }
+}

@@ -8,8 +8,13 @@ extension RequestFrame {
     ///
     /// A missing or `null` `data` counts as `{}`; unknown fields are ignored. Every failure says
     /// which field was wrong and carries the frame's id whenever a valid one (a string of 1 to 64
-    /// characters) could be read, so the server can echo it in the `ERR_BAD_REQUEST` reply.
+    /// UTF-8 bytes) could be read, so the server can echo it in the `ERR_BAD_REQUEST` reply. A
+    /// frame nesting arrays and objects deeper than `JSONNesting.maxDepth` is refused before it
+    /// is parsed.
     public static func decode(_ bytes: some Collection<UInt8>) throws(FrameDecodingError) -> RequestFrame {
+        guard !JSONNesting.exceeds(JSONNesting.maxDepth, in: bytes) else {
+            throw FrameDecodingError(id: nil, message: "frame nests arrays and objects deeper than \(JSONNesting.maxDepth) levels")
+        }
         let data = (bytes as? Data) ?? Data(bytes)
         let root: JSONValue
         do {
@@ -20,8 +25,8 @@ extension RequestFrame {
         guard case .object(let fields) = root else {
             throw FrameDecodingError(id: nil, message: "frame: expected a JSON object")
         }
-        guard case .string(let id)? = fields["id"], (1...maxIDLength).contains(id.count) else {
-            throw FrameDecodingError(id: nil, message: "id: expected a string of 1 to \(maxIDLength) characters")
+        guard case .string(let id)? = fields["id"], (1...maxIDLength).contains(id.utf8.count) else {
+            throw FrameDecodingError(id: nil, message: "id: expected a string of 1 to \(maxIDLength) UTF-8 bytes")
         }
         guard case .string(let opName)? = fields["op"] else {
             throw FrameDecodingError(id: id, message: "op: expected a string")

@@ -33,7 +33,7 @@ extension RequestFrame: Encodable {
     }
 
     /// The frame as compact JSON, ready to send as one text message.
-    public func encoded() -> Data {
-        WireJSON.encode(self)
+    public func encoded() throws(FrameEncodingError) -> Data {
+        try WireJSON.encode(self)
     }
 }

@@ -1,6 +1,6 @@
 /// A request frame `{"id", "op", "data"}`: what a client sends and the server decodes.
 public struct RequestFrame: Hashable, Sendable {
-    /// The longest id a frame may carry, in characters.
+    /// The longest id a frame may carry, in UTF-8 bytes (any characters).
     public static let maxIDLength = 64
 
     /// The client's correlation id, echoed in the reply.

@@ -2,8 +2,13 @@ import Foundation
 
 extension ServerFrame {
     /// Classifies one frame from the server. Throws `DecodingError` when it is not JSON or is
-    /// neither a push (`event`) nor a reply (`error` or `result`).
+    /// neither a push (`event`) nor a reply (`error` or `result`), or when it nests deeper than
+    /// `JSONNesting.maxDepth` (a client does not trust its server's input either).
     public static func decode(_ data: Data) throws -> ServerFrame {
+        guard !JSONNesting.exceeds(JSONNesting.maxDepth, in: data) else {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: [], debugDescription: "frame nests deeper than \(JSONNesting.maxDepth) levels"))
+        }
         let head = try WireJSON.decoder.decode(ServerFrameHead.self, from: data)
         if let event = head.event {
             return .push(event: event, raw: data)

@@ -15,13 +15,21 @@ enum WireJSON {
     /// The shared decoder.
     static let decoder = JSONDecoder()
 
-    /// Encodes a value that cannot fail to encode: every type of this module encodes totally
-    /// (non-finite numbers in `JSONValue` become `null`), so a failure is a programming error.
-    static func encode(_ value: some Encodable) -> Data {
+    /// Encodes a frame or a value of one. The types of this module encode totally once their
+    /// free-form parts are within `JSONNesting.maxDepth` (non-finite numbers in `JSONValue`
+    /// become `null`), which decoding enforces; a failure anyway is thrown, never trapped on, so
+    /// a value derived from input can cost at most an error reply.
+    static func encode(_ value: some Encodable) throws(FrameEncodingError) -> Data {
         do {
             return try encoder.encode(value)
         } catch {
-            preconditionFailure("value is not JSON-encodable: \(error)")
+            throw FrameEncodingError(description: "\(error)")
         }
     }
+}
+
+/// A value of the protocol could not be encoded as JSON.
+public struct FrameEncodingError: Error, Hashable, Sendable {
+    /// Foundation's reason.
+    public var description: String
 }

@@ -1,4 +1,5 @@
 import CallGateCore
+import CallGateProtocol
 import Foundation
 
 /// The admin HTTP API (groups, tokens, health) as a function from request to response, so the
@@ -161,8 +162,12 @@ public final class AdminRouter {
         return value
     }
 
-    /// Decodes a JSON body, naming the field at fault when it does not fit.
+    /// Decodes a JSON body, naming the field at fault when it does not fit. A body nesting deeper
+    /// than `JSONNesting.maxDepth` is refused before it is parsed.
     static func decode<Body: Decodable>(_ type: Body.Type, from body: [UInt8]) throws(FieldError) -> Body {
+        guard !JSONNesting.exceeds(JSONNesting.maxDepth, in: body) else {
+            throw FieldError(field: "body", rule: "nests deeper than \(JSONNesting.maxDepth) levels")
+        }
         do {
             return try JSONDecoder().decode(type, from: Data(body))
         } catch let error as DecodingError {

@@ -14,6 +14,8 @@ enum AuthFailureReason: String, CaseIterable {
     case invalidSubject = "invalid_subject"
     /// `name` is not a valid name.
     case invalidName = "invalid_name"
+    /// `avatar` is not a valid picture URL.
+    case invalidAvatar = "invalid_avatar"
     /// A call token was sent to `connect`.
     case wrongKind = "wrong_kind"
     /// No `connect` succeeded before the deadline; the socket was closed with 4001.
@@ -30,6 +32,7 @@ enum AuthFailureReason: String, CaseIterable {
         case .missingSubject: self = .missingSubject
         case .invalidSubject: self = .invalidSubject
         case .invalidName: self = .invalidName
+        case .invalidAvatar: self = .invalidAvatar
         case .wrongKind: self = .wrongKind
         case .invalidLifetime: return nil
         }

@@ -17,7 +17,7 @@ final class ClientSession {
     /// The client's IP address: the TCP peer, or what a trusted proxy forwarded (see
     /// `TrustedProxies`). For logs, and for the limit of sockets per client address.
     let clientAddress: String
-    /// Unix ms after which a socket still not connected is closed with 4001.
+    /// When (the clock's monotonic ms) a socket still not connected is closed with 4001.
     let authDeadline: Int64
     var phase = Phase.awaitingConnect
     /// What is left of the socket's message rate; nil without a rate limit.

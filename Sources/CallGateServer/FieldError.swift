@@ -1,3 +1,5 @@
+import CallGateCore
+
 /// A request field that failed validation; becomes a 400 `ERR_BAD_REQUEST`.
 ///
 /// A plain value; any thread.
@@ -19,6 +21,11 @@ public struct FieldError: Error, Equatable, Sendable {
     /// Throws unless `value` is a valid guid or uid.
     static func checkID(_ value: String, field: String) throws(FieldError) {
         guard FieldRules.isValidID(value) else { throw FieldError(field: field, rule: FieldRules.idRuleDescription) }
+    }
+
+    /// Throws unless `value` is a valid avatar or icon URL.
+    static func checkPicture(_ value: String, field: String) throws(FieldError) {
+        guard FieldRules.isValidPicture(value) else { throw FieldError(field: field, rule: FieldRules.pictureRuleDescription) }
     }
 
     /// Throws unless `value` is a valid name.

@@ -21,16 +21,11 @@ extension GatewayService: UpgradeFilter {
     /// Logs that `event` happened, once per burst: the first at once, the rest counted into one
     /// line per 10 s.
     func noteLimit(_ event: LimitEvent, metadata: Logger.Metadata) {
-        guard let count = limitLogs[event, default: BurstLog(periodMillis: 10_000)].record(now: monotonicMillis) else {
+        guard let count = limitLogs[event, default: BurstLog(periodMillis: 10_000)].record(now: clock.monotonicMillis()) else {
             return
         }
         var metadata = metadata
         metadata["count"] = "\(count)"
         logger.warning("\(event.logMessage)", metadata: metadata)
-    }
-
-    /// Milliseconds since the service started, on a clock that wall clock changes do not move.
-    var monotonicMillis: Int64 {
-        (ContinuousClock.now - monotonicStart).wholeMilliseconds
     }
 }

@@ -6,14 +6,14 @@ extension GatewayService {
     func newMessageBudget() -> TokenBucket? {
         let rate = configuration.maxMessagesPerSecond
         guard rate > 0 else { return nil }
-        return TokenBucket(ratePerSecond: rate, burst: rate, now: monotonicMillis)
+        return TokenBucket(ratePerSecond: rate, burst: rate, now: clock.monotonicMillis())
     }
 
     /// Spends one message of the socket's budget. Over it, the socket is closed with 4029 after
     /// the output already queued to it, and every later message of it is ignored.
     func withinMessageRate(_ session: ClientSession) -> Bool {
         if session.rateLimited { return false }
-        guard session.messageBudget?.take(now: monotonicMillis) == false else { return true }
+        guard session.messageBudget?.take(now: clock.monotonicMillis()) == false else { return true }
         session.rateLimited = true
         noteLimit(.rateLimited, metadata: ["address": "\(session.clientAddress)", "connection": "\(session.connectionID)"])
         emit(.close(session.connectionID, code: CloseCode.rateLimited, reason: "too many messages"))

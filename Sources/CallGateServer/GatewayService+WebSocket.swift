@@ -7,7 +7,7 @@ extension GatewayService: WebSocketDelegate {
     func webSocketDidOpen(_ connection: WebSocketConnection) {
         metrics.socketOpened()
         let id = ConnectionID(connection.id)
-        let deadline = clock.nowMillis() + configuration.authTimeout.wholeMilliseconds
+        let deadline = clock.monotonicMillis() + configuration.authTimeout.wholeMilliseconds
         let clientAddress = configuration.trustedProxies.clientAddress(
             peer: connection.peerAddress, forwardedFor: connection.forwardedFor)
         connection.attachment = ClientSession(
@@ -56,7 +56,7 @@ extension GatewayService: WebSocketDelegate {
 
     /// Closes, with 4001, every socket whose `connect` deadline passed; re-arms for the next one.
     func closeUnauthenticated() {
-        let now = clock.nowMillis()
+        let now = clock.monotonicMillis()
         for id in authQueue.popExpired(now: now) {
             guard let connection = sockets[id], let session = connection.attachment as? ClientSession,
                 session.user == nil

@@ -15,7 +15,7 @@ final class GatewayService: @unchecked Sendable {
     let configuration: ServerConfiguration
     let context: LWSContext
     let core: GatewayCore
-    let clock: any WallClock
+    let clock: any CoreClock
     let tokens: TokenService
     let groups: JournaledGroupStore
     let router: AdminRouter
@@ -44,8 +44,6 @@ final class GatewayService: @unchecked Sendable {
     var admission: AdmissionControl
     /// One per kind of limit, so that a flood of refusals logs a line per 10 s, not per socket.
     var limitLogs: [LimitEvent: BurstLog] = [:]
-    /// The origin of `monotonicMillis`.
-    let monotonicStart = ContinuousClock.now
     /// Fires when the Core's earliest timer is due.
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.
@@ -66,7 +64,7 @@ final class GatewayService: @unchecked Sendable {
         self.tokens = tokens
         self.logger = logger
         store = configuration.store
-        clock = SystemWallClock()
+        clock = SystemClock()
         self.groups = JournaledGroupStore(groups)
         core = GatewayCore(configuration: configuration.core, clock: clock, groups: self.groups)
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
@@ -106,7 +104,14 @@ final class GatewayService: @unchecked Sendable {
     func deliver(_ deliveries: [Delivery]) {
         persistChanges()
         for delivery in deliveries {
-            let frame = OutboundFrame(delivery.push.encodedFrame())
+            let bytes: Data
+            do {
+                bytes = try delivery.push.encodedFrame()
+            } catch {
+                logger.error("push not sent: it could not be encoded", metadata: ["event": "\(delivery.push.event.rawValue)", "error": "\(error.description)"])
+                continue
+            }
+            let frame = OutboundFrame(bytes)
             metrics.pushesDelivered(delivery.push.event, count: delivery.connections.count)
             for id in delivery.connections {
                 emit(.frame(id, frame))
@@ -131,7 +136,7 @@ final class GatewayService: @unchecked Sendable {
             coreTimer.cancel()
             return
         }
-        coreTimer.schedule(afterMicroseconds: max(0, deadline - clock.nowMillis()) * 1000)
+        coreTimer.schedule(afterMicroseconds: max(0, deadline - clock.monotonicMillis()) * 1000)
     }
 
     private func fireCoreTimers() {

@@ -7,6 +7,9 @@ struct GroupBody: Decodable {
     /// Throws unless `name` and every member uid are valid.
     func validate() throws(FieldError) {
         try FieldError.checkName(name, field: "name")
+        if let icon {
+            try FieldError.checkPicture(icon, field: "icon")
+        }
         for (index, uid) in members.enumerated() {
             try FieldError.checkID(uid, field: "members[\(index)]")
         }

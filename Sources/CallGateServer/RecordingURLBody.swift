@@ -3,20 +3,20 @@ import Foundation
 /// The body of `POST /v1/calls/{sessionId}/recordings/{rid}`: `{"recordingUrl"}`. Unknown
 /// fields are ignored.
 struct RecordingURLBody: Decodable {
-    /// The longest URL accepted, in characters.
+    /// The longest URL accepted, in UTF-8 bytes.
     static let maxURLLength = 2048
 
     /// Where the recorded file can be fetched: an http or https URL.
     var recordingUrl: String
 
-    /// Throws unless `recordingUrl` is an absolute http(s) URL of at most `maxURLLength` characters.
+    /// Throws unless `recordingUrl` is an absolute http(s) URL of at most `maxURLLength` bytes.
     func validate() throws(FieldError) {
-        guard recordingUrl.count <= Self.maxURLLength,
+        guard recordingUrl.utf8.count <= Self.maxURLLength,
               let url = URL(string: recordingUrl),
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               url.host?.isEmpty == false
         else {
-            throw FieldError(field: "recordingUrl", rule: "expected an http or https URL of at most \(Self.maxURLLength) characters")
+            throw FieldError(field: "recordingUrl", rule: "expected an http or https URL of at most \(Self.maxURLLength) bytes")
         }
     }
 }

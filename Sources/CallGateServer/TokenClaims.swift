@@ -1,3 +1,4 @@
+import CallGateCore
 import CallGateProtocol
 import Foundation
 import JWTKit
@@ -47,6 +48,7 @@ public struct TokenClaims: JWTPayload, Equatable {
         if user.uid.isEmpty { return .missingSubject }
         if !FieldRules.isValidID(user.uid) { return .invalidSubject }
         if !FieldRules.isValidName(user.name) { return .invalidName }
+        if let avatar = user.avatar, !FieldRules.isValidPicture(avatar) { return .invalidAvatar }
         return nil
     }
 }

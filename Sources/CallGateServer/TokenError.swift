@@ -1,3 +1,4 @@
+import CallGateCore
 /// Why a connection token was refused, or could not be minted.
 ///
 /// The ``message`` is safe to send to a client and to log: it never contains the token.
@@ -16,6 +17,8 @@ public enum TokenError: Error, Equatable, Sendable {
     case invalidSubject
     /// `name` is present but not a valid name (see ``FieldRules/isValidName(_:)``).
     case invalidName
+    /// `avatar` is present but not a valid picture URL (see ``FieldRules/isValidPicture(_:)``).
+    case invalidAvatar
     /// A token was asked for with a lifetime below one second (minting only).
     case invalidLifetime
     /// A call token used as a connection token, or the other way round.
@@ -31,6 +34,7 @@ public enum TokenError: Error, Equatable, Sendable {
         case .missingSubject: "token subject (sub) is empty"
         case .invalidSubject: "token subject (sub) \(FieldRules.idRuleDescription)"
         case .invalidName: "token name \(FieldRules.nameRuleDescription)"
+        case .invalidAvatar: "token avatar \(FieldRules.pictureRuleDescription)"
         case .invalidLifetime: "token lifetime must be at least 1 second"
         case .wrongKind: "this kind of token is not accepted here (connection and call tokens are not interchangeable)"
         }

@@ -64,7 +64,7 @@ public final class TokenService: Sendable {
 
     /// The claims of `token` once its header, signature and claims checked out.
     func verified<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async -> Result<Claims, TokenError> {
-        if let problem = Self.headerProblem(token) { return .failure(problem) }
+        if let problem = Self.shapeProblem(token) { return .failure(problem) }
         do {
             return .success(try await keys.verify(token, as: Claims.self))
         } catch let error as TokenError {
@@ -76,10 +76,13 @@ public final class TokenService: Sendable {
         }
     }
 
-    /// Checks the header alone: it must be a JSON object whose `alg` is exactly HS256.
-    private static func headerProblem(_ token: String) -> TokenError? {
+    /// Checks what can be checked before jwt-kit parses anything: three parts, a header and a
+    /// payload that nest no deeper than `JSONNesting.maxDepth` (jwt-kit's decoder recurses), and
+    /// a header whose `alg` is exactly HS256.
+    private static func shapeProblem(_ token: String) -> TokenError? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let json = Base64URL.decode(parts[0]),
+        guard parts.count == 3, let json = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
+            !JSONNesting.exceeds(JSONNesting.maxDepth, in: json), !JSONNesting.exceeds(JSONNesting.maxDepth, in: payload),
             let header = try? JSONDecoder().decode(AlgorithmHeader.self, from: json)
         else { return .malformed }
         return header.alg == algorithm ? nil : .wrongAlgorithm

@@ -73,11 +73,11 @@ import Testing
     }
 
     @Test(arguments: [
-        ("", nil, ErrorCode.badRequest, "data.receiverId: expected 1 to 100 characters"),
-        (String(repeating: "b", count: 101), nil, .badRequest, "data.receiverId: expected 1 to 100 characters"),
+        ("", nil, ErrorCode.badRequest, "data.receiverId: must be 1..100 characters of A-Z a-z 0-9 _ . @ : -"),
+        (String(repeating: "b", count: 101), nil, .badRequest, "data.receiverId: must be 1..100 characters of A-Z a-z 0-9 _ . @ : -"),
         ("bob", 0, .badRequest, "data.timeout: expected 1 to 300 seconds"),
         ("bob", 301, .badRequest, "data.timeout: expected 1 to 300 seconds"),
-        ("", 0, .badRequest, "data.receiverId: expected 1 to 100 characters"),
+        ("", 0, .badRequest, "data.receiverId: must be 1..100 characters of A-Z a-z 0-9 _ . @ : -"),
         ("alice", 0, .badRequest, "data.timeout: expected 1 to 300 seconds"),
         ("alice", nil, .callingSelf, "you cannot call yourself"),
     ])

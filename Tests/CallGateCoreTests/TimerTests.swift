@@ -21,6 +21,22 @@ import Testing
         #expect(f.core.nextDeadline == Fixture.start + 302_000)
     }
 
+    @Test func aWallClockStepMovesNoTimer() throws {
+        let f = Fixture()
+        let a = f.connect("alice")
+        _ = f.connect("bob")
+        let call = try #require(f.call("bob", from: a, timeout: 30).call)
+        f.clock.stepWall(millis: 3_600_000)
+        #expect(f.core.fireDueTimers().isEmpty)
+        f.clock.stepWall(millis: -7_200_000)
+        f.advance(seconds: 29)
+        #expect(f.core.fireDueTimers().isEmpty)
+        f.advance(seconds: 1)
+        let fired = f.core.fireDueTimers()
+        #expect(fired.map(\.push.sessionId).contains(call.sessionId))
+        #expect(f.core.nextDeadline == Fixture.start + 30_000 + 300_000)
+    }
+
     @Test func dueTimersFireInDeadlineOrder() throws {
         let f = Fixture()
         let a = f.connect("alice")
@@ -35,7 +51,7 @@ import Testing
     }
 
     @Test func queueOrdersByDeadlineThenSchedulingOrder() {
-        var queue = TimerQueue()
+        var queue = TimerQueue<TimerEvent>()
         _ = queue.schedule(.forget(sessionId: "c"), at: 30)
         _ = queue.schedule(.forget(sessionId: "a1"), at: 10)
         _ = queue.schedule(.forget(sessionId: "a2"), at: 10)
@@ -54,7 +70,7 @@ import Testing
     }
 
     @Test func cancelledSlotsAreCompactedAndLiveOnesSurvive() {
-        var queue = TimerQueue()
+        var queue = TimerQueue<TimerEvent>()
         var ids: [TimerID] = []
         for index in 0..<1000 {
             ids.append(queue.schedule(.forget(sessionId: "\(index)"), at: Int64(1000 - index)))

@@ -2,12 +2,13 @@ import CallGateProtocol
 import Testing
 
 @Suite struct EnumWireTests {
-    @Test func errorCodesAreTheThirteenWireStrings() {
+    @Test func errorCodesAreTheWireStrings() {
         #expect(ErrorCode.allCases.map(\.rawValue) == [
             "AUTH_ERR", "ERR_USER_NOT_LOGGED_IN", "ERR_BAD_REQUEST", "ERR_CALLING_SELF",
             "ERROR_CALL_IN_PROGRESS", "ERR_CALL_NOT_FOUND", "ERR_INVALID_SESSION_ID",
             "ERR_NOT_PARTICIPANT", "ERR_CALL_ALREADY_JOINED", "ERR_CALL_CANCELLED",
-            "ERR_CALL_REJECTED", "ERR_CALL_ENDED", "ERR_GROUP_NOT_FOUND",
+            "ERR_CALL_REJECTED", "ERR_CALL_ENDED", "ERR_GROUP_NOT_FOUND", "ERR_INTERNAL",
+            "ERR_TOO_MANY_DEVICES", "ERR_TOO_MANY_SESSIONS", "ERR_RATE_LIMITED", "ERR_TOO_MANY_RECORDINGS",
         ])
     }
 

@@ -36,7 +36,7 @@ import Testing
         }
     }
 
-    @Test func framesThatAreNeitherReplyNorPushAreRejected() {
+    @Test func framesThatAreNeitherReplyNorPushAreRejected() throws {
         #expect(throws: DecodingError.self) {
             try ServerFrame.decode(JSONText.data(#"{"id":"1"}"#))
         }

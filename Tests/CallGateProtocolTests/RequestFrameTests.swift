@@ -21,9 +21,9 @@ import Testing
         #expect(try RequestFrame.decode(frame.encoded()) == frame)
     }
 
-    @Test func encodesTheEnvelope() {
-        #expect(JSONText.string(Self.frames[1].encoded()) == #"{"data":{},"id":"2","op":"ping"}"#)
-        #expect(JSONText.string(Self.frames[2].encoded())
+    @Test func encodesTheEnvelope() throws {
+        #expect(try JSONText.string(Self.frames[1].encoded()) == #"{"data":{},"id":"2","op":"ping"}"#)
+        #expect(try JSONText.string(Self.frames[2].encoded())
             == #"{"data":{"callType":"video","receiverId":"bob","receiverType":"user"},"id":"3","op":"initiateCall"}"#)
     }
 
@@ -48,11 +48,11 @@ import Testing
     @Test(arguments: [
         ("not json", "frame is not valid JSON"),
         ("[1,2]", "frame: expected a JSON object"),
-        (#"{"op":"ping"}"#, "id: expected a string of 1 to 64 characters"),
-        (#"{"id":7,"op":"ping"}"#, "id: expected a string of 1 to 64 characters"),
-        (#"{"id":"","op":"ping"}"#, "id: expected a string of 1 to 64 characters"),
+        (#"{"op":"ping"}"#, "id: expected a string of 1 to 64 UTF-8 bytes"),
+        (#"{"id":7,"op":"ping"}"#, "id: expected a string of 1 to 64 UTF-8 bytes"),
+        (#"{"id":"","op":"ping"}"#, "id: expected a string of 1 to 64 UTF-8 bytes"),
         (#"{"id":""# + String(repeating: "x", count: 65) + #"","op":"ping"}"#,
-         "id: expected a string of 1 to 64 characters"),
+         "id: expected a string of 1 to 64 UTF-8 bytes"),
     ])
     func framesWithoutAReadableIDFailWithoutID(text: String, message: String) {
         #expect(throws: FrameDecodingError(id: nil, message: message)) {
@@ -92,9 +92,24 @@ import Testing
         }
     }
 
-    @Test func aSixtyFourCharacterIDIsFine() throws {
-        let id = String(repeating: "é", count: 64)
+    @Test func anIDOfSixtyFourBytesIsFineAndOneMoreIsNot() throws {
+        let id = String(repeating: "é", count: 32)
         let frame = try RequestFrame.decode(RequestFrame(id: id, request: .ping).encoded())
         #expect(frame.id == id)
+        #expect(throws: FrameDecodingError(id: nil, message: "id: expected a string of 1 to 64 UTF-8 bytes")) {
+            try RequestFrame.decode(RequestFrame(id: id + "e", request: .ping).encoded())
+        }
+    }
+
+    @Test func framesNestedTooDeeplyAreRefusedBeforeParsing() throws {
+        let deep = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
+        #expect(throws: FrameDecodingError(id: nil, message: "frame nests arrays and objects deeper than 32 levels")) {
+            try RequestFrame.decode(JSONText.data(#"{"id":"1","op":"ping","data":{"x":\#(deep)}}"#))
+        }
+        let unauthenticatedBomb = String(repeating: #"{"a":"#, count: 400) + "1" + String(repeating: "}", count: 400)
+        #expect(throws: FrameDecodingError.self) { try RequestFrame.decode(JSONText.data(unauthenticatedBomb)) }
+        let atLimit = String(repeating: "[", count: 30) + String(repeating: "]", count: 30)
+        let frame = try RequestFrame.decode(JSONText.data(#"{"id":"1","op":"ping","data":{"x":\#(atLimit)}}"#))
+        #expect(frame.request == .ping)
     }
 }

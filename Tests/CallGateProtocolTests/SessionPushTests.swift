@@ -33,33 +33,33 @@ import Testing
         ])
     }
 
-    @Test func exactFrames() {
-        #expect(JSONText.string(Push.callEnded(sessionId: "room:1").encodedFrame())
+    @Test func exactFrames() throws {
+        #expect(try JSONText.string(Push.callEnded(sessionId: "room:1").encodedFrame())
             == #"{"data":{"sessionId":"room:1"},"event":"onCallEnded"}"#)
-        #expect(JSONText.string(Push.sessionTimeout(sessionId: "room:1").encodedFrame())
+        #expect(try JSONText.string(Push.sessionTimeout(sessionId: "room:1").encodedFrame())
             == #"{"data":{"sessionId":"room:1"},"event":"onSessionTimeout"}"#)
-        #expect(JSONText.string(Push.userMuted(sessionId: "s", user: Samples.bob, audioMuted: true, videoMuted: false)
+        #expect(try JSONText.string(Push.userMuted(sessionId: "s", user: Samples.bob, audioMuted: true, videoMuted: false)
             .encodedFrame())
             == #"{"data":{"audioMuted":true,"sessionId":"s","user":{"name":"Bob","uid":"bob"},"videoMuted":false},"#
             + #""event":"onUserMuted"}"#)
-        #expect(JSONText.string(Push.recordingToggled(sessionId: "s", recordingStarted: true, user: Samples.bob)
+        #expect(try JSONText.string(Push.recordingToggled(sessionId: "s", recordingStarted: true, user: Samples.bob)
             .encodedFrame())
             == #"{"data":{"recordingStarted":true,"sessionId":"s","user":{"name":"Bob","uid":"bob"}},"#
             + #""event":"onRecordingToggled"}"#)
-        #expect(JSONText.string(Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame())
+        #expect(try JSONText.string(Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame())
             == #"{"data":{"requestedBy":{"name":"Bob","uid":"bob"},"sessionId":"s"},"event":"onCallSwitchedToVideo"}"#)
-        #expect(JSONText.string(Push.userListChanged(sessionId: "s", participants: [Self.bobPart]).encodedFrame())
+        #expect(try JSONText.string(Push.userListChanged(sessionId: "s", participants: [Self.bobPart]).encodedFrame())
             == #"{"data":{"participants":[{"audioMuted":true,"joinedAt":1700000004,"name":"Bob","uid":"bob","#
             + #""videoMuted":false}],"sessionId":"s"},"event":"onUserListChanged"}"#)
     }
 
     @Test func dataStructsMatchTheEncoding() throws {
-        let joined = Push.userJoined(sessionId: "s", user: Samples.alice).encodedFrame()
+        let joined = try Push.userJoined(sessionId: "s", user: Samples.alice).encodedFrame()
         #expect(try ServerFrame.decodePushData(UserJoinedData.self, from: joined)
             == UserJoinedData(sessionId: "s", user: Samples.alice))
-        let left = Push.userLeft(sessionId: "s", user: Samples.bob).encodedFrame()
+        let left = try Push.userLeft(sessionId: "s", user: Samples.bob).encodedFrame()
         #expect(try ServerFrame.decodePushData(UserLeftData.self, from: left) == UserLeftData(sessionId: "s", user: Samples.bob))
-        let switched = Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame()
+        let switched = try Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame()
         #expect(try ServerFrame.decodePushData(CallSwitchedToVideoData.self, from: switched)
             == CallSwitchedToVideoData(sessionId: "s", requestedBy: Samples.bob))
     }

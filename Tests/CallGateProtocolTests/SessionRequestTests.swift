@@ -19,14 +19,14 @@ import Testing
         #expect(try RequestFrame.decode(frame.encoded()) == frame)
     }
 
-    @Test func absentOptionalFieldsAreOmitted() {
-        #expect(JSONText.string(Self.frames[1].encoded())
+    @Test func absentOptionalFieldsAreOmitted() throws {
+        #expect(try JSONText.string(Self.frames[1].encoded())
             == #"{"data":{"callToken":"c.t.s"},"id":"j1","op":"joinSession"}"#)
-        #expect(JSONText.string(Self.frames[2].encoded())
+        #expect(try JSONText.string(Self.frames[2].encoded())
             == #"{"data":{"audioOnly":true,"callToken":"c.t.s","idleTimeout":60},"id":"j2","op":"joinSession"}"#)
-        #expect(JSONText.string(Self.frames[4].encoded())
+        #expect(try JSONText.string(Self.frames[4].encoded())
             == #"{"data":{"audioMuted":true,"sessionId":"room:1"},"id":"m1","op":"setMuted"}"#)
-        #expect(JSONText.string(Self.frames[8].encoded())
+        #expect(try JSONText.string(Self.frames[8].encoded())
             == #"{"data":{"sessionId":"room:1"},"id":"v","op":"switchToVideo"}"#)
     }
 
@@ -71,7 +71,7 @@ import Testing
         }
     }
 
-    @Test func callTokenIsCheckedBeforeTheOptionalFields() {
+    @Test func callTokenIsCheckedBeforeTheOptionalFields() throws {
         #expect(throws: FrameDecodingError(id: "i", message: "data.callToken: missing, expected a string")) {
             try RequestFrame.decode(JSONText.data(#"{"id":"i","op":"joinSession","data":{"audioOnly":"x"}}"#))
         }

@@ -40,7 +40,7 @@ import Testing
     }
 
     static let longID = String(repeating: "a", count: 101)
-    static let longName = String(repeating: "n", count: 201)
+    static let longName = String(repeating: "n", count: 257)
 
     @Test(arguments: [
         ("", "body: not valid JSON"),
@@ -53,9 +53,10 @@ import Testing
         (#"{"name":"T"}"#, "members: required field is missing"),
         (#"{"name":5,"members":[]}"#, "name: expected string"),
         (#"{"name":null,"members":[]}"#, "name: expected string, found null"),
-        (#"{"name":"","members":[]}"#, "name: must be 1..200 characters"),
-        (#"{"name":"\#(longName)","members":[]}"#, "name: must be 1..200 characters"),
+        (#"{"name":"","members":[]}"#, "name: must be 1..256 UTF-8 bytes"),
+        (#"{"name":"\#(longName)","members":[]}"#, "name: must be 1..256 UTF-8 bytes"),
         (#"{"name":"T","icon":5,"members":[]}"#, "icon: expected string"),
+        (#"{"name":"T","icon":"a\u0000b","members":[]}"#, "icon: must be 1..2048 UTF-8 bytes without control characters"),
         (#"{"name":"T","members":"alice"}"#, "members: expected array"),
         (#"{"name":"T","members":{"0":"alice"}}"#, "members: expected array"),
         (#"{"name":"T","members":["alice",7]}"#, "members[1]: expected string"),
@@ -114,7 +115,7 @@ import Testing
         (#"{"uid":5}"#, "uid: expected string"),
         (#"{"uid":"a b"}"#, "uid: must be 1..100"),
         (#"{"uid":""}"#, "uid: must be 1..100"),
-        (#"{"uid":"alice","name":""}"#, "name: must be 1..200"),
+        (#"{"uid":"alice","name":""}"#, "name: must be 1..256 UTF-8 bytes"),
         (#"{"uid":"alice","name":["A"]}"#, "name: expected string"),
         (#"{"uid":"alice","avatar":3}"#, "avatar: expected string"),
         (#"{"uid":"alice","ttl":0}"#, "ttl: must be an integer number of seconds in 1..2592000"),

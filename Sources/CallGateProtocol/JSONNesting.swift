@@ -1,0 +1,61 @@
+/// The nesting bound every JSON text from a client is held to, checked on the raw bytes before
+/// any decoder sees them.
+///
+/// Foundation's decoder and `JSONValue`'s `Codable` conformance both recurse once per level of
+/// arrays and objects, so a few kilobytes of `[[[[...` would otherwise exhaust a thread's stack.
+/// The scan here is a loop with a counter: it cannot overflow, whatever the input. Pure; any thread.
+public enum JSONNesting {
+    /// The deepest nesting of arrays and objects a frame, an HTTP body or a token part may have.
+    public static let maxDepth = 32
+
+    /// How deeply `bytes` nests arrays and objects, counting only brackets outside strings; the
+    /// scan stops as soon as the depth passes `limit` and returns `limit + 1`.
+    ///
+    /// It does not validate the JSON: malformed text is the decoder's to reject, once it is known
+    /// to be shallow enough to decode safely.
+    public static func depth(of bytes: some Collection<UInt8>, limit: Int = maxDepth) -> Int {
+        if let depth = bytes.withContiguousStorageIfAvailable({ scan($0, limit: limit) }) {
+            return depth
+        }
+        return Array(bytes).withUnsafeBufferPointer { scan($0, limit: limit) }
+    }
+
+    /// Whether `bytes` nests deeper than `limit`.
+    public static func exceeds(_ limit: Int, in bytes: some Collection<UInt8>) -> Bool {
+        depth(of: bytes, limit: limit) > limit
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > deepest {
+                    deepest = depth
+                    if deepest > limit { return deepest }
+                }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+            default:
+                break
+            }
+        }
+        return deepest
+    }
+}
