@@ -26,6 +26,15 @@ public struct CoreConfiguration: Hashable, Sendable {
     public var defaultIdleTimeout: Int
     /// The idle timeouts `joinSession` may ask for, in seconds; others get `ERR_BAD_REQUEST`.
     public var allowedIdleTimeouts: ClosedRange<Int>
+    /// How many standalone (`meet`) sessions one user may be in at once; joining one more gets
+    /// `ERR_TOO_MANY_SESSIONS`.
+    public var maxMeetSessionsPerUser: Int
+    /// How many calls one user may start in a minute; more get `ERR_RATE_LIMITED`.
+    public var maxCallsPerMinute: Int
+    /// How many recordings one session may have; starting one more gets `ERR_TOO_MANY_RECORDINGS`.
+    public var maxRecordingsPerSession: Int
+    /// How many mute changes a session's history keeps (the newest); older ones are dropped.
+    public var maxMuteChangesKept: Int
 
     /// Makes a configuration; every default is the protocol's documented default.
     public init(
@@ -38,7 +47,11 @@ public struct CoreConfiguration: Hashable, Sendable {
         maxMetadataDepth: Int = 8,
         terminalRetention: Duration = .seconds(300),
         defaultIdleTimeout: Int = 180,
-        allowedIdleTimeouts: ClosedRange<Int> = 1...86_400
+        allowedIdleTimeouts: ClosedRange<Int> = 1...86_400,
+        maxMeetSessionsPerUser: Int = 5,
+        maxCallsPerMinute: Int = 30,
+        maxRecordingsPerSession: Int = 20,
+        maxMuteChangesKept: Int = 100
     ) {
         self.defaultRingTimeout = defaultRingTimeout
         self.allowedRingTimeouts = allowedRingTimeouts
@@ -50,5 +63,9 @@ public struct CoreConfiguration: Hashable, Sendable {
         self.terminalRetention = terminalRetention
         self.defaultIdleTimeout = defaultIdleTimeout
         self.allowedIdleTimeouts = allowedIdleTimeouts
+        self.maxMeetSessionsPerUser = maxMeetSessionsPerUser
+        self.maxCallsPerMinute = maxCallsPerMinute
+        self.maxRecordingsPerSession = maxRecordingsPerSession
+        self.maxMuteChangesKept = maxMuteChangesKept
     }
 }

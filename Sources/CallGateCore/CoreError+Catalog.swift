@@ -20,6 +20,18 @@ extension CoreError {
         code: .groupNotFound, message: "no such group, or you are not a member of it")
 
     /// A field the frame decoder accepted but the core finds out of range.
+    static func tooManySessions(_ limit: Int) -> CoreError {
+        CoreError(code: .tooManySessions, message: "you are in \(limit) standalone sessions already: leave one first")
+    }
+
+    static func callRateLimited(_ limit: Int) -> CoreError {
+        CoreError(code: .rateLimited, message: "you started \(limit) calls in the last minute: wait before calling again")
+    }
+
+    static func tooManyRecordings(_ limit: Int) -> CoreError {
+        CoreError(code: .tooManyRecordings, message: "this session had \(limit) recordings already")
+    }
+
     static func badRequest(_ message: String) -> CoreError {
         CoreError(code: .badRequest, message: message)
     }

@@ -7,7 +7,8 @@ extension GatewayCore {
     /// (`FieldRules.isValidID`);
     /// `timeout` is allowed; `metadata` fits `maxMetadataBytes`; the caller is not calling
     /// themself; the caller is not already ringing someone or in a call (being rung does not
-    /// count); a group exists, has the caller as a member and has someone else to ring.
+    /// count); the caller started fewer than `maxCallsPerMinute` calls in the last minute
+    /// (`ERR_RATE_LIMITED`); a group exists, has the caller as a member and has someone else to ring.
     ///
     /// The reply is the `initiated` call, and every device of each callee gets
     /// `onIncomingCallReceived`; the caller's other devices get nothing. With `autoBusy`, a
@@ -35,6 +36,9 @@ extension GatewayCore {
             throw .callingSelf
         }
         guard engagedCall[caller.uid] == nil else { throw .callInProgress }
+        guard callStarts.spend(caller.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
+            throw .callRateLimited(configuration.maxCallsPerMinute)
+        }
         switch params.receiverType {
         case .user:
             return ringUser(params, from: caller, timeout: timeout)

@@ -10,8 +10,9 @@ extension GatewayCore {
     /// (ringing: `ERR_NOT_PARTICIPANT` "accept the call first"; declined, left or missed: the
     /// usual member error; not rung: `ERR_NOT_PARTICIPANT`). A finished call: its terminal error.
     /// A live standalone session is joined; any other id starts one (`meet`, audio if
-    /// `audioOnly`, else video) that lasts until its last participant leaves. The same device
-    /// joining twice: `ERR_CALL_ALREADY_JOINED`.
+    /// `audioOnly`, else video) that lasts until its last participant leaves; a user already in
+    /// `maxMeetSessionsPerUser` of them gets `ERR_TOO_MANY_SESSIONS`. The same device joining
+    /// twice: `ERR_CALL_ALREADY_JOINED`.
     ///
     /// A user may join from several devices; they are one participant, joined when the first
     /// device joined. A new participant sends `onUserJoined {sessionId, user}` and
@@ -82,8 +83,20 @@ extension GatewayCore {
             throw .finished(call.callStatus)
         }
         if let room = rooms[sessionId] {
+            if room.members[user.uid] == nil {
+                try checkMeetAttendance(of: user.uid)
+            }
             return room
         }
+        try checkMeetAttendance(of: user.uid)
         return meetRoom(sessionId, callType: audioOnly ? .audio : .video)
+    }
+
+    /// A user may be in `maxMeetSessionsPerUser` meet sessions at once: each is a room, a timer
+    /// and a call log entry that lives as long as they stay.
+    private func checkMeetAttendance(of uid: String) throws(CoreError) {
+        guard meetAttendance.count(of: uid) < configuration.maxMeetSessionsPerUser else {
+            throw .tooManySessions(configuration.maxMeetSessionsPerUser)
+        }
     }
 }

@@ -70,7 +70,8 @@ extension GatewayCore {
         guard rooms[record.sessionId] == nil else { return }
         let now = nowSeconds
         let room = SessionRoom(
-            id: record.sessionId, category: .meet, callType: record.callType, at: record.startedAt ?? record.initiatedAt)
+            id: record.sessionId, category: .meet, callType: record.callType, at: record.startedAt ?? record.initiatedAt,
+            attendance: meetAttendance)
         room.logID = record.id
         room.history.participants = record.participants.map { participant in
             var total = participant.closedSeconds

@@ -53,7 +53,8 @@ extension GatewayCore {
         if let timer = historyExpiry.removeValue(forKey: sessionId) {
             timers.cancel(timer)
         }
-        let room = SessionRoom(id: sessionId, category: .meet, callType: callType, at: nowSeconds)
+        let room = SessionRoom(
+            id: sessionId, category: .meet, callType: callType, at: nowSeconds, attendance: meetAttendance)
         room.logID = nextOrdinal()
         rooms[sessionId] = room
         return room

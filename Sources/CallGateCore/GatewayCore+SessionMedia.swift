@@ -10,7 +10,9 @@ extension GatewayCore {
     public func setMuted(_ params: SetMutedParams, from connection: ConnectionID) -> SessionOutcome {
         SessionOutcome.attempt { () throws(CoreError) in
             let (room, member) = try joinedRoom(params.sessionId, from: connection)
-            let muted = room.setMuted(member, audio: params.audioMuted, video: params.videoMuted, at: nowSeconds)
+            let muted = room.setMuted(
+                member, audio: params.audioMuted, video: params.videoMuted, at: nowSeconds,
+                keeping: configuration.maxMuteChangesKept)
             return tell(room, .userMuted(
                 sessionId: room.id, user: muted.user, audioMuted: muted.audioMuted, videoMuted: muted.videoMuted),
                 except: connection)
@@ -20,13 +22,17 @@ extension GatewayCore {
     /// Starts (`on` true) or stops the recording of a session. Starting a running recording or
     /// stopping when none runs: `ERR_BAD_REQUEST`. Every device of every participant except
     /// `connection` gets `onRecordingToggled {sessionId, recordingStarted, user}`. The history
-    /// keeps each recording with its start, end and duration. Same access rules as `setMuted`.
+    /// keeps each recording with its start, end and duration; a session has at most
+    /// `maxRecordingsPerSession` (`ERR_TOO_MANY_RECORDINGS`). Same access rules as `setMuted`.
     /// Service thread only.
     public func setRecording(sessionId: String, on: Bool, from connection: ConnectionID) -> SessionOutcome {
         SessionOutcome.attempt { () throws(CoreError) in
             let (room, member) = try joinedRoom(sessionId, from: connection)
             guard room.recording != on else {
                 throw .badRequest(on ? "the session is already being recorded" : "the session is not being recorded")
+            }
+            if on, room.history.recordings.count >= configuration.maxRecordingsPerSession {
+                throw .tooManyRecordings(configuration.maxRecordingsPerSession)
             }
             room.setRecording(on, at: nowSeconds)
             noteLogChange(room)

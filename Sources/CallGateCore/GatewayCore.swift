@@ -40,6 +40,10 @@ public final class GatewayCore {
     var finishedHistories: [String: SessionHistory] = [:]
     /// session id -> the timer that forgets its finished history.
     var historyExpiry: [String: TimerID] = [:]
+    /// How many meet sessions each user is in, for `maxMeetSessionsPerUser`.
+    let meetAttendance = MeetAttendance()
+    /// What is left of each user's call starts this minute, for `maxCallsPerMinute`.
+    var callStarts = CallStartBudget()
     /// Call log id -> the call or meeting whose log entry changed since the server last took
     /// the changes.
     var logChanges: [Int64: LogSource] = [:]

@@ -1,13 +1,16 @@
 import CallGateProtocol
 
 extension SessionRoom {
-    /// Sets a member's mute flags (nil keeps a flag) and records the change. Returns the member
-    /// as they are now.
-    func setMuted(_ member: SessionMember, audio: Bool?, video: Bool?, at now: Int64) -> SessionMember {
+    /// Sets a member's mute flags (nil keeps a flag) and records the change, keeping the newest
+    /// `kept` changes. Returns the member as they are now.
+    func setMuted(_ member: SessionMember, audio: Bool?, video: Bool?, at now: Int64, keeping kept: Int) -> SessionMember {
         var member = member
         member.audioMuted = audio ?? member.audioMuted
         member.videoMuted = video ?? member.videoMuted
         update(member)
+        if history.muteChanges.count >= kept {
+            history.muteChanges.removeFirst(history.muteChanges.count - kept + 1)
+        }
         history.muteChanges.append(MuteChange(
             at: now, uid: member.user.uid, audioMuted: member.audioMuted, videoMuted: member.videoMuted))
         return member

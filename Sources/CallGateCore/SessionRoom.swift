@@ -27,11 +27,14 @@ final class SessionRoom {
     private(set) var uids: [String] = []
     /// Joined device -> its user.
     private var joinedDevices: [ConnectionID: String] = [:]
+    /// Told of every member added and removed, for a meet session (nil for a call's session).
+    private let attendance: MeetAttendance?
 
-    /// A session nobody joined yet, started now.
-    init(id: String, category: CallCategory, callType: CallType, at now: Int64) {
+    /// A session nobody joined yet, started now; a meet session reports its members to `attendance`.
+    init(id: String, category: CallCategory, callType: CallType, at now: Int64, attendance: MeetAttendance? = nil) {
         self.id = id
         self.callType = callType
+        self.attendance = attendance
         history = SessionHistory(sessionId: id, callCategory: category, callType: callType, startedAt: now)
     }
 
@@ -60,6 +63,7 @@ final class SessionRoom {
         }
         members[user.uid] = SessionMember(user: user, joinedAt: now, devices: [connection], idleTimeout: idleTimeout)
         uids.append(user.uid)
+        attendance?.joined(user.uid)
         history.recordJoin(user, at: now)
         return true
     }
@@ -75,6 +79,7 @@ final class SessionRoom {
     func remove(_ uid: String, at now: Int64) -> SessionMember? {
         guard let member = members.removeValue(forKey: uid) else { return nil }
         uids.removeAll { $0 == uid }
+        attendance?.left(uid)
         for device in member.devices {
             joinedDevices[device] = nil
         }

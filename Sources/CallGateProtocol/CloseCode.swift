@@ -2,6 +2,8 @@
 public enum CloseCode {
     /// No `connect` within the deadline, or a bad or expired token.
     public static let unauthorized: UInt16 = 4001
+    /// The user already has the configured number of devices connected.
+    public static let tooManyDevices: UInt16 = 4009
     /// The connection's outbound queue passed its cap: the client reads too slowly.
     public static let tooSlow: UInt16 = 4008
     /// The socket sent messages faster than the configured rate.

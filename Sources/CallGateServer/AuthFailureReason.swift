@@ -8,6 +8,12 @@ enum AuthFailureReason: String, CaseIterable {
     case badSignature = "bad_signature"
     /// The token has expired.
     case expired
+    /// `nbf` or `iat` is in the future.
+    case notYetValid = "not_yet_valid"
+    /// `iss` is not the configured issuer.
+    case wrongIssuer = "wrong_issuer"
+    /// `aud` does not name the configured audience.
+    case wrongAudience = "wrong_audience"
     /// `sub` is empty.
     case missingSubject = "missing_subject"
     /// `sub` is not a valid uid.
@@ -29,6 +35,9 @@ enum AuthFailureReason: String, CaseIterable {
         case .wrongAlgorithm: self = .wrongAlgorithm
         case .badSignature: self = .badSignature
         case .expired: self = .expired
+        case .notYetValid: self = .notYetValid
+        case .wrongIssuer: self = .wrongIssuer
+        case .wrongAudience: self = .wrongAudience
         case .missingSubject: self = .missingSubject
         case .invalidSubject: self = .invalidSubject
         case .invalidName: self = .invalidName

@@ -22,11 +22,16 @@ public final class GatewayServer: Sendable {
     /// listening. Throws when the store cannot be read, the address cannot be bound or the
     /// secret is empty.
     public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> GatewayServer {
-        let tokens = try await TokenService(secret: configuration.jwtSecret)
+        let tokens = try await TokenService(
+            secret: configuration.jwtSecret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
         var contextConfiguration = ContextConfiguration(
             listen: ListenAddress(host: configuration.host, port: configuration.port), protocolName: WireEndpoint.subprotocol)
         contextConfiguration.webSocketPath = WireEndpoint.path
         contextConfiguration.maxMessageBytes = configuration.maxMessageBytes
+        contextConfiguration.maxMessageFragments = configuration.maxMessageFragments
+        let upgradeRefusal = HTTPResponse.error(400, .badRequest, "only WebSocket upgrades are served")
+        contextConfiguration.foreignUpgradeRefusal = .refuse(
+            status: upgradeRefusal.status, contentType: HTTPResponse.jsonContentType, body: upgradeRefusal.body)
         contextConfiguration.maxQueuedFrames = configuration.maxQueuedFrames
         contextConfiguration.tcpKeepalive = configuration.tcpKeepalive
         contextConfiguration.livenessInterval = configuration.livenessInterval

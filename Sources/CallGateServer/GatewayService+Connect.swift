@@ -16,7 +16,8 @@ extension GatewayService {
         }
     }
 
-    /// Service thread: registers the user with the Core and replies, or rejects with AUTH_ERR and 4001.
+    /// Service thread: registers the user with the Core and replies, or rejects with AUTH_ERR and
+    /// 4001, or with ERR_TOO_MANY_DEVICES and 4009 when the user has `maxDevicesPerUser` sockets.
     private func finishConnect(_ result: Result<User, TokenError>, requestID: String, for id: ConnectionID) {
         guard let connection = sockets[id], let session = connection.attachment as? ClientSession else { return }
         beginOutput()
@@ -30,6 +31,12 @@ extension GatewayService {
             }
             fail(connection, requestID: requestID, code: .authError, message: error.message)
             emit(.close(id, code: CloseCode.unauthorized, reason: "unauthorized"))
+        case .success(let user) where core.connections(of: user.uid).count >= configuration.maxDevicesPerUser:
+            noteLimit(.tooManyDevices, metadata: ["uid": "\(user.uid)", "client": "\(session.clientAddress)"])
+            fail(
+                connection, requestID: requestID, code: .tooManyDevices,
+                message: "\(user.uid) has \(configuration.maxDevicesPerUser) devices connected already")
+            emit(.close(id, code: CloseCode.tooManyDevices, reason: "too many devices"))
         case .success(let user):
             session.phase = .connected(user)
             let activeCalls = core.connect(id, user: user)

@@ -1,6 +1,6 @@
 import CallGateProtocol
 
-/// The per-socket message rate (`maxMessagesPerSecond`). Service thread only.
+/// The per-socket rate of WebSocket frames (`maxMessagesPerSecond`). Service thread only.
 extension GatewayService {
     /// A full budget for a new socket; nil when there is no limit.
     func newMessageBudget() -> TokenBucket? {
@@ -9,8 +9,8 @@ extension GatewayService {
         return TokenBucket(ratePerSecond: rate, burst: rate, now: clock.monotonicMillis())
     }
 
-    /// Spends one message of the socket's budget. Over it, the socket is closed with 4029 after
-    /// the output already queued to it, and every later message of it is ignored.
+    /// Spends one frame of the socket's budget. Over it, the socket is closed with 4029 after
+    /// the output already queued to it, and every later frame of it is dropped.
     func withinMessageRate(_ session: ClientSession) -> Bool {
         if session.rateLimited { return false }
         guard session.messageBudget?.take(now: clock.monotonicMillis()) == false else { return true }

@@ -21,9 +21,14 @@ extension GatewayService: WebSocketDelegate {
         authQueue.append(id, deadline: deadline)
     }
 
+    func webSocketDidReceiveFrame(_ connection: WebSocketConnection) -> Bool {
+        guard let session = connection.attachment as? ClientSession else { return false }
+        return withinMessageRate(session)
+    }
+
     func webSocket(_ connection: WebSocketConnection, didReceive message: [UInt8], binary: Bool) {
         metrics.frameReceived()
-        guard let session = connection.attachment as? ClientSession, withinMessageRate(session) else { return }
+        guard let session = connection.attachment as? ClientSession else { return }
         beginOutput()
         if binary {
             fail(connection, requestID: nil, code: .badRequest, message: "binary frames are not supported: send JSON text")

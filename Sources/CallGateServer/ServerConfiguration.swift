@@ -9,6 +9,10 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// HS256 secret that signs connection tokens.
     public var jwtSecret: String
+    /// The `iss` every connection token must carry; nil: not checked.
+    public var jwtIssuer: String?
+    /// The `aud` every connection token must include; nil: not checked.
+    public var jwtAudience: String?
     /// Bearer key of the admin API; empty turns the admin routes off.
     public var adminKey: String
     /// Ringing rules, timeouts and grace periods.
@@ -19,6 +23,11 @@ public struct ServerConfiguration: Sendable {
     public var authTimeout: Duration = .seconds(10)
     /// Largest incoming message; larger ones close the socket with 1009.
     public var maxMessageBytes = 64 * 1024
+    /// Most frames one incoming message may arrive in; more close the socket with 1009.
+    public var maxMessageFragments = 64
+    /// Devices (connected sockets) one user may have at once; one more `connect` gets
+    /// `ERR_TOO_MANY_DEVICES` and close 4009.
+    public var maxDevicesPerUser = 10
     /// Outbound messages a socket may have waiting before it is closed with 4008.
     public var maxQueuedFrames = 512
     /// Kernel keepalive that drops sockets of vanished hosts: probes after 30 s of silence,
@@ -37,8 +46,9 @@ public struct ServerConfiguration: Sendable {
     /// Open WebSockets in the process; one more upgrade gets 503. The default is the soft
     /// open-file limit at start less 512 descriptors for everything else.
     public var maxConnections = OpenFileLimit.defaultMaxConnections()
-    /// Messages a socket may send per second on average, in bursts of up to one second's worth;
-    /// faster closes it with 4029. 0: no limit.
+    /// WebSocket frames a socket may send per second on average (a message in one frame is one;
+    /// fragments and empty frames count too), in bursts of up to one second's worth; faster
+    /// closes it with 4029. 0: no limit.
     public var maxMessagesPerSecond = 50
     /// A socket that sends nothing (no message, no pong) for this long is dropped; quiet
     /// sockets are pinged at half of it. nil: no liveness checks.

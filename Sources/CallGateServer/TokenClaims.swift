@@ -6,7 +6,8 @@ import JWTKit
 /// The claims of a CallGate connection token: who the socket belongs to and until when.
 ///
 /// `sub` is the uid, `name` defaults to the uid when the token has none, `avatar` is optional and
-/// `exp` is required. Decoded and checked by ``TokenService`` on whatever thread runs its async
+/// `exp` is required; `nbf`, `iat`, `iss` and `aud` are checked when present or required (see
+/// ``TokenService``). Decoded and checked by ``TokenService`` on whatever thread runs its async
 /// work; a plain value, usable anywhere.
 public struct TokenClaims: JWTPayload, Equatable {
     /// The uid.
@@ -19,13 +20,37 @@ public struct TokenClaims: JWTPayload, Equatable {
     public var exp: ExpirationClaim
     /// Absent in connection tokens; a call token's `typ` makes it unusable here.
     public var typ: String?
+    /// Not to be accepted before this time (with ``TokenService/leeway``).
+    public var nbf: NotBeforeClaim?
+    /// When the token was issued: one issued in the future (beyond the leeway) is refused.
+    public var iat: IssuedAtClaim?
+    /// Who issued it; must equal `--jwt-issuer` when that is set.
+    public var iss: IssuerClaim?
+    /// Whom it is for; must include `--jwt-audience` when that is set.
+    public var aud: AudienceClaim?
 
-    /// Claims for `user` that expire at `expiration`.
-    public init(user: User, expiration: Date) {
+    /// Claims for `user` issued at `issuedAt` that expire at `expiration`, naming `issuer` and
+    /// `audience` when given.
+    public init(user: User, issuedAt: Date, expiration: Date, issuer: String? = nil, audience: String? = nil) {
         self.sub = SubjectClaim(value: user.uid)
         self.name = user.name
         self.avatar = user.avatar
         self.exp = ExpirationClaim(value: expiration)
+        self.iat = IssuedAtClaim(value: issuedAt)
+        self.iss = issuer.map { IssuerClaim(value: $0) }
+        self.aud = audience.map { AudienceClaim(value: $0) }
+    }
+
+    /// Why these claims are not accepted at `now` by a gateway expecting `issuer` and
+    /// `audience` (nil: not checked), or nil when they are: not yet valid (`nbf` or `iat` later
+    /// than `now` plus `leeway`), another issuer, or an audience without this gateway.
+    func problem(issuer: String?, audience: String?, now: Date, leeway: TimeInterval) -> TokenError? {
+        let latest = now.addingTimeInterval(leeway)
+        if let nbf, nbf.value > latest { return .notYetValid }
+        if let iat, iat.value > latest { return .notYetValid }
+        if let issuer, iss?.value != issuer { return .wrongIssuer }
+        if let audience, aud?.value.contains(audience) != true { return .wrongAudience }
+        return nil
     }
 
     /// The user this token stands for, with `name` defaulting to the uid.

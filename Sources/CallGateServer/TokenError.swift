@@ -11,6 +11,12 @@ public enum TokenError: Error, Equatable, Sendable {
     case badSignature
     /// `exp` is in the past.
     case expired
+    /// `nbf` or `iat` is later than now, beyond the leeway.
+    case notYetValid
+    /// `iss` is not the issuer the gateway was configured with.
+    case wrongIssuer
+    /// `aud` does not name the audience the gateway was configured with.
+    case wrongAudience
     /// `sub` is empty.
     case missingSubject
     /// `sub` is not a valid uid (see ``FieldRules/isValidID(_:)``).
@@ -31,6 +37,9 @@ public enum TokenError: Error, Equatable, Sendable {
         case .wrongAlgorithm: "token algorithm must be HS256"
         case .badSignature: "token signature does not match"
         case .expired: "token has expired"
+        case .notYetValid: "token is not valid yet (nbf or iat is in the future)"
+        case .wrongIssuer: "token issuer (iss) is not the one this gateway accepts"
+        case .wrongAudience: "token audience (aud) does not include this gateway"
         case .missingSubject: "token subject (sub) is empty"
         case .invalidSubject: "token subject (sub) \(FieldRules.idRuleDescription)"
         case .invalidName: "token name \(FieldRules.nameRuleDescription)"

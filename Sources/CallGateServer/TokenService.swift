@@ -18,15 +18,26 @@ public final class TokenService: Sendable {
         public init() {}
     }
 
-    let keys: JWTKeyCollection
+    /// How far in the future a token's `nbf` or `iat` may be: clocks of the backend that mints
+    /// tokens and of the gateway are never quite equal.
+    public static let leeway: TimeInterval = 60
 
-    /// A service that signs and verifies with `secret` (its UTF-8 bytes).
+    let keys: JWTKeyCollection
+    /// The `iss` a connection token must carry, nil when not checked.
+    let issuer: String?
+    /// The `aud` a connection token must include, nil when not checked.
+    let audience: String?
+
+    /// A service that signs and verifies with `secret` (its UTF-8 bytes); connection tokens must
+    /// carry `issuer` and `audience` when they are given, and minted ones do.
     ///
     /// Secrets shorter than 32 bytes are padded with zero bytes to 32, which leaves every HMAC
     /// unchanged (HMAC pads keys to the hash block size anyway) and satisfies jwt-kit's key-size
     /// check, so tokens stay compatible with any other HS256 implementation given `secret`.
-    public init(secret: String) async throws(EmptySecretError) {
+    public init(secret: String, issuer: String? = nil, audience: String? = nil) async throws(EmptySecretError) {
         guard !secret.isEmpty else { throw EmptySecretError() }
+        self.issuer = issuer
+        self.audience = audience
         var key = Array(secret.utf8)
         if key.count < 32 {
             key += [UInt8](repeating: 0, count: 32 - key.count)
@@ -52,14 +63,27 @@ public final class TokenService: Sendable {
         if let problem = TokenClaims.problem(with: user) { throw problem }
         guard ttl >= 1 else { throw TokenError.invalidLifetime }
         let expiresAt = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(ttl)
-        let claims = TokenClaims(user: user, expiration: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
+        let claims = TokenClaims(
+            user: user, issuedAt: Date(timeIntervalSince1970: TimeInterval(expiresAt - Int64(ttl))),
+            expiration: Date(timeIntervalSince1970: TimeInterval(expiresAt)), issuer: issuer, audience: audience)
         let token = try await keys.sign(claims)
         return (token, expiresAt)
     }
 
     /// The user `token` stands for, or why it is refused.
-    public func verify(_ token: String) async -> Result<User, TokenError> {
-        await verified(token, as: TokenClaims.self).map(\.user)
+    public func verify(_ token: String, now: Date = .now) async -> Result<User, TokenError> {
+        await verifiedConnection(token, now: now).map(\.user)
+    }
+
+    /// The claims of a connection token: signature, `exp`, `nbf`/`iat` (with ``leeway``),
+    /// `iss` and `aud` checked.
+    func verifiedConnection(_ token: String, now: Date = .now) async -> Result<TokenClaims, TokenError> {
+        await verified(token, as: TokenClaims.self).flatMap { claims in
+            if let problem = claims.problem(issuer: issuer, audience: audience, now: now, leeway: Self.leeway) {
+                return .failure(problem)
+            }
+            return .success(claims)
+        }
     }
 
     /// The claims of `token` once its header, signature and claims checked out.

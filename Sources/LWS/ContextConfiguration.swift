@@ -10,8 +10,16 @@ public struct ContextConfiguration: Sendable {
     public var rxBufferSize = 1024
     /// Largest reassembled incoming message; a larger one closes the socket with `messageTooBigCloseCode`.
     public var maxMessageBytes = 64 * 1024
-    /// Close code for an over-size message.
+    /// Close code for an over-size message, or one of more than `maxMessageFragments` frames.
     public var messageTooBigCloseCode: UInt16 = 1009
+    /// Most frames one message may arrive in: each costs a callback, so a peer sending endless
+    /// empty continuations is cut off here even under the size cap.
+    public var maxMessageFragments = 64
+    /// What an HTTP request asking to upgrade to anything but `websocket` (e.g. `h2c`) gets
+    /// instead of the 101: the gateway speaks HTTP/1.1 and WebSocket only, so no request can
+    /// switch to a protocol that the reverse proxy and this server's own routes do not check.
+    public var foreignUpgradeRefusal = UpgradeDecision.refuse(
+        status: 400, contentType: "text/plain; charset=utf-8", body: Array("only WebSocket upgrades are served\n".utf8))
     /// Outbound messages one connection may have waiting before it counts as a slow consumer.
     public var maxQueuedFrames = 1024
     /// Close code for a slow consumer.

@@ -20,7 +20,7 @@ func lwsCallback(
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         return context.filterNetworkConnection()
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return context.confirmUpgrade(wsi)
+        return context.confirmUpgrade(wsi, upgrade: input)
     case LWS_CALLBACK_RECEIVE_PONG:
         (attached(wsi) as? WebSocketConnection)?.heard()
         return 0
@@ -42,14 +42,7 @@ func lwsCallback(
     case LWS_CALLBACK_TIMER:
         return (attached(wsi) as? WebSocketConnection)?.closeTimerFired() ?? 0
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        if let connection = attached(wsi) as? WebSocketConnection {
-            connection.peerSentClose = true
-            if let input, length >= 2 {
-                let bytes = input.assumingMemoryBound(to: UInt8.self)
-                connection.peerCloseCode = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-            }
-        }
-        return 0
+        return context.peerClosed(wsi, payload: UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
     case LWS_CALLBACK_CLOSED, LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
         context.connectionClosed(wsi, error: nil)
         return 0

@@ -14,26 +14,70 @@ extension LWSContext {
         webSocketDelegate?.webSocketDidOpen(connection)
     }
 
+    /// One `RECEIVE`: a chunk of at most `rxBufferSize` bytes of a frame, possibly empty (lws
+    /// delivers empty frames too). A frame ends where lws has no payload of it left; each frame
+    /// end is offered to the delegate's rate limit before anything else is done with it. Only a
+    /// whole message counts as hearing from the peer: a trickle of fragments does not keep a
+    /// socket alive.
     func received(on wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
-        guard let connection = attached(wsi) as? WebSocketConnection, !connection.closeReported else { return 0 }
-        connection.heard()
+        guard let connection = attached(wsi) as? WebSocketConnection, !connection.closeReported,
+            !connection.inputRefused
+        else { return 0 }
+        let frameEnded = lws_remaining_packet_payload(wsi) == 0
+        if frameEnded, webSocketDelegate?.webSocketDidReceiveFrame(connection) == false {
+            connection.refuseInput()
+            return 0
+        }
         let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-        let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
         let result = connection.received(
-            bytes, first: lws_is_first_fragment(wsi) != 0, final: final, binary: lws_frame_is_binary(wsi) != 0)
+            bytes, first: lws_is_first_fragment(wsi) != 0, frameEnded: frameEnded,
+            final: frameEnded && lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0)
         switch result {
         case .partial:
             return 0
         case .message(let message, let binary):
+            connection.heard()
             webSocketDelegate?.webSocket(connection, didReceive: message, binary: binary)
             return 0
         case .tooBig:
-            connection.localCloseCode = configuration.messageTooBigCloseCode
-            var reason = Array("message too big".utf8)
-            lws_close_reason(
-                wsi, lws_close_status(rawValue: UInt32(configuration.messageTooBigCloseCode)), &reason, reason.count)
-            return -1
+            return fail(connection, on: wsi, code: configuration.messageTooBigCloseCode, reason: "message too big")
+        case .tooManyFragments:
+            return fail(connection, on: wsi, code: configuration.messageTooBigCloseCode, reason: "too many fragments")
+        case .invalidText:
+            return fail(connection, on: wsi, code: Self.invalidPayloadCloseCode, reason: "text is not valid UTF-8")
         }
+    }
+
+    /// `LWS_CALLBACK_WS_PEER_INITIATED_CLOSE`: notes the peer's code, and fails the connection
+    /// when the close frame itself breaks RFC 6455 (a 1-byte payload or a code lws passes on
+    /// unchecked: 1002; a reason that is not UTF-8: 1007) instead of echoing it.
+    func peerClosed(_ wsi: OpaquePointer, payload: UnsafeRawBufferPointer) -> Int32 {
+        guard let connection = attached(wsi) as? WebSocketConnection else { return 0 }
+        connection.peerSentClose = true
+        guard payload.count >= 2 else {
+            return payload.count == 1 ? fail(connection, on: wsi, code: Self.protocolErrorCloseCode, reason: "") : 0
+        }
+        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        connection.peerCloseCode = code
+        guard code < 5000 else { return fail(connection, on: wsi, code: Self.protocolErrorCloseCode, reason: "") }
+        guard UTF8Validation.isValid(payload[2...]) else {
+            return fail(connection, on: wsi, code: Self.invalidPayloadCloseCode, reason: "")
+        }
+        return 0
+    }
+
+    /// RFC 6455's code for a malformed frame.
+    static let protocolErrorCloseCode: UInt16 = 1002
+    /// RFC 6455's code for text that is not UTF-8.
+    static let invalidPayloadCloseCode: UInt16 = 1007
+
+    /// Fails the connection from inside its callback: lws sends a close frame with `code` and
+    /// `reason`, then drops it (the -1 this returns).
+    private func fail(_ connection: WebSocketConnection, on wsi: OpaquePointer, code: UInt16, reason: String) -> Int32 {
+        connection.localCloseCode = code
+        var text = Array(reason.utf8)
+        lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &text, text.count)
+        return -1
     }
 
     func connectionClosed(_ wsi: OpaquePointer, error: String?) {

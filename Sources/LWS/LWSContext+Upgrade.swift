@@ -8,10 +8,20 @@ extension LWSContext {
         stopping ? -1 : 0
     }
 
-    /// `LWS_CALLBACK_HTTP_CONFIRM_UPGRADE`: asks the delegate's `UpgradeFilter`, if any. 0 lets
-    /// the upgrade go on; after a refusal was written, -1 makes lws close the connection (the
-    /// response is already in the socket, or flushed by lws before the close).
-    func confirmUpgrade(_ wsi: OpaquePointer) -> Int32 {
+    /// `LWS_CALLBACK_HTTP_CONFIRM_UPGRADE`, called with the `Upgrade` header's value for
+    /// `websocket` and `h2c` alike (lws 4.1 answers other values 403 itself): anything but
+    /// `websocket` gets `foreignUpgradeRefusal`; a WebSocket upgrade asks the delegate's
+    /// `UpgradeFilter`, if any. 0 lets the upgrade go on; after a refusal was written, -1 makes
+    /// lws close the connection (the response is already in the socket, or flushed by lws before
+    /// the close).
+    func confirmUpgrade(_ wsi: OpaquePointer, upgrade: UnsafeMutableRawPointer?) -> Int32 {
+        let name = upgrade.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+        guard name.lowercased() == "websocket" else {
+            if case .refuse(let status, let contentType, let body) = configuration.foreignUpgradeRefusal {
+                writeRefusal(status: status, contentType: contentType, body: body, on: wsi)
+            }
+            return -1
+        }
         guard let filter = webSocketDelegate as? any UpgradeFilter else { return 0 }
         let request = UpgradeRequest(
             path: WSIHeaders.string(wsi, WSI_TOKEN_GET_URI) ?? "", origin: WSIHeaders.string(wsi, WSI_TOKEN_ORIGIN),

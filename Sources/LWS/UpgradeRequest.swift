@@ -1,4 +1,5 @@
 /// A WebSocket upgrade request as the server sees it before answering, for an `UpgradeFilter`.
+/// Only `Upgrade: websocket` requests get this far; others get `foreignUpgradeRefusal`.
 public struct UpgradeRequest: Sendable {
     /// The request path, e.g. "/ws".
     public let path: String

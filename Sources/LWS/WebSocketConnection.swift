@@ -44,7 +44,11 @@ public final class WebSocketConnection {
     private var message: [UInt8] = []
     private var messageIsBinary = false
     private var messageTooBig = false
-    /// When the peer was last heard from (a message, fragment or pong), on `MonotonicClock`.
+    /// Frames of the message being reassembled so far.
+    private var messageFrames = 0
+    /// Set once the delegate refused a frame (its rate limit): everything after it is dropped.
+    private(set) var inputRefused = false
+    /// When the peer was last heard from (a whole message or a pong), on `MonotonicClock`.
     private(set) var lastHeardMillis = MonotonicClock.millis()
     /// Whether a ping went out since the peer was last heard from.
     private(set) var pingSent = false
@@ -138,12 +142,18 @@ public final class WebSocketConnection {
         pendingClose == nil ? 0 : -1
     }
 
-    /// Adds one received fragment; returns the whole message once its last fragment arrived,
-    /// `.partial` before that, and `.tooBig` once the message passes the configured cap.
-    func received(_ bytes: UnsafeRawBufferPointer, first: Bool, final: Bool, binary: Bool) -> ReceiveResult {
+    /// Adds one received chunk (`frameEnded`: the last of its frame; `final`: the last of its
+    /// message); returns the whole message once its last chunk arrived, `.partial` before that,
+    /// or why the message is refused: past the configured size, past the configured number of
+    /// frames, or text that is not UTF-8.
+    func received(
+        _ bytes: UnsafeRawBufferPointer, first: Bool, frameEnded: Bool, final: Bool, binary: Bool
+    ) -> ReceiveResult {
         if messageTooBig { return .tooBig }
         if first && final && message.isEmpty {
-            return bytes.count > context.configuration.maxMessageBytes ? .tooBig : .message(Array(bytes), binary: binary)
+            guard bytes.count <= context.configuration.maxMessageBytes else { return .tooBig }
+            guard binary || UTF8Validation.isValid(bytes) else { return .invalidText }
+            return .message(Array(bytes), binary: binary)
         }
         if first { messageIsBinary = binary }
         if message.count + bytes.count > context.configuration.maxMessageBytes {
@@ -151,9 +161,17 @@ public final class WebSocketConnection {
             message = []
             return .tooBig
         }
+        if frameEnded {
+            messageFrames += 1
+            if messageFrames > context.configuration.maxMessageFragments { return .tooManyFragments }
+        }
         message.append(contentsOf: bytes)
         guard final else { return .partial }
-        defer { message = [] }
+        defer {
+            message = []
+            messageFrames = 0
+        }
+        guard messageIsBinary || UTF8Validation.isValid(message) else { return .invalidText }
         return .message(message, binary: messageIsBinary)
     }
 
@@ -161,6 +179,15 @@ public final class WebSocketConnection {
         case partial
         case message([UInt8], binary: Bool)
         case tooBig
+        case tooManyFragments
+        case invalidText
+    }
+
+    /// Drops the message being reassembled and everything the peer sends from now on (the
+    /// connection is closing because of what it sent).
+    func refuseInput() {
+        inputRefused = true
+        message = []
     }
 
     /// Ends this connection's TLS handshake in `TLSIndexGate`, once: it was established or failed.

@@ -22,7 +22,7 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         name: .customLong("max-messages-per-second"),
-        help: "Messages per second a socket may send, in bursts of up to a second's worth; faster closes it with 4029 (default 50; 0: no limit).")
+        help: "WebSocket frames per second a socket may send (fragments and empty frames count), in bursts of up to a second's worth; faster closes it with 4029 (default 50; 0: no limit).")
     var maxMessagesPerSecond: Int?
 
     @Option(
@@ -31,9 +31,34 @@ struct LimitOptions: ParsableArguments {
     var maxMessageBytes: Int?
 
     @Option(
+        name: .customLong("max-message-fragments"),
+        help: "Most frames one incoming message may arrive in; more closes the socket with 1009 (default 64).")
+    var maxMessageFragments: Int?
+
+    @Option(
         name: .customLong("max-queued-frames"),
         help: "Outbound messages a socket may have waiting; more closes it with 4008 (default 512).")
     var maxQueuedFrames: Int?
+
+    @Option(
+        name: .customLong("max-devices-per-user"),
+        help: "Sockets one user may have connected at once; one more connect gets ERR_TOO_MANY_DEVICES and close 4009 (default 10).")
+    var maxDevicesPerUser: Int?
+
+    @Option(
+        name: .customLong("max-sessions-per-user"),
+        help: "Standalone (meet) sessions one user may be in at once; one more joinSession gets ERR_TOO_MANY_SESSIONS (default 5).")
+    var maxSessionsPerUser: Int?
+
+    @Option(
+        name: .customLong("max-calls-per-minute"),
+        help: "Calls one user may start per minute; more initiateCalls get ERR_RATE_LIMITED (default 30).")
+    var maxCallsPerMinute: Int?
+
+    @Option(
+        name: .customLong("max-recordings-per-session"),
+        help: "Recordings one session may have; one more startRecording gets ERR_TOO_MANY_RECORDINGS (default 20).")
+    var maxRecordingsPerSession: Int?
 
     @Option(
         name: .customLong("liveness-interval"),
@@ -68,8 +93,31 @@ struct LimitOptions: ParsableArguments {
         if let value = try Self.value(maxMessageBytes, "CALLGATE_MAX_MESSAGE_BYTES", "--max-message-bytes", min: 1) {
             configuration.maxMessageBytes = value
         }
+        if let value = try Self.value(
+            maxMessageFragments, "CALLGATE_MAX_MESSAGE_FRAGMENTS", "--max-message-fragments", min: 1)
+        {
+            configuration.maxMessageFragments = value
+        }
         if let value = try Self.value(maxQueuedFrames, "CALLGATE_MAX_QUEUED_FRAMES", "--max-queued-frames", min: 1) {
             configuration.maxQueuedFrames = value
+        }
+        if let value = try Self.value(
+            maxDevicesPerUser, "CALLGATE_MAX_DEVICES_PER_USER", "--max-devices-per-user", min: 1)
+        {
+            configuration.maxDevicesPerUser = value
+        }
+        if let value = try Self.value(
+            maxSessionsPerUser, "CALLGATE_MAX_SESSIONS_PER_USER", "--max-sessions-per-user", min: 1)
+        {
+            configuration.core.maxMeetSessionsPerUser = value
+        }
+        if let value = try Self.value(maxCallsPerMinute, "CALLGATE_MAX_CALLS_PER_MINUTE", "--max-calls-per-minute", min: 1) {
+            configuration.core.maxCallsPerMinute = value
+        }
+        if let value = try Self.value(
+            maxRecordingsPerSession, "CALLGATE_MAX_RECORDINGS_PER_SESSION", "--max-recordings-per-session", min: 1)
+        {
+            configuration.core.maxRecordingsPerSession = value
         }
         if let value = try Self.value(livenessInterval, "CALLGATE_LIVENESS_INTERVAL", "--liveness-interval", min: 0) {
             configuration.livenessInterval = value == 0 ? nil : .seconds(value)

@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the gateway.",
-        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated), CALLGATE_WEB_APP (on or off), and for the limits CALLGATE_ALLOWED_ORIGINS, CALLGATE_MAX_CONNECTIONS, CALLGATE_MAX_CONNECTIONS_PER_ADDRESS, CALLGATE_MAX_MESSAGES_PER_SECOND, CALLGATE_MAX_MESSAGE_BYTES, CALLGATE_MAX_QUEUED_FRAMES, CALLGATE_LIVENESS_INTERVAL, CALLGATE_SHUTDOWN_TIMEOUT."
+        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_JWT_ISSUER, CALLGATE_JWT_AUDIENCE, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated), CALLGATE_WEB_APP (on or off), and for the limits CALLGATE_ALLOWED_ORIGINS, CALLGATE_MAX_CONNECTIONS, CALLGATE_MAX_CONNECTIONS_PER_ADDRESS, CALLGATE_MAX_MESSAGES_PER_SECOND, CALLGATE_MAX_MESSAGE_BYTES, CALLGATE_MAX_MESSAGE_FRAGMENTS, CALLGATE_MAX_QUEUED_FRAMES, CALLGATE_MAX_DEVICES_PER_USER, CALLGATE_MAX_SESSIONS_PER_USER, CALLGATE_MAX_CALLS_PER_MINUTE, CALLGATE_MAX_RECORDINGS_PER_SESSION, CALLGATE_LIVENESS_INTERVAL, CALLGATE_SHUTDOWN_TIMEOUT."
     )
 
     @Option(help: "Address to listen on (default 127.0.0.1).")
@@ -20,6 +20,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("jwt-secret"), help: "HS256 secret of connection tokens (default: a random one for this run).")
     var jwtSecret: String?
+
+    @Option(name: .customLong("jwt-issuer"), help: "Require this iss claim in connection tokens (default: not checked).")
+    var jwtIssuer: String?
+
+    @Option(name: .customLong("jwt-audience"), help: "Require connection tokens whose aud claim includes this (default: not checked).")
+    var jwtAudience: String?
 
     @Option(name: .customLong("admin-key"), help: "Bearer key of the admin API (default: a random one for this run).")
     var adminKey: String?
@@ -77,6 +83,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot open the database: \(error)")
         }
+        configuration.jwtIssuer = jwtIssuer ?? EnvironmentDefault.string("CALLGATE_JWT_ISSUER")
+        configuration.jwtAudience = jwtAudience ?? EnvironmentDefault.string("CALLGATE_JWT_AUDIENCE")
         configuration.host = host
         configuration.port = port
         configuration.core.autoBusy = !noAutoBusy

@@ -141,4 +141,35 @@ struct ReverseProxyTests {
             await client.close()
         }
     }
+
+    /// h2c is refused by the gateway itself (400 with the JSON error body, never 101) and never
+    /// reaches it through nginx, which passes `Upgrade` on only when it is `websocket`: through
+    /// nginx the request arrives as a plain GET, so nothing past nginx's locations speaks HTTP/2.
+    @Test func h2cIsRefusedByTheGatewayAndNotForwardedByNginx() async throws {
+        let edge = try await Edge()
+        defer { edge.stop() }
+        let h2c = [
+            "-H", "Connection: Upgrade, HTTP2-Settings", "-H", "Upgrade: h2c", "-H", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA",
+        ]
+        for path in ["/ws", "/healthz", "/metrics"] {
+            let direct = try CommandRun.run(
+                ["curl", "-sS", "-i", "--http1.1", "--max-time", "5"] + h2c + ["http://127.0.0.1:\(edge.gateway.port)\(path)"])
+            #expect(direct.output.hasPrefix("HTTP/1.0 400") || direct.output.hasPrefix("HTTP/1.1 400"), "\(path): \(direct)")
+            #expect(direct.output.contains(#""code":"ERR_BAD_REQUEST""#), "\(path): \(direct)")
+            #expect(!direct.output.contains("101"), "\(path): \(direct)")
+        }
+        let attempt = try CommandRun.run([
+            "curl", "-sS", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", "--http2", "--max-time", "5",
+            "http://127.0.0.1:\(edge.gateway.port)/healthz",
+        ])
+        #expect(["1 400", "1.1 400"].contains(attempt.output), "curl's own h2c attempt must stay on HTTP/1: \(attempt)")
+        for path in ["/ws", "/metrics"] {
+            let proxied = try CommandRun.run(
+                ["curl", "-sS", "-i", "--http1.1", "--max-time", "5", "--cacert", edge.certificate.certificateFile] + h2c
+                    + ["https://127.0.0.1:\(edge.nginx.httpsPort)\(path)"])
+            #expect(!proxied.output.hasPrefix("HTTP/1.1 101"), "\(path): \(proxied)")
+            #expect(!proxied.output.contains("PRI * HTTP/2.0"), "\(path): \(proxied)")
+        }
+        #expect(!edge.gateway.log.text.contains("h2"), "\(edge.gateway.log.text)")
+    }
 }

@@ -16,7 +16,7 @@ import Testing
 
     /// Valid claims for alice, one hour ahead.
     static func claims() -> TokenClaims {
-        TokenClaims(user: alice, expiration: Date().addingTimeInterval(3600))
+        TokenClaims(user: alice, issuedAt: Date(), expiration: Date().addingTimeInterval(3600))
     }
 
     @Test func mintedTokenVerifiesToTheSameUser() async throws {
@@ -24,7 +24,7 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_900_000_000.75)
         let minted = try await service.mint(user: Self.alice, ttl: 600, now: now)
         #expect(minted.expiresAt == 1_900_000_600)
-        #expect(await service.verify(minted.token) == .success(Self.alice))
+        #expect(await service.verify(minted.token, now: now) == .success(Self.alice))
     }
 
     @Test func mintedTokenCarriesTheContractClaims() async throws {
@@ -37,6 +37,44 @@ import Testing
         #expect(payload["avatar"] as? String == "https://example.com/a.png")
         #expect((payload["exp"] as? NSNumber)?.int64Value == 1_900_000_060)
         #expect(try HandMadeJWT.object(0, of: minted.token)["alg"] as? String == "HS256")
+    }
+
+    @Test func aTokenNotValidYetIsRefusedBeyondTheLeeway() async throws {
+        let service = try await TokenService(secret: Self.secret)
+        let keys = await Self.collection()
+        var claims = Self.claims()
+        claims.nbf = NotBeforeClaim(value: Date().addingTimeInterval(3600))
+        #expect(await service.verify(try await keys.sign(claims)) == .failure(.notYetValid))
+        claims.nbf = NotBeforeClaim(value: Date().addingTimeInterval(30))
+        #expect(await service.verify(try await keys.sign(claims)) == .success(Self.alice))
+        claims.nbf = nil
+        claims.iat = IssuedAtClaim(value: Date().addingTimeInterval(3600))
+        #expect(await service.verify(try await keys.sign(claims)) == .failure(.notYetValid))
+    }
+
+    @Test func issuerAndAudienceAreRequiredWhenConfigured() async throws {
+        let service = try await TokenService(secret: Self.secret, issuer: "https://api.example.com", audience: "callgate")
+        let keys = await Self.collection()
+        var claims = Self.claims()
+        #expect(await service.verify(try await keys.sign(claims)) == .failure(.wrongIssuer))
+        claims.iss = IssuerClaim(value: "https://api.example.com")
+        #expect(await service.verify(try await keys.sign(claims)) == .failure(.wrongAudience))
+        claims.aud = AudienceClaim(value: ["other", "callgate"])
+        #expect(await service.verify(try await keys.sign(claims)) == .success(Self.alice))
+        claims.iss = IssuerClaim(value: "https://evil.example.com")
+        #expect(await service.verify(try await keys.sign(claims)) == .failure(.wrongIssuer))
+        let minted = try await service.mint(user: Self.alice, ttl: 60)
+        #expect(await service.verify(minted.token) == .success(Self.alice), "minted tokens carry both")
+        let unconfigured = try await TokenService(secret: Self.secret)
+        #expect(await unconfigured.verify(minted.token) == .success(Self.alice))
+    }
+
+    @Test func tokenPartsNestedTooDeeplyAreMalformed() async throws {
+        let service = try await TokenService(secret: Self.secret)
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let token = HandMadeJWT.token(
+            header: #"{"alg":"HS256","typ":"JWT"}"#, payload: #"{"sub":"alice","exp":4102444800,"x":\#(deep)}"#)
+        #expect(await service.verify(token) == .failure(.malformed))
     }
 
     @Test func expiredTokenIsRefused() async throws {
