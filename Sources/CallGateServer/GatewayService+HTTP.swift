@@ -11,6 +11,10 @@ import LWS
 extension GatewayService: HTTPHandler {
     func handle(_ exchange: HTTPExchange) {
         beginOutput()
+        if let problem = exchange.framingProblem {
+            write(.error(400, .badRequest, problem, headers: [("Connection", "close")]), to: exchange)
+            return
+        }
         if exchange.bodyTooLarge {
             write(.error(413, .payloadTooLarge, "request body is larger than \(AdminRouter.maxBodySize) bytes"), to: exchange)
             return

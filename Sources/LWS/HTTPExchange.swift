@@ -20,6 +20,11 @@ public final class HTTPExchange {
     public internal(set) var body: [UInt8] = []
     /// Whether the body passed the configured cap; the rest of it was dropped.
     public internal(set) var bodyTooLarge = false
+    /// Why the request's length cannot be trusted, nil when it can: a `Content-Length` that is
+    /// not a plain decimal number (lws 4.1 reads `abc` as 0 and would parse the body as a second
+    /// request), or a `Transfer-Encoding` (lws 4.1 does not decode chunked bodies). The handler
+    /// is called at once, without a body, and must answer 400 and close.
+    public internal(set) var framingProblem: String?
     /// Whether the socket went away before the response was written.
     public var isClosed: Bool { wsi == nil }
 
@@ -55,7 +60,9 @@ public final class HTTPExchange {
         lws_callback_on_writable(wsi)
     }
 
-    /// Writes the headers or the body; returns -1 when the socket should close.
+    /// Writes the headers or the body; returns -1 when the socket should close: after a failed
+    /// write, after a response to a request whose framing could not be trusted (what follows it
+    /// on the connection is not a request), or when lws ends the transaction.
     func writable() -> Int32 {
         guard let wsi, let response else { return 0 }
         if !headersSent {
@@ -71,6 +78,7 @@ public final class HTTPExchange {
             if written < frame.count { return -1 }
         }
         self.wsi = nil
+        if framingProblem != nil { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 

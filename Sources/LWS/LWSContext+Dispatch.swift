@@ -108,6 +108,7 @@ extension LWSContext {
             ("authorization", WSI_TOKEN_HTTP_AUTHORIZATION), ("content-type", WSI_TOKEN_HTTP_CONTENT_TYPE),
             ("content-length", WSI_TOKEN_HTTP_CONTENT_LENGTH), ("origin", WSI_TOKEN_ORIGIN),
             ("x-forwarded-for", WSI_TOKEN_X_FORWARDED_FOR), ("host", WSI_TOKEN_HOST),
+            ("transfer-encoding", WSI_TOKEN_HTTP_TRANSFER_ENCODING),
         ]
         for (name, token) in known {
             headers[name] = WSIHeaders.string(wsi, token)
@@ -117,11 +118,23 @@ extension LWSContext {
             wsi: wsi, context: self, method: Self.methodName(methodIndex), path: path, query: WSIHeaders.query(wsi),
             headers: headers, peerAddress: WSIHeaders.peerAddress(wsi))
         attach(exchange, to: wsi)
-        let expectsBody = Int(headers["content-length"] ?? "0").map { $0 > 0 } ?? true
-        if !expectsBody {
+        let length = headers["content-length"]
+        if headers["transfer-encoding"] != nil {
+            exchange.framingProblem = "Transfer-Encoding is not supported: send Content-Length"
+        } else if let length, !Self.isDecimal(length) {
+            exchange.framingProblem = "Content-Length must be a decimal number of bytes"
+        }
+        if exchange.framingProblem != nil || (length.flatMap { Int($0) } ?? 0) == 0 {
             httpHandler?.handle(exchange)
         }
         return 0
+    }
+
+    /// Whether `text` is 1 to 18 ASCII digits: a length `Int` holds, and nothing lws would
+    /// read differently.
+    private static func isDecimal(_ text: String) -> Bool {
+        let bytes = text.utf8
+        return (1...18).contains(bytes.count) && bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     func append(_ bytes: UnsafeRawBufferPointer, to exchange: HTTPExchange) {
