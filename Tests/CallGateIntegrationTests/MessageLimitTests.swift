@@ -55,6 +55,7 @@ struct MessageLimitTests {
         let gateway = try await TestGateway {
             $0.maxQueuedFrames = 8
             $0.maxMessagesPerSecond = 0
+            $0.core.maxCallsPerMinute = 10_000
         }
         defer { gateway.shutdown() }
         let bob = try await RawWebSocket.open(port: gateway.port, receiveBufferBytes: 4096)

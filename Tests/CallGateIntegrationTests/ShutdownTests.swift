@@ -44,6 +44,7 @@ struct ShutdownTests {
         let gateway = try GatewayProcess(arguments: [
             "--database", directory.path("callgate.sqlite"), "--jwt-secret", Self.secret, "--admin-key", "k",
             "--shutdown-timeout", "4", "--max-queued-frames", "100000", "--max-messages-per-second", "0",
+            "--max-calls-per-minute", "100000",
         ])
         let tokens = try await TokenService(secret: Self.secret)
         let stuck = try await RawWebSocket.open(port: gateway.port, receiveBufferBytes: 4096)
