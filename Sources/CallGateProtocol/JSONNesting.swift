@@ -11,8 +11,11 @@ public enum JSONNesting {
     /// How deeply `bytes` nests arrays and objects, counting only brackets outside strings; the
     /// scan stops as soon as the depth passes `limit` and returns `limit + 1`.
     ///
-    /// It does not validate the JSON: malformed text is the decoder's to reject, once it is known
-    /// to be shallow enough to decode safely.
+    /// The scan reads UTF-8. A NUL byte also returns `limit + 1`: UTF-8 JSON never holds one, but
+    /// UTF-16 and UTF-32 JSON always do, and Foundation's decoder accepts those, so a frame of
+    /// ASCII and NUL bytes could otherwise hide its brackets from this scan (found by the fuzzer,
+    /// tools/fuzz/regressions/frame). It does not validate the JSON otherwise: malformed text is
+    /// the decoder's to reject, once it is known to be shallow enough to decode safely.
     public static func depth(of bytes: some Collection<UInt8>, limit: Int = maxDepth) -> Int {
         if let depth = bytes.withContiguousStorageIfAvailable({ scan($0, limit: limit) }) {
             return depth
@@ -20,7 +23,7 @@ public enum JSONNesting {
         return Array(bytes).withUnsafeBufferPointer { scan($0, limit: limit) }
     }
 
-    /// Whether `bytes` nests deeper than `limit`.
+    /// Whether `bytes` nests deeper than `limit`, or is not UTF-8 (holds a NUL byte).
     public static func exceeds(_ limit: Int, in bytes: some Collection<UInt8>) -> Bool {
         depth(of: bytes, limit: limit) > limit
     }
@@ -31,6 +34,7 @@ public enum JSONNesting {
         var inString = false
         var escaped = false
         for byte in bytes {
+            if byte == 0 { return limit + 1 }
             if inString {
                 if escaped {
                     escaped = false

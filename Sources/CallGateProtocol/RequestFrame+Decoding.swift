@@ -13,7 +13,7 @@ extension RequestFrame {
     /// is parsed.
     public static func decode(_ bytes: some Collection<UInt8>) throws(FrameDecodingError) -> RequestFrame {
         guard !JSONNesting.exceeds(JSONNesting.maxDepth, in: bytes) else {
-            throw FrameDecodingError(id: nil, message: "frame nests arrays and objects deeper than \(JSONNesting.maxDepth) levels")
+            throw FrameDecodingError(id: nil, message: "frame is not UTF-8 JSON nesting at most \(JSONNesting.maxDepth) levels")
         }
         let data = (bytes as? Data) ?? Data(bytes)
         let root: JSONValue

@@ -101,9 +101,19 @@ import Testing
         }
     }
 
+    /// fuzz: tools/fuzz/regressions/frame/utf16-nesting-undercount. In UTF-16BE, "≡" is the bytes
+    /// 22 61, a quote to a UTF-8 scan, which then took every bracket after it for string content.
+    @Test func aUTF16FrameCannotHideItsNesting() throws {
+        let text = #"{"id":"≡","op":"ping","data":{"x":"# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}}"
+        let bytes = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        #expect(throws: FrameDecodingError.self) { try RequestFrame.decode(bytes) }
+        let shallow = #"{"id":"1","op":"ping"}"#.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        #expect(throws: FrameDecodingError.self) { try RequestFrame.decode(shallow) }
+    }
+
     @Test func framesNestedTooDeeplyAreRefusedBeforeParsing() throws {
         let deep = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
-        #expect(throws: FrameDecodingError(id: nil, message: "frame nests arrays and objects deeper than 32 levels")) {
+        #expect(throws: FrameDecodingError(id: nil, message: "frame is not UTF-8 JSON nesting at most 32 levels")) {
             try RequestFrame.decode(JSONText.data(#"{"id":"1","op":"ping","data":{"x":\#(deep)}}"#))
         }
         let unauthenticatedBomb = String(repeating: #"{"a":"#, count: 400) + "1" + String(repeating: "}", count: 400)

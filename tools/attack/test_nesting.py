@@ -86,6 +86,17 @@ def test_deep_frame_before_connect(gateway, bystanders, frame):
     stranger.result("connect", {"token": gateway.token("carol")})
 
 
+def test_utf16_frame_cannot_hide_its_nesting(gateway, bystanders):
+    """Found by the frame fuzzer: in UTF-16BE "\u2261" is the bytes 22 61, a quote to a UTF-8 scan,
+    and Foundation decodes UTF-16. 450 levels of it killed a debug build before connect."""
+    pair = bystanders(gateway)
+    stranger = Client(gateway.port)
+    text = '{"id":"\u2261","op":"ping","data":{"x":' + "[" * 450 + "]" * 450 + "}}"
+    stranger.ws.send_text(text.encode("utf-16-be"))
+    pair.check()
+    assert_refused_frame(stranger.next_reply())
+
+
 @pytest.mark.parametrize("frame", FRAMES)
 def test_deep_frame_after_connect(gateway, bystanders, frame):
     pair = bystanders(gateway)
