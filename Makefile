@@ -1,8 +1,10 @@
 # CallGate: build, run and test entry points.
 #
 #   make run     install what is missing, build release, start the gateway (ARGS="..." passes flags)
-#   make test    install what is missing, check proto/, build, run the tools' tests (browser tests
-#                included) and `swift test`
+#   make test    install what is missing, check proto/, build, run the tools' tests (browser and
+#                attack tests included) and `swift test`
+#   make fuzz    build the libFuzzer targets (tools/fuzz) and fuzz each for FUZZ_TIME seconds
+#   make fuzz-regress  run the fuzz targets once over their seeds and saved crashes
 #
 # `deps` is idempotent: it only calls apt-get/pip when something is missing, and is silent
 # otherwise. It works as root, or through sudo when not root.
@@ -22,7 +24,9 @@ APT_PACKAGES += chromium chromium-driver
 PY_MODULES := jsonschema referencing pytest selenium
 PY_IMPORTS := import jsonschema, referencing, pytest, selenium
 
-.PHONY: deps build run test proto-check clean
+FUZZ_TIME ?= 60
+
+.PHONY: deps build run test proto-check fuzz fuzz-regress clean
 
 deps:
 	@set -euo pipefail; \
@@ -73,6 +77,14 @@ test: deps
 	CALLGATE_REQUIRE_BROWSER=1 CALLGATE_BIN=$(CURDIR)/.build/debug/callgate $(PYTHON) -m pytest -q tools
 	$(SWIFT) test --no-parallel
 
+fuzz: deps
+	tools/fuzz/build.sh
+	FUZZ_TIME=$(FUZZ_TIME) tools/fuzz/run.sh
+
+fuzz-regress: deps
+	tools/fuzz/build.sh
+	tools/fuzz/run.sh --regress
+
 clean:
-	rm -rf .build .pytest_cache
+	rm -rf .build .build-fuzz .pytest_cache
 	find tools -name __pycache__ -type d -prune -exec rm -rf {} +

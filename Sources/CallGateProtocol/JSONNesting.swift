@@ -9,9 +9,10 @@ public enum JSONNesting {
     public static let maxDepth = 32
 
     /// How deeply `bytes` nests arrays and objects, counting only brackets outside strings; the
-    /// scan stops as soon as the depth passes `limit` and returns `limit + 1`.
+    /// scan stops as soon as the depth passes `limit` and returns it.
     ///
-    /// The scan reads UTF-8. A NUL byte also returns `limit + 1`: UTF-8 JSON never holds one, but
+    /// The scan reads UTF-8. Bytes holding a NUL always come out deeper than `limit` (`Int.max`,
+    /// unmeasurable, once the scan reaches the NUL): UTF-8 JSON never holds one, but
     /// UTF-16 and UTF-32 JSON always do, and Foundation's decoder accepts those, so a frame of
     /// ASCII and NUL bytes could otherwise hide its brackets from this scan (found by the fuzzer,
     /// tools/fuzz/regressions/frame). It does not validate the JSON otherwise: malformed text is
@@ -23,7 +24,7 @@ public enum JSONNesting {
         return Array(bytes).withUnsafeBufferPointer { scan($0, limit: limit) }
     }
 
-    /// Whether `bytes` nests deeper than `limit`, or is not UTF-8 (holds a NUL byte).
+    /// Whether `bytes` nests deeper than `limit`, or holds a NUL byte (for any `limit` but `Int.max`).
     public static func exceeds(_ limit: Int, in bytes: some Collection<UInt8>) -> Bool {
         depth(of: bytes, limit: limit) > limit
     }
@@ -34,7 +35,7 @@ public enum JSONNesting {
         var inString = false
         var escaped = false
         for byte in bytes {
-            if byte == 0 { return limit + 1 }
+            if byte == 0 { return .max }
             if inString {
                 if escaped {
                     escaped = false
