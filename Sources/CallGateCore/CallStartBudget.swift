@@ -7,18 +7,21 @@ struct CallStartBudget {
     private var windows: [String: (start: Int64, count: Int)] = [:]
     private var lastSweep: Int64 = 0
 
-    /// Spends one call start of `uid`'s budget at `now`; false when `limit` were started in the
-    /// current window already (nothing is spent then).
-    mutating func spend(_ uid: String, limit: Int, now: Int64) -> Bool {
+    /// Whether `uid` may start another call at `now`: fewer than `limit` started in the window.
+    func allows(_ uid: String, limit: Int, now: Int64) -> Bool {
+        guard let window = windows[uid], now - window.start < Self.windowMillis else { return limit > 0 }
+        return window.count < limit
+    }
+
+    /// Counts a call `uid` started at `now`; check `allows` first.
+    mutating func record(_ uid: String, now: Int64) {
         sweep(now: now)
         var window = windows[uid] ?? (now, 0)
         if now - window.start >= Self.windowMillis {
             window = (now, 0)
         }
-        guard window.count < limit else { return false }
         window.count += 1
         windows[uid] = window
-        return true
     }
 
     private mutating func sweep(now: Int64) {

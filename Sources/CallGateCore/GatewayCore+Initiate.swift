@@ -36,15 +36,15 @@ extension GatewayCore {
             throw .callingSelf
         }
         guard engagedCall[caller.uid] == nil else { throw .callInProgress }
-        guard callStarts.spend(caller.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
+        guard callStarts.allows(caller.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
             throw .callRateLimited(configuration.maxCallsPerMinute)
         }
-        switch params.receiverType {
-        case .user:
-            return ringUser(params, from: caller, timeout: timeout)
-        case .group:
-            return try ringGroup(params, from: caller, timeout: timeout)
+        let outcome = switch params.receiverType {
+        case .user: ringUser(params, from: caller, timeout: timeout)
+        case .group: try ringGroup(params, from: caller, timeout: timeout)
         }
+        callStarts.record(caller.uid, now: monotonicNow)
+        return outcome
     }
 
     /// `metadata` is kept with the call, sent in every push about it and stored in its log, so it

@@ -41,6 +41,9 @@ import Testing
         let f = Fixture(CoreConfiguration(maxCallsPerMinute: 1))
         let a = f.connect("alice")
         #expect(f.call("alice", from: a).errorCode == .callingSelf)
+        #expect(f.call("nobody-group", from: a, type: .group).errorCode == .groupNotFound)
+        f.group("alone", ["alice"])
+        #expect(f.call("alone", from: a, type: .group).errorCode == .badRequest)
         #expect(f.call("bob", from: a).errorCode == nil)
     }
 
