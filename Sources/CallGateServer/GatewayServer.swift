@@ -29,9 +29,8 @@ public final class GatewayServer: Sendable {
         contextConfiguration.webSocketPath = WireEndpoint.path
         contextConfiguration.maxMessageBytes = configuration.maxMessageBytes
         contextConfiguration.maxMessageFragments = configuration.maxMessageFragments
-        let upgradeRefusal = HTTPResponse.error(400, .badRequest, "only WebSocket upgrades are served")
-        contextConfiguration.foreignUpgradeRefusal = .refuse(
-            status: upgradeRefusal.status, contentType: HTTPResponse.jsonContentType, body: upgradeRefusal.body)
+        contextConfiguration.foreignUpgradeRefusal =
+            HTTPResponse.error(400, .badRequest, "only WebSocket upgrades are served").upgradeRefusal
         contextConfiguration.maxQueuedFrames = configuration.maxQueuedFrames
         contextConfiguration.tcpKeepalive = configuration.tcpKeepalive
         contextConfiguration.livenessInterval = configuration.livenessInterval

@@ -13,9 +13,7 @@ extension GatewayService: UpgradeFilter {
             return .accept
         }
         noteLimit(limit, metadata: ["address": "\(address)", "origin": "\(request.origin ?? "-")"])
-        let response = limit.refusal
-        return .refuse(
-            status: response.status, contentType: response.contentType ?? HTTPResponse.jsonContentType, body: response.body)
+        return limit.refusal.upgradeRefusal
     }
 
     /// Logs that `event` happened, once per burst: the first at once, the rest counted into one
@@ -27,5 +25,12 @@ extension GatewayService: UpgradeFilter {
         var metadata = metadata
         metadata["count"] = "\(count)"
         logger.warning("\(event.logMessage)", metadata: metadata)
+    }
+}
+
+extension HTTPResponse {
+    /// This response as the refusal of a WebSocket upgrade, which lws writes in place of the 101.
+    var upgradeRefusal: UpgradeDecision {
+        .refuse(status: status, contentType: contentType ?? Self.jsonContentType, body: body)
     }
 }

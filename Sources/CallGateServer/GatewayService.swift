@@ -108,7 +108,9 @@ final class GatewayService: @unchecked Sendable {
             do {
                 bytes = try delivery.push.encodedFrame()
             } catch {
-                logger.error("push not sent: it could not be encoded", metadata: ["event": "\(delivery.push.event.rawValue)", "error": "\(error.description)"])
+                logger.error(
+                    "push not sent: it could not be encoded",
+                    metadata: ["event": "\(delivery.push.event.rawValue)", "error": "\(error.description)"])
                 continue
             }
             let frame = OutboundFrame(bytes)
