@@ -56,17 +56,20 @@ let package = Package(
             ]
         ),
 
+        // What more than one harness needs.
+        .target(name: "FuzzSupport"),
+
         // The harnesses: one libFuzzer entry point each.
         .executableTarget(name: "frame-fuzz", dependencies: ["CallGateProtocol"], swiftSettings: harnessSettings),
         .executableTarget(
             name: "query-fuzz",
-            dependencies: ["CallGateServer", "CallGateCore", "CallGateProtocol"],
+            dependencies: ["CallGateServer", "CallGateCore", "CallGateProtocol", "FuzzSupport"],
             swiftSettings: harnessSettings
         ),
         .executableTarget(
             name: "token-fuzz",
             dependencies: [
-                "CallGateServer", "CallGateCore", "CallGateProtocol",
+                "CallGateServer", "CallGateCore", "CallGateProtocol", "FuzzSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: harnessSettings

@@ -28,26 +28,10 @@ import CallGateCore
 import CallGateProtocol
 import CallGateServer
 import Foundation
+import FuzzSupport
 
 private let adminKey = "fuzz-admin-key"
 private let defaultUserToken = "fuzz-user-token"
-
-/// Carries an async result back to the blocked thread; the semaphore orders the accesses.
-private final class Box<T>: @unchecked Sendable {
-    var value: T?
-}
-
-/// Blocks the calling thread until `body` finishes (for the one async set-up step).
-private func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let box = Box<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        box.value = await body()
-        done.signal()
-    }
-    done.wait()
-    return box.value!
-}
 
 /// One token service for every run: Sendable, and only the mint route (never taken here) uses it.
 private let tokens: TokenService = runBlocking { try! await TokenService(secret: "fuzz-secret") }

@@ -24,6 +24,7 @@ import CallGateProtocol
 import CallGateServer
 import Crypto
 import Foundation
+import FuzzSupport
 
 private let secret = "fuzz-secret"
 
@@ -35,23 +36,6 @@ private let key: SymmetricKey = {
 }()
 
 private let defaultHeader = Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8)
-
-/// Carries an async result back to the blocked thread; the semaphore orders the accesses.
-private final class Box<T>: @unchecked Sendable {
-    var value: T?
-}
-
-/// Blocks the calling thread until `body` finishes: the fuzz entry point is synchronous.
-private func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let box = Box<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        box.value = await body()
-        done.signal()
-    }
-    done.wait()
-    return box.value!
-}
 
 private let service: TokenService = runBlocking { try! await TokenService(secret: secret) }
 
