@@ -8,6 +8,12 @@ extension CallGateClient {
         try await send(.connect(ConnectParams(token: token))).decodeResult(ConnectResult.self)
     }
 
+    /// Extends this socket's life with a newer connection token for the same user; send it
+    /// before the current token's `tokenExpiresAt`, or the gateway closes the socket with 4003.
+    public func refreshToken(_ token: String) async throws -> RefreshTokenResult {
+        try await send(.refreshToken(RefreshTokenParams(token: token))).decodeResult(RefreshTokenResult.self)
+    }
+
     /// Measures the round trip and reads the server's clock.
     public func ping() async throws -> PingResult {
         try await send(.ping).decodeResult(PingResult.self)

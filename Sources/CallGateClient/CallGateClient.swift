@@ -13,6 +13,8 @@ public final class CallGateClient: Sendable {
         var nextRequestNumber: UInt64 = 0
         var closed = false
         var closeCode: UInt16?
+        /// Keeps the token fresh, when `connect(token:refreshingWith:)` started it.
+        var refresher: Task<Void, Never>?
     }
 
     private let loop: ClientLoop
@@ -106,6 +108,17 @@ public final class CallGateClient: Sendable {
         }
     }
 
+    /// Makes `task` the token refresher, cancelling any earlier one; cancels `task` at once when
+    /// the socket is closed already.
+    func adoptRefresher(_ task: Task<Void, Never>) {
+        let (previous, closed) = state.withLock { state in
+            defer { state.refresher = task }
+            return (state.refresher, state.closed)
+        }
+        previous?.cancel()
+        if closed { task.cancel() }
+    }
+
     private func write(_ frame: Data) {
         recorder?.record(.sent, frame)
         loop.context.post { [self] in
@@ -152,15 +165,16 @@ public final class CallGateClient: Sendable {
 
     func socketClosed(code: UInt16?, error: String?) {
         connection = nil
-        let (opening, pending) = state.withLock { state in
+        let (opening, pending, refresher) = state.withLock { state in
             state.closed = true
             state.closeCode = code
             defer {
                 state.opening = nil
                 state.pending = [:]
             }
-            return (state.opening, state.pending)
+            return (state.opening, state.pending, state.refresher)
         }
+        refresher?.cancel()
         opening?.resume(throwing: CallGateClientError.connectFailed(error ?? "closed during the handshake"))
         for waiter in pending.values {
             waiter.resume(throwing: CallGateClientError.closed(code: code))

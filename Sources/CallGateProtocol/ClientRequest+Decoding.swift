@@ -4,6 +4,8 @@ extension ClientRequest {
         switch op {
         case .connect:
             self = .connect(ConnectParams(token: try data.string("token")))
+        case .refreshToken:
+            self = .refreshToken(RefreshTokenParams(token: try data.string("token")))
         case .ping:
             self = .ping
         case .initiateCall:

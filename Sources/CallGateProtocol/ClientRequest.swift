@@ -2,6 +2,8 @@
 public enum ClientRequest: Hashable, Sendable {
     /// Authenticate the socket.
     case connect(ConnectParams)
+    /// Replace the socket's connection token with a newer one for the same user.
+    case refreshToken(RefreshTokenParams)
     /// Ask for the server time.
     case ping
     /// Ring a user or a group.
@@ -31,6 +33,7 @@ public enum ClientRequest: Hashable, Sendable {
     public var op: Op {
         switch self {
         case .connect: .connect
+        case .refreshToken: .refreshToken
         case .ping: .ping
         case .initiateCall: .initiateCall
         case .acceptCall: .acceptCall

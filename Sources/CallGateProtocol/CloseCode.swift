@@ -2,6 +2,8 @@
 public enum CloseCode {
     /// No `connect` within the deadline, or a bad or expired token.
     public static let unauthorized: UInt16 = 4001
+    /// The connection token expired and no `refreshToken` replaced it in time.
+    public static let tokenExpired: UInt16 = 4003
     /// The user already has the configured number of devices connected.
     public static let tooManyDevices: UInt16 = 4009
     /// The connection's outbound queue passed its cap: the client reads too slowly.

@@ -2,6 +2,8 @@
 public enum Op: String, Codable, Hashable, Sendable, CaseIterable {
     /// Authenticates the socket with a token; must be the first request.
     case connect
+    /// Extends the socket's life with a newer connection token for the same user.
+    case refreshToken
     /// Asks for the server time; also keeps idle sockets alive.
     case ping
     /// Rings a user or a group.

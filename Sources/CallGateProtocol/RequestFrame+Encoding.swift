@@ -15,6 +15,8 @@ extension RequestFrame: Encodable {
         switch request {
         case .connect(let params):
             try container.encode(params, forKey: .data)
+        case .refreshToken(let params):
+            try container.encode(params, forKey: .data)
         case .ping:
             try container.encode(EmptyObject(), forKey: .data)
         case .initiateCall(let params):

@@ -26,6 +26,8 @@ enum AuthFailureReason: String, CaseIterable {
     case wrongKind = "wrong_kind"
     /// No `connect` succeeded before the deadline; the socket was closed with 4001.
     case connectTimeout = "connect_timeout"
+    /// A connected socket's token expired without a `refreshToken`; it was closed with 4003.
+    case tokenExpired = "token_expired"
 
     /// The reason for a token `connect` refused; nil for `invalidLifetime`, which only minting
     /// reports.

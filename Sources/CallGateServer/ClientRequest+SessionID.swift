@@ -13,7 +13,7 @@ extension ClientRequest {
         case .startRecording(let params): params.sessionId
         case .stopRecording(let params): params.sessionId
         case .switchToVideo(let params): params.sessionId
-        case .connect, .ping, .initiateCall, .joinSession: nil
+        case .connect, .refreshToken, .ping, .initiateCall, .joinSession: nil
         }
     }
 }

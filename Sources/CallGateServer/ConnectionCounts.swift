@@ -1,5 +1,5 @@
-/// Open WebSockets, in total and per client address, against their caps. Pure; the gateway
-/// keeps one on its service thread.
+/// Open connections, in total and per client address, against their caps. Pure; the gateway
+/// keeps one on its service thread (in `AdmissionControl`, which decides what counts where).
 struct ConnectionCounts {
     let maxTotal: Int
     let maxPerAddress: Int
@@ -11,27 +11,30 @@ struct ConnectionCounts {
         self.maxPerAddress = maxPerAddress
     }
 
-    /// Sockets open from `address`.
+    /// Connections counted under `address`.
     func count(for address: String) -> Int {
         perAddress[address, default: 0]
     }
 
-    /// The cap one more socket from `address` would pass (the process's first), nil when it fits.
-    func limitReached(by address: String) -> LimitEvent? {
-        if total >= maxTotal { return .serverFull }
-        if count(for: address) >= maxPerAddress { return .addressFull }
+    /// The cap one more connection would pass: the process's when it counts in the total (the
+    /// process's is checked first), `address`'s when it is counted under one; nil when it fits.
+    func limitReached(inTotal: Bool, address: String?) -> LimitEvent? {
+        if inTotal, total >= maxTotal { return .serverFull }
+        if let address, count(for: address) >= maxPerAddress { return .addressFull }
         return nil
     }
 
-    mutating func opened(_ address: String) {
-        total += 1
-        perAddress[address, default: 0] += 1
+    /// Counts one more connection, in the total when `inTotal`, under `address` when given.
+    mutating func add(inTotal: Bool, address: String?) {
+        if inTotal { total += 1 }
+        if let address { perAddress[address, default: 0] += 1 }
     }
 
-    /// Forgets one socket of `address`; an address with none left is dropped from the table.
-    mutating func closed(_ address: String) {
-        guard let count = perAddress[address] else { return }
-        total -= 1
+    /// Forgets one connection counted with the same arguments; an address with none left is
+    /// dropped from the table, and a count never goes below zero.
+    mutating func remove(inTotal: Bool, address: String?) {
+        if inTotal, total > 0 { total -= 1 }
+        guard let address, let count = perAddress[address] else { return }
         perAddress[address] = count > 1 ? count - 1 : nil
     }
 }

@@ -2,16 +2,28 @@ import CallGateCore
 import Logging
 import LWS
 
-/// Which WebSocket upgrades proceed, and the logs of the limits enforced. Service thread only.
-extension GatewayService: UpgradeFilter {
-    /// Refuses an upgrade from an Origin not allowed (403), from an address at its cap (429) or
-    /// while the process is at its cap (503); sockets are counted in `webSocketDidOpen`.
+/// Which connections are served and which WebSocket upgrades proceed, and the logs of the
+/// limits enforced. Service thread only.
+extension GatewayService: UpgradeFilter, ConnectionFilter {
+    /// Counts every accepted TCP connection; one that passes the process's cap (503) or its
+    /// address's (429) gets that answer to its first request.
+    func shouldServe(connectionFrom peerAddress: String) -> UpgradeDecision {
+        guard let limit = admission.accepted(peer: peerAddress) else { return .accept }
+        noteLimit(limit, metadata: ["address": "\(peerAddress)"])
+        return limit.refusal.upgradeRefusal
+    }
+
+    func connectionEnded(from peerAddress: String) {
+        admission.ended(peer: peerAddress)
+    }
+
+    /// Refuses an upgrade from an Origin not allowed (403), or through a trusted proxy for a
+    /// client address at its cap (429); such sockets are counted in `webSocketDidOpen`.
     func shouldUpgrade(_ request: UpgradeRequest) -> UpgradeDecision {
         let address = configuration.trustedProxies.clientAddress(
             peer: request.clientAddress, forwardedFor: request.forwardedFor)
-        guard let limit = admission.refusal(origin: request.origin, clientAddress: address) else {
-            return .accept
-        }
+        guard let limit = admission.upgradeRefusal(origin: request.origin, peer: request.clientAddress, clientAddress: address)
+        else { return .accept }
         noteLimit(limit, metadata: ["address": "\(address)", "origin": "\(request.origin ?? "-")"])
         return limit.refusal.upgradeRefusal
     }

@@ -9,7 +9,7 @@ extension GatewayService {
         let tokens = tokens
         let context = context
         Task {
-            let result = await tokens.verify(token)
+            let result = await tokens.verifiedConnection(token)
             context.post { [self] in
                 finishConnect(result, requestID: requestID, for: connection)
             }
@@ -18,7 +18,7 @@ extension GatewayService {
 
     /// Service thread: registers the user with the Core and replies, or rejects with AUTH_ERR and
     /// 4001, or with ERR_TOO_MANY_DEVICES and 4009 when the user has `maxDevicesPerUser` sockets.
-    private func finishConnect(_ result: Result<User, TokenError>, requestID: String, for id: ConnectionID) {
+    private func finishConnect(_ result: Result<TokenClaims, TokenError>, requestID: String, for id: ConnectionID) {
         guard let connection = sockets[id], let session = connection.attachment as? ClientSession else { return }
         beginOutput()
         switch result {
@@ -31,19 +31,22 @@ extension GatewayService {
             }
             fail(connection, requestID: requestID, code: .authError, message: error.message)
             emit(.close(id, code: CloseCode.unauthorized, reason: "unauthorized"))
-        case .success(let user) where core.connections(of: user.uid).count >= configuration.maxDevicesPerUser:
-            noteLimit(.tooManyDevices, metadata: ["uid": "\(user.uid)", "client": "\(session.clientAddress)"])
+        case .success(let claims) where core.connections(of: claims.user.uid).count >= configuration.maxDevicesPerUser:
+            noteLimit(.tooManyDevices, metadata: ["uid": "\(claims.user.uid)", "client": "\(session.clientAddress)"])
             fail(
                 connection, requestID: requestID, code: .tooManyDevices,
-                message: "\(user.uid) has \(configuration.maxDevicesPerUser) devices connected already")
+                message: "\(claims.user.uid) has \(configuration.maxDevicesPerUser) devices connected already")
             emit(.close(id, code: CloseCode.tooManyDevices, reason: "too many devices"))
-        case .success(let user):
+        case .success(let claims):
+            let user = claims.user
             session.phase = .connected(user)
+            keepOpen(session, until: claims.expiresAt)
             let activeCalls = core.connect(id, user: user)
             logger.info(
                 "connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)", "client": "\(session.clientAddress)"])
             let result = ConnectResult(
-                user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(), activeCalls: activeCalls)
+                user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(), activeCalls: activeCalls,
+                tokenExpiresAt: session.tokenExpiresAt)
             transmit(OutboundFrame(ReplyFrame.success(id: requestID, result: result)), to: connection)
             armCoreTimer()
         }

@@ -14,6 +14,8 @@ extension GatewayService {
             fail(connection, requestID: frame.id, code: .badRequest, message: "this socket already sent connect")
         case (_, .awaitingConnect), (_, .verifying):
             fail(connection, requestID: frame.id, code: .userNotLoggedIn, message: "send connect with a token first")
+        case (.refreshToken(let params), .connected):
+            refreshToken(params, requestID: frame.id, for: session)
         case (.ping, .connected):
             transmit(OutboundFrame(ReplyFrame.success(id: frame.id, result: PingResult(serverTime: clock.nowMillis()))), to: connection)
         case (.initiateCall(let params), .connected):

@@ -10,9 +10,10 @@ extension GatewayService: WebSocketDelegate {
         let deadline = clock.monotonicMillis() + configuration.authTimeout.wholeMilliseconds
         let clientAddress = configuration.trustedProxies.clientAddress(
             peer: connection.peerAddress, forwardedFor: connection.forwardedFor)
-        connection.attachment = ClientSession(
+        let session = ClientSession(
             connectionID: id, authDeadline: deadline, clientAddress: clientAddress, messageBudget: newMessageBudget())
-        admission.counts.opened(clientAddress)
+        session.countedAddress = admission.socketOpened(peer: connection.peerAddress, clientAddress: clientAddress)
+        connection.attachment = session
         logger.debug("socket opened", metadata: ["connection": "\(id)", "client": "\(clientAddress)"])
         sockets[id] = connection
         if authQueue.nextDeadline == nil {
@@ -49,7 +50,10 @@ extension GatewayService: WebSocketDelegate {
         guard let session = connection.attachment as? ClientSession else { return }
         connection.attachment = nil
         sockets[session.connectionID] = nil
-        admission.counts.closed(session.clientAddress)
+        forgetExpiry(of: session)
+        if let address = session.countedAddress {
+            admission.socketClosed(countedUnder: address)
+        }
         if let user = session.user {
             logger.info(
                 "disconnected",

@@ -48,6 +48,10 @@ final class GatewayService: @unchecked Sendable {
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.
     lazy var authTimer = context.makeTimer { [unowned self] in self.closeUnauthenticated() }
+    /// When each connected socket's token expires (monotonic ms); see `closeExpired`.
+    var tokenExpiries = TimerQueue<ConnectionID>()
+    /// Fires when the earliest token in `tokenExpiries` expires.
+    lazy var expiryTimer = context.makeTimer { [unowned self] in self.closeExpired() }
     /// Writes the Core's call log changes and the group changes, in order.
     lazy var writer = CallLogWriter(store: store, logger: logger, metrics: metrics.store) { [unowned self] sequence in
         context.post { [unowned self] in self.release(upTo: sequence) }

@@ -53,6 +53,17 @@ public struct TokenClaims: JWTPayload, Equatable {
         return nil
     }
 
+    /// The latest `exp` a socket may live to, Unix seconds: the end of year 9999. A token may say
+    /// any number; what the gateway schedules and reports is clamped to this.
+    static let latestExpiry: Int64 = 253_402_300_799
+
+    /// When the token expires, Unix seconds (rounded down), clamped to 0...``latestExpiry``.
+    var expiresAt: Int64 {
+        let seconds = exp.value.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return seconds >= Double(Self.latestExpiry) ? Self.latestExpiry : Int64(seconds)
+    }
+
     /// The user this token stands for, with `name` defaulting to the uid.
     public var user: User {
         User(uid: sub.value, name: name ?? sub.value, avatar: avatar)

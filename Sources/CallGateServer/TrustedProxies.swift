@@ -33,6 +33,12 @@ public struct TrustedProxies: Sendable, Equatable {
         blocks.contains { $0.contains(address) }
     }
 
+    /// Whether `peer` (an address as the socket layer reports it) is a trusted proxy.
+    func trusts(peer: String) -> Bool {
+        guard !blocks.isEmpty, let address = IPAddress(peer) else { return false }
+        return trusts(address)
+    }
+
     /// The client's address: `peer` itself unless `peer` is a trusted proxy; then the
     /// right-most address of `forwardedFor` that is not a trusted proxy. When every hop is
     /// trusted, the left-most one; when the walk meets an entry that is not an IP address, the

@@ -43,8 +43,15 @@ func lwsCallback(
         return (attached(wsi) as? WebSocketConnection)?.closeTimerFired() ?? 0
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         return context.peerClosed(wsi, payload: UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
-    case LWS_CALLBACK_CLOSED, LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        context.connectionAccepted(wsi)
+        return 0
+    case LWS_CALLBACK_CLOSED, LWS_CALLBACK_CLIENT_CLOSED:
         context.connectionClosed(wsi, error: nil)
+        return 0
+    case LWS_CALLBACK_WSI_DESTROY:
+        context.connectionClosed(wsi, error: nil)
+        context.connectionDestroyed(wsi)
         return 0
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let message = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"

@@ -98,6 +98,7 @@ extension LWSContext {
     }
 
     func httpRequestStarted(_ wsi: OpaquePointer) -> Int32 {
+        if let refused = refuseIfNotServed(wsi) { return refused }
         var uriPointer: UnsafeMutablePointer<CChar>?
         var uriLength: Int32 = 0
         let methodIndex = lws_http_get_uri_and_method(wsi, &uriPointer, &uriLength)

@@ -15,6 +15,7 @@ extension LWSContext {
     /// lws close the connection (the response is already in the socket, or flushed by lws before
     /// the close).
     func confirmUpgrade(_ wsi: OpaquePointer, upgrade: UnsafeMutableRawPointer?) -> Int32 {
+        if let refused = refuseIfNotServed(wsi) { return refused }
         let name = upgrade.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
         guard name.lowercased() == "websocket" else {
             if case .refuse(let status, let contentType, let body) = configuration.foreignUpgradeRefusal {
@@ -38,7 +39,7 @@ extension LWSContext {
     /// Writes a complete response (headers, `connection: close` and body) in one `lws_write`.
     /// lws's own refusals (`lws_return_http_status`) write from this callback the same way: the
     /// connection is fresh and has nothing else queued.
-    private func writeRefusal(status: Int, contentType: String, body: [UInt8], on wsi: OpaquePointer) {
+    func writeRefusal(status: Int, contentType: String, body: [UInt8], on wsi: OpaquePointer) {
         let pre = cg_lws_pre()
         let capacity = pre + 512 + body.count
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)

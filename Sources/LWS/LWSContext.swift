@@ -25,6 +25,8 @@ public final class LWSContext: @unchecked Sendable {
     private var timers: [WeakTimer] = []
     /// Every open WebSocket of this context, so a shutdown can close them all.
     var liveConnections: [UInt64: WebSocketConnection] = [:]
+    /// Every accepted TCP connection not yet destroyed, when the delegate is a `ConnectionFilter`.
+    var acceptedConnections: [OpaquePointer: AcceptedConnection] = [:]
     /// Pings quiet server connections and drops dead ones; made on the first server connection.
     var liveness: LivenessMonitor?
     private var nextConnectionID: UInt64 = 0

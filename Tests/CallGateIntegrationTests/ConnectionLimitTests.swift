@@ -49,6 +49,31 @@ struct ConnectionLimitTests {
         #expect(try await first.ping().serverTime > 0)
     }
 
+    @Test func plainHTTPIdleAndHalfSentConnectionsCountAgainstTheAddressCap() async throws {
+        let gateway = try await TestGateway { $0.maxConnectionsPerAddress = 3 }
+        defer { gateway.shutdown() }
+        let alice = try await gateway.device("alice")
+        let halfSent = try await RawWebSocket.exchange(
+            port: gateway.port, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n", readsResponse: false)
+        let idle = try await RawWebSocket.exchange(port: gateway.port, sending: "", readsResponse: false)
+        let health = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        let refused = try await RawWebSocket.exchange(port: gateway.port, sending: health)
+        #expect(refused.status == 429)
+        try Self.expectContractBody(refused.body)
+        #expect(try await RawWebSocket.open(port: gateway.port).status == 429, "upgrades are refused alike")
+        #expect(try await RawWebSocket.exchange(port: gateway.port, sending: health, sourceAddress: "127.0.0.2").status == 200)
+
+        halfSent.hangUp()
+        var status = 0
+        for _ in 0..<60 where status != 200 {
+            try await Task.sleep(for: .milliseconds(50))
+            status = try await RawWebSocket.exchange(port: gateway.port, sending: health).status
+        }
+        #expect(status == 200, "a closed connection gives its slot back")
+        #expect(try await alice.ping().serverTime > 0)
+        idle.hangUp()
+    }
+
     @Test func aFullProcessGets503AndRecoversWhenASocketCloses() async throws {
         let gateway = try await TestGateway { $0.maxConnections = 2 }
         defer { gateway.shutdown() }

@@ -39,6 +39,8 @@ struct ProtoConformanceTests {
         let carol = try await gateway.device("carol", recorder: recorder)
         let dave = try await gateway.device("dave", recorder: recorder)
         _ = try await alice.ping()
+        _ = try await alice.refreshToken(try await gateway.token("alice", ttl: 7200))
+        await expectError(.authError) { try await alice.refreshToken(try await gateway.token("bob")) }
 
         let call = try await alice.initiateCall(to: "bob", callType: .video, metadata: ["topic": .string("demo"), "n": .number(3)])
         _ = try await bob.expectPush()

@@ -52,6 +52,20 @@ final class RawWebSocket: @unchecked Sendable {
     static func open(
         port: Int, origin: String? = nil, sourceAddress: String = "127.0.0.1", receiveBufferBytes: Int32? = nil
     ) async throws -> RawWebSocket {
+        var request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        request += "Sec-WebSocket-Protocol: callgate.v1\r\n"
+        if let origin { request += "Origin: \(origin)\r\n" }
+        return try await exchange(
+            port: port, sending: request + "\r\n", sourceAddress: sourceAddress, receiveBufferBytes: receiveBufferBytes)
+    }
+
+    /// Connects to the gateway on `port` from `sourceAddress` and sends `bytes` as they are (any
+    /// HTTP request, half a request, nothing); with `readsResponse`, reads the response.
+    static func exchange(
+        port: Int, sending bytes: String, sourceAddress: String = "127.0.0.1", receiveBufferBytes: Int32? = nil,
+        readsResponse: Bool = true
+    ) async throws -> RawWebSocket {
         try await blocking {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw Failure(description: "socket() failed") }
@@ -63,14 +77,19 @@ final class RawWebSocket: @unchecked Sendable {
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             try raw.bind(to: sourceAddress)
             try raw.connect(port: port)
-            var request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-            request += "Sec-WebSocket-Protocol: callgate.v1\r\n"
-            if let origin { request += "Origin: \(origin)\r\n" }
-            try raw.write(Array((request + "\r\n").utf8))
-            raw.readResponse()
+            if !bytes.isEmpty {
+                try raw.write(Array(bytes.utf8))
+            }
+            if readsResponse {
+                raw.readResponse()
+            }
             return raw
         }
+    }
+
+    /// Closes the TCP connection in both directions, without a close frame.
+    func hangUp() {
+        shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Sends one masked text frame.

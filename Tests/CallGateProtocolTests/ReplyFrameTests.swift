@@ -17,7 +17,8 @@ import Testing
 
     @Test func connectResultRoundTrips() throws {
         let result = ConnectResult(
-            user: Samples.alice, connectionId: "42", serverTime: 1_700_000_000_000, activeCalls: [Samples.ringing])
+            user: Samples.alice, connectionId: "42", serverTime: 1_700_000_000_000, activeCalls: [Samples.ringing],
+            tokenExpiresAt: 1_700_003_600)
         let frame = try ServerFrame.decode(ReplyFrame.success(id: "c", result: result))
         guard case .reply("c", let outcome) = frame else {
             Issue.record("expected reply c, got \(frame)")

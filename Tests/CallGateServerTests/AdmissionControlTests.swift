@@ -1,7 +1,7 @@
 @testable import CallGateServer
 import Testing
 
-@Suite("Which upgrades are admitted")
+@Suite("Which connections and upgrades are admitted")
 struct AdmissionControlTests {
     private func control(_ adjust: (inout ServerConfiguration) -> Void) -> AdmissionControl {
         var configuration = ServerConfiguration(jwtSecret: "s", adminKey: "k")
@@ -9,14 +9,62 @@ struct AdmissionControlTests {
         return AdmissionControl(configuration: configuration)
     }
 
-    @Test func theOriginIsCheckedBeforeTheCaps() {
+    @Test func everyConnectionCountsAgainstItsPeersCapFromAccept() {
+        var admission = control { $0.maxConnectionsPerAddress = 2 }
+        #expect(admission.accepted(peer: "192.0.2.1") == nil)
+        #expect(admission.accepted(peer: "192.0.2.1") == nil)
+        #expect(admission.accepted(peer: "192.0.2.1") == .addressFull, "the third, HTTP or not, is refused")
+        #expect(admission.accepted(peer: "192.0.2.2") == nil)
+        #expect(admission.counts.count(for: "192.0.2.1") == 3, "a refused connection counts until it ends")
+        admission.ended(peer: "192.0.2.1")
+        admission.ended(peer: "192.0.2.1")
+        #expect(admission.accepted(peer: "192.0.2.1") == nil)
+    }
+
+    @Test func aFullProcessRefusesEveryConnection() {
+        var admission = control { $0.maxConnections = 2 }
+        _ = admission.accepted(peer: "192.0.2.1")
+        _ = admission.accepted(peer: "192.0.2.2")
+        #expect(admission.accepted(peer: "192.0.2.3") == .serverFull)
+        admission.ended(peer: "192.0.2.3")
+        admission.ended(peer: "192.0.2.1")
+        #expect(admission.accepted(peer: "192.0.2.3") == nil)
+    }
+
+    @Test func aDirectSocketIsCountedOnceFromAcceptAndItsUpgradeIsNotCheckedAgain() {
+        var admission = control { $0.maxConnectionsPerAddress = 1 }
+        #expect(admission.accepted(peer: "192.0.2.1") == nil)
+        #expect(admission.upgradeRefusal(origin: nil, peer: "192.0.2.1", clientAddress: "192.0.2.1") == nil)
+        #expect(admission.socketOpened(peer: "192.0.2.1", clientAddress: "192.0.2.1") == nil)
+        #expect(admission.counts.count(for: "192.0.2.1") == 1)
+    }
+
+    @Test func throughATrustedProxyOnlySocketsCountAndUnderTheForwardedAddress() throws {
+        var admission = control {
+            $0.maxConnectionsPerAddress = 1
+            $0.trustedProxies = try! TrustedProxies(["10.0.0.0/8"])
+        }
+        for _ in 0..<5 {
+            #expect(admission.accepted(peer: "10.0.0.5") == nil, "the proxy's connections carry many clients")
+        }
+        #expect(admission.upgradeRefusal(origin: nil, peer: "10.0.0.5", clientAddress: "203.0.113.9") == nil)
+        let counted = admission.socketOpened(peer: "10.0.0.5", clientAddress: "203.0.113.9")
+        #expect(counted == "203.0.113.9")
+        #expect(admission.upgradeRefusal(origin: nil, peer: "10.0.0.5", clientAddress: "203.0.113.9") == .addressFull)
+        #expect(admission.upgradeRefusal(origin: nil, peer: "10.0.0.5", clientAddress: "203.0.113.10") == nil)
+        admission.socketClosed(countedUnder: "203.0.113.9")
+        #expect(admission.upgradeRefusal(origin: nil, peer: "10.0.0.5", clientAddress: "203.0.113.9") == nil)
+    }
+
+    @Test func theOriginIsCheckedFirst() {
         var admission = control {
             $0.allowedOrigins = ["https://app.example.com"]
-            $0.maxConnections = 1
+            $0.maxConnectionsPerAddress = 1
+            $0.trustedProxies = try! TrustedProxies(["10.0.0.0/8"])
         }
-        admission.counts.opened("a")
-        #expect(admission.refusal(origin: "https://evil.example", clientAddress: "b") == .originRefused)
-        #expect(admission.refusal(origin: "https://app.example.com", clientAddress: "b") == .serverFull)
+        _ = admission.socketOpened(peer: "10.0.0.5", clientAddress: "203.0.113.9")
+        #expect(admission.upgradeRefusal(origin: "https://evil.example", peer: "10.0.0.5", clientAddress: "203.0.113.9") == .originRefused)
+        #expect(admission.upgradeRefusal(origin: "https://app.example.com", peer: "10.0.0.5", clientAddress: "203.0.113.9") == .addressFull)
     }
 
     @Test func eachRefusalHasItsStatusAndCode() throws {

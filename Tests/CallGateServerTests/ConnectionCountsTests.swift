@@ -1,41 +1,44 @@
 @testable import CallGateServer
 import Testing
 
-@Suite("Socket counts per address and per process")
+@Suite("Connection counts per address and per process")
 struct ConnectionCountsTests {
     @Test func anAddressAtItsCapIsRefusedAndOthersAreNot() {
         var counts = ConnectionCounts(maxTotal: 100, maxPerAddress: 2)
-        counts.opened("10.0.0.1")
-        #expect(counts.limitReached(by: "10.0.0.1") == nil)
-        counts.opened("10.0.0.1")
-        #expect(counts.limitReached(by: "10.0.0.1") == .addressFull)
-        #expect(counts.limitReached(by: "10.0.0.2") == nil)
+        counts.add(inTotal: true, address: "10.0.0.1")
+        #expect(counts.limitReached(inTotal: true, address: "10.0.0.1") == nil)
+        counts.add(inTotal: true, address: "10.0.0.1")
+        #expect(counts.limitReached(inTotal: true, address: "10.0.0.1") == .addressFull)
+        #expect(counts.limitReached(inTotal: true, address: "10.0.0.2") == nil)
+        #expect(counts.limitReached(inTotal: true, address: nil) == nil)
     }
 
-    @Test func aFullProcessRefusesEveryAddress() {
+    @Test func aFullProcessRefusesEveryAddressButNotWhatIsCountedInItAlready() {
         var counts = ConnectionCounts(maxTotal: 3, maxPerAddress: 2)
-        counts.opened("a")
-        counts.opened("b")
-        counts.opened("c")
-        #expect(counts.limitReached(by: "d") == .serverFull)
-        #expect(counts.limitReached(by: "a") == .serverFull)
+        counts.add(inTotal: true, address: "a")
+        counts.add(inTotal: true, address: "b")
+        counts.add(inTotal: true, address: nil)
+        #expect(counts.limitReached(inTotal: true, address: "d") == .serverFull)
+        #expect(counts.limitReached(inTotal: true, address: nil) == .serverFull)
+        #expect(counts.limitReached(inTotal: false, address: "d") == nil)
     }
 
-    @Test func closingGivesTheSlotBack() {
+    @Test func removingGivesTheSlotBack() {
         var counts = ConnectionCounts(maxTotal: 2, maxPerAddress: 1)
-        counts.opened("a")
-        counts.opened("b")
-        counts.closed("a")
+        counts.add(inTotal: true, address: "a")
+        counts.add(inTotal: true, address: "b")
+        counts.remove(inTotal: true, address: "a")
         #expect(counts.total == 1)
         #expect(counts.count(for: "a") == 0)
-        #expect(counts.limitReached(by: "a") == nil)
+        #expect(counts.limitReached(inTotal: true, address: "a") == nil)
     }
 
-    @Test func aCloseOfAnUnknownAddressChangesNothing() {
+    @Test func removingWhatWasNeverCountedChangesNothingAndNeverGoesNegative() {
         var counts = ConnectionCounts(maxTotal: 2, maxPerAddress: 2)
-        counts.opened("a")
-        counts.closed("b")
-        #expect(counts.total == 1)
+        counts.add(inTotal: false, address: "a")
+        counts.remove(inTotal: true, address: "b")
+        counts.remove(inTotal: true, address: "b")
+        #expect(counts.total == 0)
         #expect(counts.count(for: "a") == 1)
     }
 }

@@ -1,12 +1,17 @@
-"""HTTP attacks on the gateway's port: h2c upgrade requests (on /ws and on /healthz) and a
-malformed Content-Length.
+"""HTTP attacks on the gateway's port: h2c upgrade requests (on /ws and on /healthz), a
+malformed Content-Length, and piles of half-sent requests from one address.
 
 Expected: a request with an Upgrade header other than websocket gets 400 with an http.error body
 (ERR_BAD_REQUEST), never 101; a malformed Content-Length gets 400 at once (within 2 s, not after
-a read timeout).
+a read timeout); every TCP connection counts against --max-connections-per-address from accept,
+so the one past the cap gets 429 ERR_TOO_MANY_CONNECTIONS, and the slots come back as the
+connections close.
 """
 
 from __future__ import annotations
+
+import socket
+import time
 
 import pytest
 
@@ -33,3 +38,23 @@ def test_malformed_content_length(gateway, bystanders, target, length):
     assert response.status == 400, response
     pair.check()
 
+
+
+def test_plain_http_connections_count_per_address(start_gateway, bystanders):
+    gateway = start_gateway("--max-connections-per-address", "5")
+    pair = bystanders(gateway)  # two sockets from 127.0.0.1
+    half_sent = []
+    for _ in range(3):
+        connection = socket.create_connection((HOST, gateway.port))
+        connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        half_sent.append(connection)
+    refused = http_request(gateway.port, "GET", "/healthz")
+    assert refused.status == 429, refused
+    assert refused.error_code() == "ERR_TOO_MANY_CONNECTIONS", refused
+    for connection in half_sent:
+        connection.close()
+    deadline = time.monotonic() + 3
+    while (status := http_request(gateway.port, "GET", "/healthz").status) != 200 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert status == 200
+    pair.check()

@@ -1,8 +1,12 @@
-"""Token attacks: tokens that are not valid yet, and tokens for another issuer or audience.
+"""Token attacks: tokens that are not valid yet, tokens for another issuer or audience, sockets
+that outlive their token, and refreshes with someone else's token.
 
 Expected: `nbf` or `iat` more than 60 s in the future gets AUTH_ERR and close 4001 (30 s of clock
 skew is fine); with --jwt-issuer and --jwt-audience, a token whose `iss` or `aud` is missing or
-different gets AUTH_ERR and close 4001.
+different gets AUTH_ERR and close 4001. A socket is closed with 4003 when its token expires,
+unless `refreshToken` brought a later token of the same user; a refresh with a token of another
+user or another secret gets AUTH_ERR, the socket stays open and still closes when its own token
+expires.
 """
 
 from __future__ import annotations
@@ -36,10 +40,37 @@ def test_small_clock_skew_is_accepted(gateway, bystanders):
     pair.check()
 
 
+def test_expired_token_closes_4003(gateway, bystanders):
+    pair = bystanders(gateway)
+    eve = Client.connect(gateway.port, gateway.token("eve", ttl=LIFETIME))
+    assert eve.closed(timeout=LIFETIME + 3) == 4003
+    pair.check()
+
+
+def test_refresh_keeps_the_socket_open(gateway, bystanders):
+    pair = bystanders(gateway)
+    eve = Client.connect(gateway.port, gateway.token("eve", ttl=LIFETIME))
+    later = int(time.time()) + 3600
+    assert eve.result("refreshToken", {"token": gateway.token("eve", ttl=3600)})["tokenExpiresAt"] >= later - 1
+    time.sleep(LIFETIME + 1)
+    eve.result("ping")
+    pair.check()
+
+
 FOREIGN = {
     "another uid": lambda gateway: gateway.token("alice"),
     "wrong secret": lambda gateway: raw_ws.token("not-the-secret", "eve"),
 }
+
+
+@pytest.mark.parametrize("kind", FOREIGN)
+def test_refresh_with_a_foreign_token(gateway, bystanders, kind):
+    pair = bystanders(gateway)
+    eve = Client.connect(gateway.port, gateway.token("eve", ttl=LIFETIME))
+    assert eve.error("refreshToken", {"token": FOREIGN[kind](gateway)}) == "AUTH_ERR"
+    eve.result("ping")
+    assert eve.closed(timeout=LIFETIME + 3) == 4003
+    pair.check()
 
 
 ISSUED = {  # claims: whether a gateway with --jwt-issuer and --jwt-audience accepts them

@@ -50,9 +50,11 @@ async function signIn(event) {
   let token = $("token").value.trim();
   $("signin-button").disabled = true;
   try {
-    if (!token) token = (await CallGateClient.devToken(location.origin, uid, name || undefined)).token;
+    const minted = !token;
+    const mint = async () => (await CallGateClient.devToken(location.origin, uid, name || undefined)).token;
+    if (minted) token = await mint();
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const client = new CallGateClient({ url: `${scheme}//${location.host}/ws`, token });
+    const client = new CallGateClient({ url: `${scheme}//${location.host}/ws`, token, fetchToken: minted ? mint : null });
     listen(client);
     const result = await client.connect();
     state.client = client;

@@ -14,7 +14,8 @@
  * (`onIncomingCallReceived`, `onOutgoingCallAccepted`, `onUserJoined`, ...) with the push's
  * `data` as `detail`. The client also dispatches `open` (after each successful `connect`,
  * detail: the connect result), `close` (detail: `{code, reason, willReconnect}`) and
- * `reconnecting` (detail: `{attempt, delayMs}`).
+ * `reconnecting` (detail: `{attempt, delayMs}`) and, with `fetchToken`, `refreshFailed` (detail:
+ * `{code, message}`) when an automatic token refresh did not succeed.
  *
  * Requests return promises that resolve with the reply's `result`, or reject with a
  * `CallGateError` carrying the reply's `code` (e.g. `ERR_CALL_CANCELLED`) and `message`. A request
@@ -24,7 +25,13 @@
  * Reconnects: when the socket drops unexpectedly, the client reconnects with exponential backoff
  * (0.5 s doubling to 15 s, with jitter) and sends `connect` again; the connect result's
  * `activeCalls` tells the app which calls are still ringing or ongoing. A close with 4001 (no
- * valid token) does not reconnect: the app needs a new token. `close()` stops it.
+ * valid token) or 4003 (the token expired) does not reconnect: the app needs a new token.
+ * `close()` stops it.
+ *
+ * Token lifetime: the gateway closes a socket with 4003 when its token expires (the connect
+ * result's `tokenExpiresAt`). Call `refreshToken(newToken)` before then, or give the client a
+ * `fetchToken` function and it does so itself, a minute before expiry (halfway, for tokens that
+ * live less than two minutes); the newest token is also the one reconnects use.
  */
 
 /** An error reply from the gateway, or a client-side failure of a request. */
@@ -41,7 +48,7 @@ export class CallGateError extends Error {
 export const SUBPROTOCOL = "callgate.v1";
 
 /** Close codes after which reconnecting with the same token cannot help. */
-const FINAL_CLOSE_CODES = new Set([4001]);
+const FINAL_CLOSE_CODES = new Set([4001, 4003]);
 
 export class CallGateClient extends EventTarget {
   /**
@@ -50,11 +57,17 @@ export class CallGateClient extends EventTarget {
    * @param {string} options.token          the user's connection token (HS256 JWT)
    * @param {boolean} [options.reconnect]   reconnect after unexpected closes (default true)
    * @param {number} [options.requestTimeoutMs]  default 10000
+   * @param {() => Promise<string>} [options.fetchToken]  returns a fresh connection token for
+   *   the same user; when given, the client refreshes its token before the gateway closes the
+   *   socket (4003)
    */
-  constructor({ url, token, reconnect = true, requestTimeoutMs = 10000 }) {
+  constructor({ url, token, reconnect = true, requestTimeoutMs = 10000, fetchToken = null }) {
     super();
     this.url = url;
     this.token = token;
+    this.fetchToken = fetchToken;
+    this._refreshTimer = null;
+    this._clockOffsetMs = 0;
     this.reconnect = reconnect;
     this.requestTimeoutMs = requestTimeoutMs;
     /** The `connect` result of the current connection, or null. */
@@ -95,6 +108,8 @@ export class CallGateClient extends EventTarget {
         this._request("connect", { token: this.token }).then((result) => {
           this._attempt = 0;
           this.session = result;
+          this._clockOffsetMs = result.serverTime - Date.now();
+          this._scheduleRefresh();
           this._emit("open", result);
           resolve(result);
         }, reject);
@@ -111,6 +126,7 @@ export class CallGateClient extends EventTarget {
   close() {
     this._closedByUser = true;
     clearTimeout(this._retryTimer);
+    clearTimeout(this._refreshTimer);
     if (this._socket) this._socket.close(1000, "bye");
   }
 
@@ -126,6 +142,18 @@ export class CallGateClient extends EventTarget {
   endCall(sessionId) { return this._request("endCall", { sessionId }); }
   /** Round trip to the gateway. */
   ping() { return this._request("ping", {}); }
+  /**
+   * Extends this socket's life with a newer token for the same user; resolves with
+   * `{tokenExpiresAt}` and makes `token` the one reconnects use. Rejects with `AUTH_ERR` for a
+   * bad token or one for another user (the socket keeps its current token).
+   */
+  async refreshToken(token) {
+    const result = await this._request("refreshToken", { token });
+    this.token = token;
+    if (this.session) this.session.tokenExpiresAt = result.tokenExpiresAt;
+    this._scheduleRefresh();
+    return result;
+  }
 
   // ---- call sessions ----
 
@@ -225,6 +253,7 @@ export class CallGateClient extends EventTarget {
     if (socket !== this._socket) return;
     this._socket = null;
     this.session = null;
+    clearTimeout(this._refreshTimer);
     for (const [, pending] of this._pending) {
       clearTimeout(pending.timer);
       pending.reject(new CallGateError("ERR_DISCONNECTED", `socket closed (${event.code})`));
@@ -233,6 +262,21 @@ export class CallGateClient extends EventTarget {
     const willReconnect = this.reconnect && !this._closedByUser && !FINAL_CLOSE_CODES.has(event.code);
     this._emit("close", { code: event.code, reason: event.reason, willReconnect });
     if (willReconnect) this._scheduleReconnect();
+  }
+
+  /** With `fetchToken`, arms the refresh of the current token ahead of its `tokenExpiresAt`. */
+  _scheduleRefresh() {
+    clearTimeout(this._refreshTimer);
+    if (!this.fetchToken || !this.session) return;
+    const remainingMs = this.session.tokenExpiresAt * 1000 - (Date.now() + this._clockOffsetMs);
+    const delayMs = Math.max(0, remainingMs >= 120000 ? remainingMs - 60000 : remainingMs / 2);
+    this._refreshTimer = setTimeout(async () => {
+      try {
+        await this.refreshToken(await this.fetchToken());
+      } catch (error) {
+        this._emit("refreshFailed", { code: error.code, message: error.message });
+      }
+    }, delayMs);
   }
 
   _scheduleReconnect() {
