@@ -1,5 +1,5 @@
 /// One change for the store; the writer applies a batch of them in one transaction, in order.
-public enum StoreWrite: Hashable, Sendable {
+public enum StoreWrite: Hashable, Sendable, Codable {
     /// Creates or replaces the call with this record's id.
     case call(CallLogRecord)
     /// Creates or replaces a group.

@@ -39,4 +39,7 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     case rateLimited = "ERR_RATE_LIMITED"
     /// `startRecording` in a session that had `--max-recordings-per-session` recordings already.
     case tooManyRecordings = "ERR_TOO_MANY_RECORDINGS"
+    /// An op that writes the call log while the store is behind (`--max-queued-writes` writes
+    /// waiting, or `--max-held-output` outputs waiting for them): it had no effect; try again.
+    case storeUnavailable = "ERR_STORE_UNAVAILABLE"
 }

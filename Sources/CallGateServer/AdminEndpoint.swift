@@ -1,4 +1,5 @@
-/// An admin API path under `/v1`, matched but not yet validated: parameters are still percent-encoded.
+/// An admin API path under `/v1`, matched but its parameters not yet validated (libwebsockets
+/// percent-decoded the path already).
 enum AdminEndpoint: Equatable {
     /// `/v1/groups/{guid}`
     case group(guid: Substring)
@@ -12,7 +13,7 @@ enum AdminEndpoint: Equatable {
     case recording(sessionId: Substring, rid: Substring)
 
     /// The endpoint for the path segments after `v1`, or nil when none matches. Literal segments
-    /// match exactly (not percent-decoded); an empty segment, as from a trailing slash, matches
+    /// match exactly; an empty segment, as from a trailing slash, matches
     /// nothing.
     init?(_ segments: ArraySlice<Substring>) {
         guard !segments.contains(where: \.isEmpty) else { return nil }
@@ -38,6 +39,14 @@ enum AdminEndpoint: Equatable {
         case .member: [.delete]
         case .tokens: [.post]
         case .recording: [.post]
+        }
+    }
+
+    /// Whether `method` on this endpoint writes the store (refused while the store is behind).
+    func writesStore(_ method: HTTPMethod) -> Bool {
+        switch self {
+        case .group, .members, .member, .recording: method != .get
+        case .tokens: false
         }
     }
 }

@@ -31,8 +31,10 @@ public final class AdminRouter {
         self.tokens = tokens
     }
 
-    /// Decides what to do with `request`. Never traps, whatever the input.
-    public func route(_ request: HTTPRequest) -> AdminRoute {
+    /// Decides what to do with `request`; a group change or a recording URL is refused with 503
+    /// `ERR_STORE_UNAVAILABLE` and `backlog` as its message when `backlog` is given (the store is
+    /// behind). Never traps, whatever the input.
+    public func route(_ request: HTTPRequest, refusingChangesFor backlog: String? = nil) -> AdminRoute {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count >= 2, segments[0].isEmpty else { return .respond(Self.notFound) }
         if segments.count == 2, segments[1] == "healthz" {
@@ -50,6 +52,9 @@ public final class AdminRouter {
         }
         guard request.body.count <= Self.maxBodySize else {
             return .respond(.error(413, .payloadTooLarge, "body: must be at most \(Self.maxBodySize) bytes"))
+        }
+        if let backlog, endpoint.writesStore(request.method) {
+            return .respond(.error(503, .storeUnavailable, backlog))
         }
         do {
             return try handle(endpoint, request)
@@ -115,10 +120,12 @@ public final class AdminRouter {
         case (.tokens, _):
             return .mintToken(try Self.decode(TokenBody.self, from: request.body).validated())
         case (.recording(let rawSessionID, let rawRID), _):
-            guard let sessionId = rawSessionID.removingPercentEncoding, SessionIDFormat.isValid(sessionId) else {
+            let sessionId = String(rawSessionID)
+            guard SessionIDFormat.isValid(sessionId) else {
                 throw FieldError(field: "sessionId", rule: "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -")
             }
-            guard let rid = rawRID.removingPercentEncoding, Self.isRecordingID(rid, of: sessionId) else {
+            let rid = String(rawRID)
+            guard Self.isRecordingID(rid, of: sessionId) else {
                 throw FieldError(field: "rid", rule: "expected <sessionId>-r<n>, as the call log lists it")
             }
             let body = try Self.decode(RecordingURLBody.self, from: request.body)
@@ -153,11 +160,11 @@ public final class AdminRouter {
         return ConstantTime.equals(parts[1].trimmingCharacters(in: .whitespaces).utf8, adminKey)
     }
 
-    /// A percent-decoded, validated guid or uid from a path segment.
+    /// A validated guid or uid from a path segment. libwebsockets percent-decodes the path
+    /// before the gateway sees it, so the segment is used as it is: decoding it again would turn
+    /// `%2541` into `A`.
     private static func parameter(_ raw: Substring, field: String) throws(FieldError) -> String {
-        guard let value = raw.removingPercentEncoding else {
-            throw FieldError(field: field, rule: "invalid percent-encoding")
-        }
+        let value = String(raw)
         try FieldError.checkID(value, field: field)
         return value
     }

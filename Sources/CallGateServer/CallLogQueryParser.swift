@@ -2,7 +2,7 @@ import CallGateCore
 import CallGateProtocol
 import Foundation
 
-/// Reads the query string of `GET /v3.0/calls` into a `CallLogListRequest`, naming the parameter
+/// Reads the query items of `GET /v3.0/calls` into a `CallLogListRequest`, naming the parameter
 /// in every error. Unknown parameters are ignored (SDKs send their own); a known one given twice
 /// or empty is an error. A `cursor` wins over `page`. Any thread.
 enum CallLogQueryParser {
@@ -11,9 +11,9 @@ enum CallLogQueryParser {
     /// The largest `page`, so offsets stay far from overflow.
     static let maxPage = 1_000_000
 
-    /// The request `query` describes.
-    static func parse(_ query: String?) throws(FieldError) -> CallLogListRequest {
-        let values = try pairs(query)
+    /// The request the query `items` describe.
+    static func parse(_ items: [String]) throws(FieldError) -> CallLogListRequest {
+        let values = try pairs(items)
         var request = CallLogListRequest()
         if let text = values["perPage"] {
             request.perPage = try integer(text, field: "perPage", in: 1...maxPerPage)
@@ -51,26 +51,23 @@ enum CallLogQueryParser {
         return request
     }
 
-    /// The known parameters, decoded; unknown ones are skipped.
-    private static func pairs(_ query: String?) throws(FieldError) -> [String: String] {
+    /// The known parameters of `items` (decoded already, see `HTTPRequest.queryItems`); unknown
+    /// ones are skipped.
+    private static func pairs(_ items: [String]) throws(FieldError) -> [String: String] {
         let known: Set = ["page", "perPage", "cursor", "mode", "type", "status", "direction", "hasRecording", "uid", "guid"]
         var values: [String: String] = [:]
-        for item in (query ?? "").split(separator: "&") {
+        for item in items {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(parts[0]), known.contains(name) else { continue }
-            guard parts.count == 2, let value = decode(parts[1]), !value.isEmpty else {
+            let name = String(parts[0])
+            guard known.contains(name) else { continue }
+            guard parts.count == 2, !parts[1].isEmpty else {
                 throw FieldError(field: name, rule: "must have a value")
             }
-            guard values.updateValue(value, forKey: name) == nil else {
+            guard values.updateValue(String(parts[1]), forKey: name) == nil else {
                 throw FieldError(field: name, rule: "given more than once")
             }
         }
         return values
-    }
-
-    /// A form-encoded query component, decoded (`+` is a space).
-    private static func decode(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 
     private static func integer(_ text: String, field: String, in range: ClosedRange<Int>) throws(FieldError) -> Int {

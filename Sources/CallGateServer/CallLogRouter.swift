@@ -28,12 +28,13 @@ public enum CallLogRouter {
         }
         guard let sessionSegment else {
             do {
-                return .list(token: token, try CallLogQueryParser.parse(request.query))
+                return .list(token: token, try CallLogQueryParser.parse(request.queryItems))
             } catch {
                 return .respond(.error(400, .badRequest, error.message))
             }
         }
-        guard let sessionId = sessionSegment.removingPercentEncoding, SessionIDFormat.isValid(sessionId) else {
+        let sessionId = String(sessionSegment)
+        guard SessionIDFormat.isValid(sessionId) else {
             return .respond(.error(400, .badRequest, "sessionId: must be 1 to 128 characters of A-Z a-z 0-9 . _ : -"))
         }
         return .detail(token: token, sessionId: sessionId)

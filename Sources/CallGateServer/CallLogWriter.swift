@@ -7,27 +7,45 @@ import Logging
 ///
 /// `submit` is called on the service thread and never waits for the disk; `onCommitted` runs on
 /// the writer thread after each transaction with the highest sequence number it made durable.
-/// A failed transaction is retried (with backoff, logged) until it succeeds, so nothing submitted
-/// is dropped while the gateway runs; `stop` gives it a bounded time to drain.
+///
+/// A failed transaction is told apart by the store's own probe (`isWritable`): when the store
+/// refuses the probe too, it is an outage, and the batch is retried (with backoff, logged) until
+/// the store takes it, so nothing is dropped while the gateway runs; when the probe commits, the
+/// store works and something in the batch never will: the batch is applied write by write, and a
+/// write the store refuses while it takes the probe is set aside in the dead-letter file, so it
+/// never blocks the writes behind it. While idle, the writer probes every `probeInterval`, so
+/// `health` notices an outage without a client's write. `stop` gives it a bounded time to drain.
 final class CallLogWriter: @unchecked Sendable {
     private let store: any CallLogStore
+    private let deadLetters: DeadLetterFile
     private let logger: Logger
     private let metrics: StoreMetrics
+    private let probeInterval: Duration
     private let onCommitted: @Sendable (UInt64) -> Void
     /// Guards every member below it.
     private let condition = NSCondition()
     private var pending: [StoreWrite] = []
+    /// Writes of the batch being committed.
+    private var inFlight = 0
     private var lastSubmitted: UInt64 = 0
+    private var failingSince: ContinuousClock.Instant?
+    private var lastError: String?
     private var stopDeadline: ContinuousClock.Instant?
     private let finished = DispatchSemaphore(value: 0)
     /// Set on the writer thread when a batch was given up at shutdown; read after it ended.
     private var lostWrites = false
 
-    /// Starts the writer thread; `metrics` hears of every commit and every failed attempt.
-    init(store: any CallLogStore, logger: Logger, metrics: StoreMetrics, onCommitted: @escaping @Sendable (UInt64) -> Void) {
+    /// Starts the writer thread; `metrics` hears of every commit, failed attempt and write set
+    /// aside in `deadLetterPath` (nil: only logged).
+    init(
+        store: any CallLogStore, deadLetterPath: String? = nil, logger: Logger, metrics: StoreMetrics,
+        probeInterval: Duration = .seconds(10), onCommitted: @escaping @Sendable (UInt64) -> Void
+    ) {
         self.store = store
+        self.deadLetters = DeadLetterFile(path: deadLetterPath, logger: logger)
         self.logger = logger
         self.metrics = metrics
+        self.probeInterval = probeInterval
         self.onCommitted = onCommitted
         let thread = Thread { [self] in run() }
         thread.name = "callgate-store-writer"
@@ -45,6 +63,13 @@ final class CallLogWriter: @unchecked Sendable {
         return lastSubmitted
     }
 
+    /// How far behind the writer is and whether the store refuses writes. Any thread.
+    var health: StoreHealth {
+        condition.lock()
+        defer { condition.unlock() }
+        return StoreHealth(queuedWrites: pending.count + inFlight, failingSince: failingSince, lastError: lastError)
+    }
+
     /// Writes what is queued (retrying failures for at most `timeout`) and ends the thread;
     /// returns false when writes were given up. Any thread but the writer's; blocks until the
     /// thread is done.
@@ -60,46 +85,113 @@ final class CallLogWriter: @unchecked Sendable {
 
     private func run() {
         while let (batch, upTo) = nextBatch() {
-            if commit(Self.coalesced(batch)) {
+            let committed = commit(Self.coalesced(batch))
+            condition.lock()
+            inFlight = 0
+            condition.unlock()
+            if committed {
                 onCommitted(upTo)
             }
         }
         finished.signal()
     }
 
-    /// Waits for work; nil once stopping with nothing left.
+    /// Waits for work, probing the store every `probeInterval` while there is none; nil once
+    /// stopping with nothing left.
     private func nextBatch() -> ([StoreWrite], UInt64)? {
         condition.lock()
         defer { condition.unlock() }
         while pending.isEmpty, stopDeadline == nil {
-            condition.wait()
+            let seconds = Double(probeInterval.components.seconds) + Double(probeInterval.components.attoseconds) / 1e18
+            if !condition.wait(until: Date(timeIntervalSinceNow: seconds)), pending.isEmpty, stopDeadline == nil {
+                condition.unlock()
+                let writable = store.isWritable()
+                condition.lock()
+                note(writable: writable, error: writable ? nil : "the store's write probe failed")
+            }
         }
         guard !pending.isEmpty else { return nil }
         defer { pending.removeAll(keepingCapacity: true) }
+        inFlight = pending.count
         return (pending, lastSubmitted)
     }
 
-    /// Applies one batch, retrying with backoff; false only when stopping ran out of time.
+    /// Applies one batch: whole, or write by write when the store works but refuses the batch;
+    /// retries with backoff while the store refuses everything. False only when stopping ran
+    /// out of time.
     private func commit(_ batch: [StoreWrite]) -> Bool {
+        var remaining = batch[...]
         var delayMillis = 50
-        while true {
+        while !remaining.isEmpty {
             do {
                 let started = ContinuousClock.now
-                try store.apply(batch)
-                metrics.committed(writes: batch.count, in: .now - started)
+                try store.apply(Array(remaining))
+                metrics.committed(writes: remaining.count, in: .now - started)
+                noteLocked(writable: true, error: nil)
                 return true
             } catch {
                 metrics.writeFailed()
-                logger.error("call log write failed; retrying", metadata: ["error": "\(error)", "writes": "\(batch.count)"])
+                if store.isWritable() {
+                    remaining = applySeparately(remaining)
+                    if remaining.isEmpty { return true }
+                } else {
+                    logger.error("call log write failed; retrying", metadata: ["error": "\(error)", "writes": "\(remaining.count)"])
+                    noteLocked(writable: false, error: "\(error)")
+                }
             }
             if let deadline = stopDeadlineNow(), ContinuousClock.now + .milliseconds(delayMillis) > deadline {
-                logger.critical("call log writes lost at shutdown", metadata: ["writes": "\(batch.count)"])
+                logger.critical("call log writes lost at shutdown", metadata: ["writes": "\(remaining.count)"])
                 lostWrites = true
                 return false
             }
             Thread.sleep(forTimeInterval: TimeInterval(delayMillis) / 1000)
             delayMillis = min(delayMillis * 2, 2000)
         }
+        return true
+    }
+
+    /// Applies `writes` one at a time; one the store refuses while its probe commits goes to the
+    /// dead-letter file. Returns what is left when the store stopped taking writes meanwhile.
+    private func applySeparately(_ writes: ArraySlice<StoreWrite>) -> ArraySlice<StoreWrite> {
+        let started = ContinuousClock.now
+        var applied = 0
+        defer {
+            if applied > 0 { metrics.committed(writes: applied, in: .now - started) }
+        }
+        for index in writes.indices {
+            do {
+                try store.apply([writes[index]])
+                applied += 1
+            } catch {
+                guard store.isWritable() else {
+                    noteLocked(writable: false, error: "\(error)")
+                    return writes[index...]
+                }
+                deadLetters.append(writes[index], error: error)
+                metrics.deadLettered()
+            }
+        }
+        noteLocked(writable: true, error: nil)
+        return []
+    }
+
+    /// Records whether the store takes writes; the lock is held.
+    private func note(writable: Bool, error: String?) {
+        if writable {
+            if failingSince != nil {
+                logger.notice("the call log store takes writes again")
+            }
+            failingSince = nil
+        } else {
+            failingSince = failingSince ?? .now
+            lastError = error
+        }
+    }
+
+    private func noteLocked(writable: Bool, error: String?) {
+        condition.lock()
+        defer { condition.unlock() }
+        note(writable: writable, error: error)
     }
 
     private func stopDeadlineNow() -> ContinuousClock.Instant? {

@@ -16,4 +16,16 @@ extension ClientRequest {
         case .connect, .refreshToken, .ping, .initiateCall, .joinSession: nil
         }
     }
+
+    /// Whether the op may change the call log (a call, a session, its history): refused with
+    /// `ERR_STORE_UNAVAILABLE` while the store is behind.
+    var writesCallLog: Bool {
+        switch self {
+        case .initiateCall, .acceptCall, .rejectCall, .endCall, .joinSession, .leaveSession, .setMuted,
+            .startRecording, .stopRecording, .switchToVideo:
+            true
+        case .connect, .refreshToken, .ping, .generateToken:
+            false
+        }
+    }
 }

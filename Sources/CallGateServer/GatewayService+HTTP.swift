@@ -20,7 +20,7 @@ extension GatewayService: HTTPHandler {
             return
         }
         let request = HTTPRequest(
-            method: HTTPMethod(exchange.method), path: exchange.path, query: exchange.query,
+            method: HTTPMethod(exchange.method), path: exchange.path, queryItems: exchange.queryItems,
             headers: exchange.headers, body: exchange.body)
         if let endpoint = MonitoringEndpoint(rawValue: request.path) {
             handleMonitoring(endpoint, method: request.method, exchange: exchange)
@@ -31,7 +31,8 @@ extension GatewayService: HTTPHandler {
             handleCallLog(CallLogRouter.route(request), for: box)
             return
         }
-        switch webApp.route(request) ?? router.route(request) {
+        let backlog = request.method == .get ? nil : storeBacklog()
+        switch webApp.route(request) ?? router.route(request, refusingChangesFor: backlog) {
         case .respond(let response):
             persistChanges()
             emit(.http(box, response))

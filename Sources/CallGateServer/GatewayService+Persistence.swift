@@ -32,11 +32,34 @@ extension GatewayService {
     }
 
     /// Performs `output` now, or once the write it waits for is durable and the earlier output
-    /// to its socket went.
+    /// to its socket went. A socket with `maxQueuedFrames` outputs waiting already is closed
+    /// with 4008 instead, as when its outbound queue is full: what waits for the store counts
+    /// against the same cap, so no socket piles up output while the store is behind.
     func emit(_ output: HeldOutput) {
+        if let id = output.connection, gate.waitingCount(for: id) >= configuration.maxQueuedFrames {
+            if let socket = sockets[id], !socket.isClosing {
+                metrics.framesDropped(socket.queuedFrames + gate.waitingCount(for: id) + 1)
+                socket.close(code: CloseCode.tooSlow, reason: "too much output waiting for the store", flushFirst: false)
+            }
+            return
+        }
         if let output = gate.pass(output, to: output.connection, after: barrier) {
             perform(output)
         }
+    }
+
+    /// Why ops that write the call log are refused now, nil when they are not: the writer has
+    /// `maxQueuedWrites` writes waiting, or `maxHeldOutput` outputs wait for them. Other ops,
+    /// reads and the ringing already under way go on.
+    func storeBacklog() -> String? {
+        let queued = writer.health.queuedWrites
+        if queued >= configuration.maxQueuedWrites {
+            return "the call log store is behind (\(queued) writes waiting); this op writes the call log and was not done: try again shortly"
+        }
+        if gate.heldCount >= configuration.maxHeldOutput {
+            return "the call log store is behind (\(gate.heldCount) outputs waiting for it); this op writes the call log and was not done: try again shortly"
+        }
+        return nil
     }
 
     /// The writer made everything up to `sequence` durable: the output waiting for it goes out.

@@ -6,6 +6,10 @@ import LWS
 extension GatewayService {
     func handle(_ frame: RequestFrame, from connection: WebSocketConnection, session: ClientSession) {
         beginOutput(concerning: frame.request.sessionId)
+        if session.user != nil, frame.request.writesCallLog, let backlog = storeBacklog() {
+            fail(connection, requestID: frame.id, code: .storeUnavailable, message: backlog)
+            return
+        }
         switch (frame.request, session.phase) {
         case (.connect(let params), .awaitingConnect):
             session.phase = .verifying

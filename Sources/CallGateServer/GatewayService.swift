@@ -53,7 +53,10 @@ final class GatewayService: @unchecked Sendable {
     /// Fires when the earliest token in `tokenExpiries` expires.
     lazy var expiryTimer = context.makeTimer { [unowned self] in self.closeExpired() }
     /// Writes the Core's call log changes and the group changes, in order.
-    lazy var writer = CallLogWriter(store: store, logger: logger, metrics: metrics.store) { [unowned self] sequence in
+    lazy var writer = CallLogWriter(
+        store: store, deadLetterPath: configuration.deadLetterPath, logger: logger, metrics: metrics.store,
+        probeInterval: configuration.storeProbeInterval
+    ) { [unowned self] sequence in
         context.post { [unowned self] in self.release(upTo: sequence) }
     }
 

@@ -22,4 +22,6 @@ public enum HTTPErrorCode: String, Codable, Sendable {
     case internalError = "ERR_INTERNAL"
     /// 503: `GET /readyz` while the call log store does not accept writes.
     case notReady = "ERR_NOT_READY"
+    /// 503: a group change while the call log store is behind (see `ErrorCode.storeUnavailable`).
+    case storeUnavailable = "ERR_STORE_UNAVAILABLE"
 }

@@ -4,10 +4,13 @@
 public struct HTTPRequest: Sendable {
     /// The request method.
     public var method: HTTPMethod
-    /// The path without the query, still percent-encoded (e.g. `/v1/groups/team%3A1`).
+    /// The path without the query, percent-decoded by libwebsockets (`/v1/groups/team%3A1`
+    /// arrives as `/v1/groups/team:1`); routers use it as it is.
     public var path: String
-    /// What followed `?` in the target, if anything; the admin routes ignore it.
-    public var query: String?
+    /// The query's `name=value` items as libwebsockets decoded them: split at unencoded `&`
+    /// and `;`, `%XX` and `+` decoded (an encoded `=` in a name became `_`, so the first `=` of
+    /// an item separates name and value). The admin routes ignore it.
+    public var queryItems: [String]
     /// Header values by lowercased name.
     public var headers: [String: String]
     /// The body bytes (empty when there is none).
@@ -15,12 +18,12 @@ public struct HTTPRequest: Sendable {
 
     /// A request; header names are lowercased here, and for a repeated name the first value wins.
     public init(
-        method: HTTPMethod, path: String, query: String? = nil,
+        method: HTTPMethod, path: String, queryItems: [String] = [],
         headers: [String: String] = [:], body: [UInt8] = []
     ) {
         self.method = method
         self.path = path
-        self.query = query
+        self.queryItems = queryItems
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
     }

@@ -20,6 +20,11 @@ struct OutputGate<Item> {
         held.count - head
     }
 
+    /// How many outputs to `connection` wait.
+    func waitingCount(for connection: ConnectionID) -> Int {
+        waiting[connection, default: 0]
+    }
+
     /// Keeps `item` (for `connection`, nil for an HTTP answer) until write `barrier` is durable
     /// and every earlier output to the same connection went; returns it when it may go now.
     mutating func pass(_ item: Item, to connection: ConnectionID?, after barrier: UInt64) -> Item? {

@@ -30,6 +30,17 @@ public struct ServerConfiguration: Sendable {
     public var maxDevicesPerUser = 10
     /// Outbound messages a socket may have waiting before it is closed with 4008.
     public var maxQueuedFrames = 512
+    /// Store writes that may wait for the writer; past it, ops that write the call log get
+    /// `ERR_STORE_UNAVAILABLE` until the store catches up.
+    public var maxQueuedWrites = 100_000
+    /// Outputs (frames, closes, HTTP answers) that may wait for store writes to be durable;
+    /// past it, ops that write the call log get `ERR_STORE_UNAVAILABLE` until the store catches up.
+    public var maxHeldOutput = 100_000
+    /// Where writes the store refuses for good are appended (JSON lines), so they block nothing
+    /// and are not lost; nil: they are only logged.
+    public var deadLetterPath: String?
+    /// How often the writer, while idle, checks that the store takes writes (for `/readyz`).
+    public var storeProbeInterval: Duration = .seconds(10)
     /// Kernel keepalive that drops sockets of vanished hosts: probes after 30 s of silence,
     /// every 10 s, gives up after 3 (about a minute in all).
     public var tcpKeepalive: TCPKeepalive? = TCPKeepalive(idleSeconds: 30, intervalSeconds: 10, probes: 3)
@@ -41,10 +52,11 @@ public struct ServerConfiguration: Sendable {
     /// Browser origins (`scheme://host[:port]`) a WebSocket upgrade may come from; others get
     /// 403. Empty allows any; an upgrade without `Origin` is always allowed.
     public var allowedOrigins: [String] = []
-    /// Open WebSockets per client address; one more upgrade gets 429.
+    /// TCP connections per client address, from accept to close (through a trusted proxy:
+    /// WebSockets per forwarded address); the first request of one more gets 429.
     public var maxConnectionsPerAddress = 5000
-    /// Open WebSockets in the process; one more upgrade gets 503. The default is the soft
-    /// open-file limit at start less 512 descriptors for everything else.
+    /// TCP connections in the process; the first request of one more gets 503. The default is
+    /// the soft open-file limit at start less 512 descriptors for everything else.
     public var maxConnections = OpenFileLimit.defaultMaxConnections()
     /// WebSocket frames a socket may send per second on average (a message in one frame is one;
     /// fragments and empty frames count too), in bursts of up to one second's worth; faster

@@ -24,6 +24,7 @@ final class StoreMetrics: Sendable {
     private let writeSeconds: CoreMetrics.Timer
     private let batchSize: Recorder
     private let failures: CoreMetrics.Counter
+    private let deadLetters: CoreMetrics.Counter
 
     /// Registers the store metrics through `factory`, whose buckets for ``writeSecondsName``
     /// and ``batchSizeName`` should be set.
@@ -31,6 +32,7 @@ final class StoreMetrics: Sendable {
         writeSeconds = CoreMetrics.Timer(label: Self.writeSecondsName, factory: factory)
         batchSize = Recorder(label: Self.batchSizeName, aggregate: true, factory: factory)
         failures = CoreMetrics.Counter(label: "callgate_store_write_failures_total", factory: factory)
+        deadLetters = CoreMetrics.Counter(label: "callgate_store_dead_letters_total", factory: factory)
     }
 
     /// A batch of `writes` writes committed in `duration`.
@@ -39,8 +41,13 @@ final class StoreMetrics: Sendable {
         batchSize.record(writes)
     }
 
-    /// An attempt to commit a batch failed (it is retried).
+    /// An attempt to commit a batch failed (it is retried, or its bad writes set aside).
     func writeFailed() {
         failures.increment()
+    }
+
+    /// A write the store refused for good was set aside in the dead-letter file.
+    func deadLettered() {
+        deadLetters.increment()
     }
 }

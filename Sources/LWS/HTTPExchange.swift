@@ -10,8 +10,8 @@ public final class HTTPExchange {
     public let method: String
     /// The decoded request path, without the query.
     public let path: String
-    /// The raw query string without "?" (arguments joined with "&"), or nil.
-    public let query: String?
+    /// The query's `name=value` items, split at unencoded `&` and `;` and decoded by lws.
+    public let queryItems: [String]
     /// The request headers the gateway reads, by lower-case name.
     public let headers: [String: String]
     /// The peer's IP address as text.
@@ -40,14 +40,14 @@ public final class HTTPExchange {
     }
 
     init(
-        wsi: OpaquePointer, context: LWSContext, method: String, path: String, query: String?,
+        wsi: OpaquePointer, context: LWSContext, method: String, path: String, queryItems: [String],
         headers: [String: String], peerAddress: String
     ) {
         self.wsi = wsi
         self.context = context
         self.method = method
         self.path = path
-        self.query = query
+        self.queryItems = queryItems
         self.headers = headers
         self.peerAddress = peerAddress
     }

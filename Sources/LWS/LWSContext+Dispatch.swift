@@ -116,7 +116,7 @@ extension LWSContext {
         }
         headers["authtoken"] = WSIHeaders.custom(wsi, "authtoken")
         let exchange = HTTPExchange(
-            wsi: wsi, context: self, method: Self.methodName(methodIndex), path: path, query: WSIHeaders.query(wsi),
+            wsi: wsi, context: self, method: Self.methodName(methodIndex), path: path, queryItems: WSIHeaders.queryItems(wsi),
             headers: headers, peerAddress: WSIHeaders.peerAddress(wsi))
         attach(exchange, to: wsi)
         let length = headers["content-length"]

@@ -23,8 +23,9 @@ enum WSIHeaders {
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The query string: every URI argument fragment, joined with "&".
-    static func query(_ wsi: OpaquePointer) -> String? {
+    /// The query's items, as lws split and decoded them: one per unencoded `&` or `;`, with
+    /// `%XX` and `+` decoded, so an item's value may contain an `&` of its own.
+    static func queryItems(_ wsi: OpaquePointer) -> [String] {
         var parts: [String] = []
         var buffer = [CChar](repeating: 0, count: 4096)
         var index: Int32 = 0
@@ -34,7 +35,7 @@ enum WSIHeaders {
             parts.append(String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self))
             index += 1
         }
-        return parts.isEmpty ? nil : parts.joined(separator: "&")
+        return parts
     }
 
     /// The peer's numeric address.

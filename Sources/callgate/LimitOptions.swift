@@ -12,12 +12,12 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         name: .customLong("max-connections"),
-        help: "Open WebSockets in the process; more get 503 (default: the open-file limit less 512).")
+        help: "TCP connections the process holds, WebSocket or HTTP; the first request of one more gets 503 (default: the open-file limit less 512).")
     var maxConnections: Int?
 
     @Option(
         name: .customLong("max-connections-per-address"),
-        help: "Open WebSockets per client address; more get 429 (default 5000).")
+        help: "TCP connections per client address, WebSocket or HTTP (through a --trusted-proxy: WebSockets per forwarded address); the first request of one more gets 429 (default 5000).")
     var maxConnectionsPerAddress: Int?
 
     @Option(
@@ -59,6 +59,16 @@ struct LimitOptions: ParsableArguments {
         name: .customLong("max-recordings-per-session"),
         help: "Recordings one session may have; one more startRecording gets ERR_TOO_MANY_RECORDINGS (default 20).")
     var maxRecordingsPerSession: Int?
+
+    @Option(
+        name: .customLong("max-queued-writes"),
+        help: "Call log writes that may wait for the store; past it, ops that write the call log get ERR_STORE_UNAVAILABLE (default 100000).")
+    var maxQueuedWrites: Int?
+
+    @Option(
+        name: .customLong("max-held-output"),
+        help: "Replies and pushes that may wait for call log writes to be durable; past it, ops that write the call log get ERR_STORE_UNAVAILABLE (default 100000).")
+    var maxHeldOutput: Int?
 
     @Option(
         name: .customLong("liveness-interval"),
@@ -118,6 +128,12 @@ struct LimitOptions: ParsableArguments {
             maxRecordingsPerSession, "CALLGATE_MAX_RECORDINGS_PER_SESSION", "--max-recordings-per-session", min: 1)
         {
             configuration.core.maxRecordingsPerSession = value
+        }
+        if let value = try Self.value(maxQueuedWrites, "CALLGATE_MAX_QUEUED_WRITES", "--max-queued-writes", min: 1) {
+            configuration.maxQueuedWrites = value
+        }
+        if let value = try Self.value(maxHeldOutput, "CALLGATE_MAX_HELD_OUTPUT", "--max-held-output", min: 1) {
+            configuration.maxHeldOutput = value
         }
         if let value = try Self.value(livenessInterval, "CALLGATE_LIVENESS_INTERVAL", "--liveness-interval", min: 0) {
             configuration.livenessInterval = value == 0 ? nil : .seconds(value)

@@ -34,6 +34,11 @@ struct ServeCommand: AsyncParsableCommand {
     var database: String?
 
     @Option(
+        name: .customLong("dead-letter-file"),
+        help: "File (JSON lines) where call log writes the store refuses for good are set aside (default: the database path + .dead-letters.jsonl).")
+    var deadLetterFile: String?
+
+    @Option(
         name: .customLong("database-sync"),
         help: "normal: a commit survives a crash of the process (SIGKILL, OOM); full: also a power loss, at one fsync per commit (default normal).")
     var databaseSync: DatabaseSync?
@@ -83,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot open the database: \(error)")
         }
+        configuration.deadLetterPath = deadLetterFile ?? EnvironmentDefault.string("CALLGATE_DEAD_LETTER_FILE") ?? path + ".dead-letters.jsonl"
         configuration.jwtIssuer = jwtIssuer ?? EnvironmentDefault.string("CALLGATE_JWT_ISSUER")
         configuration.jwtAudience = jwtAudience ?? EnvironmentDefault.string("CALLGATE_JWT_AUDIENCE")
         configuration.host = host

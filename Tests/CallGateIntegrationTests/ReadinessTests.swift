@@ -3,7 +3,8 @@ import CallGateStoreSQLite
 import Foundation
 import Testing
 
-/// `GET /readyz` follows whether the real SQLite store takes writes.
+/// `GET /readyz` follows whether the real SQLite store takes writes, as the writer last saw it
+/// (its writes, and its probe while idle), without a store write per request.
 @Suite("Readiness over real HTTP")
 struct ReadinessTests {
     @Test func readyWhileTheStoreTakesWrites() async throws {
@@ -21,18 +22,22 @@ struct ReadinessTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("callgate.sqlite")
         let store = try SQLiteCallLogStore(path: path, durability: .processCrash, busyTimeout: 0.2)
-        let gateway = try await TestGateway(directory: directory) { $0.store = store }
+        let gateway = try await TestGateway(directory: directory) {
+            $0.store = store
+            $0.storeProbeInterval = .milliseconds(200)
+        }
         defer { gateway.shutdown() }
         #expect(try await gateway.monitor("/readyz").status == 200)
 
         let lock = try await WriteLockHolder.hold(path)
-        let (status, _, body) = try await gateway.monitor("/readyz")
+        let (status, body) = try await gateway.readiness(until: 503)
         await lock.unlock()
         #expect(status == 503)
         let error = try JSONDecoder().decode(HTTPErrorBody.self, from: body)
         #expect(error.error.code == .notReady)
+        #expect(error.error.message.contains("does not accept writes"), "\(error.error.message)")
 
-        let (statusAfter, _, bodyAfter) = try await gateway.monitor("/readyz")
+        let (statusAfter, bodyAfter) = try await gateway.readiness(until: 200)
         #expect(statusAfter == 200)
 
         let report = try ProtoChecker.check([

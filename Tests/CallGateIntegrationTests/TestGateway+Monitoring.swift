@@ -23,6 +23,17 @@ extension TestGateway {
         return MetricsScrape(String(decoding: body, as: UTF8.self))
     }
 
+    /// `/readyz` once it answers `status`, polled for at most 10 seconds: the last status and body.
+    func readiness(until status: Int) async throws -> (Int, Data) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var (latest, _, body) = try await monitor("/readyz")
+        while latest != status, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            (latest, _, body) = try await monitor("/readyz")
+        }
+        return (latest, body)
+    }
+
     /// The metrics once `condition` holds on them. The server counts a close when its side of
     /// the close handshake is over, which may come after the client saw the close; gives up
     /// after 10 seconds and returns the last scrape.

@@ -5,7 +5,7 @@ import Testing
     @Test(arguments: [
         "", "/", "relative", "/healthz/", "/v2/groups/team", "/v1", "/v1/", "/v1/groups", "/v1/groups/",
         "/v1/groups/team/", "/v1/groups//members", "/v1/groups/team/members/", "/v1/groups/team/members/a/b",
-        "//v1/groups/team", "/v1/tokens/", "/v1/groups/team/people", "/v1/%67roups/team",
+        "//v1/groups/team", "/v1/tokens/", "/v1/groups/team/people", "/v1/groups/a%2Fb",
     ])
     func unknownRouteIs404(path: String) async throws {
         let admin = try await AdminFixture()
@@ -72,9 +72,8 @@ import Testing
 
     @Test(arguments: [
         ("/v1/groups/bad%20guid", "guid: must be 1..100"),
-        ("/v1/groups/a%2Fb", "guid: must be 1..100"),
-        ("/v1/groups/%zz", "guid: invalid percent-encoding"),
-        ("/v1/groups/%FF", "guid: invalid percent-encoding"),
+        ("/v1/groups/%FF", "guid: must be 1..100"),
+        ("/v1/groups/team%2525", "guid: must be 1..100"),
         ("/v1/groups/caf%C3%A9", "guid: must be 1..100"),
         ("/v1/groups/\(longID)", "guid: must be 1..100"),
     ])
@@ -88,7 +87,6 @@ import Testing
 
     @Test(arguments: [
         ("/v1/groups/team/members/bad%20uid", "uid: must be 1..100"),
-        ("/v1/groups/team/members/%", "uid: invalid percent-encoding"),
         ("/v1/groups/team/members/\(longID)", "uid: must be 1..100"),
     ])
     func invalidMemberUidIs400(path: String, message: String) async throws {

@@ -23,7 +23,7 @@ struct AdminFixture {
     ) -> HTTPRequest {
         var headers: [String: String] = [:]
         if let authorization { headers["Authorization"] = authorization }
-        return HTTPRequest(method: method, path: path, headers: headers, body: Array((json ?? "").utf8))
+        return LWSTarget.request(method, path, headers: headers, body: Array((json ?? "").utf8))
     }
 
     /// The response for a synchronous route; records an issue for the asynchronous ones.

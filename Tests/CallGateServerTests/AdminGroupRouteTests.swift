@@ -40,12 +40,15 @@ import Testing
         #expect(try AdminFixture.decode(GroupDetail.self, response).members == ["a", "b"])
     }
 
-    @Test func guidIsPercentDecoded() async throws {
+    @Test func guidIsPercentDecodedOnce() async throws {
         let admin = try await AdminFixture()
         #expect(admin.respond(.put, "/v1/groups/team%3A1", json: #"{"name":"T","members":[]}"#).status == 200)
         #expect(admin.store.group("team:1") != nil)
         let response = admin.respond(.get, "/v1/groups/team:1")
         #expect(try AdminFixture.decode(GroupDetail.self, response).guid == "team:1")
+        let twice = admin.respond(.put, "/v1/groups/team%253A2", json: #"{"name":"T","members":[]}"#)
+        #expect(twice.status == 400, "%25 decodes to a '%', which no guid holds")
+        #expect(admin.store.group("team:2") == nil)
     }
 
     @Test func getReturnsTheGroup() async throws {
@@ -112,7 +115,7 @@ import Testing
 
     @Test func healthzIgnoresTheQuery() async throws {
         let admin = try await AdminFixture()
-        let request = HTTPRequest(method: .get, path: "/healthz", query: "verbose=1")
+        let request = HTTPRequest(method: .get, path: "/healthz", queryItems: ["verbose=1"])
         #expect(admin.respond(request).status == 200)
     }
 }

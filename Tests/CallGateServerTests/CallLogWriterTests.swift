@@ -80,6 +80,117 @@ import Testing
     }
 }
 
+extension CallLogWriterTests {
+    @Test func aWriteTheStoreRefusesForGoodIsSetAsideAndBlocksNothing() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dead-letters-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("dead.jsonl").path
+        let store = SwitchableStore(poison: 99)
+        let registry = PrometheusCollectorRegistry()
+        let reported = Mutex<UInt64>(0)
+        let writer = CallLogWriter(
+            store: store, deadLetterPath: file, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)
+        ) { sequence in reported.withLock { $0 = sequence } }
+        _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(99, .ended)), .call(Self.record(2, .ended))])
+        _ = writer.submit([.call(Self.record(3, .ended))])
+        writer.stop()
+        #expect(reported.withLock { $0 } == 2, "the poisoned batch still counts as done")
+        #expect(try store.inner.calls(sessionId: "s1", visibleTo: "alice").count == 1)
+        #expect(try store.inner.calls(sessionId: "s2", visibleTo: "alice").count == 1)
+        #expect(try store.inner.calls(sessionId: "s3", visibleTo: "alice").count == 1)
+        #expect(try store.inner.calls(sessionId: "s99", visibleTo: "alice").isEmpty)
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1)
+        struct Entry: Decodable { var error: String; var write: StoreWrite }
+        let entry = try JSONDecoder().decode(Entry.self, from: Data(lines[0].utf8))
+        #expect(entry.write == .call(Self.record(99, .ended)))
+        #expect(MetricsScrape(registry.emitToString())["callgate_store_dead_letters_total"] == 1)
+    }
+
+    @Test func anOutageIsRetriedNotSetAsideAndHealthShowsIt() async throws {
+        let store = SwitchableStore(poison: nil)
+        store.isDown = true
+        let writer = CallLogWriter(
+            store: store, logger: Logger(label: "test"), metrics: Self.metrics(), probeInterval: .milliseconds(50)
+        ) { _ in }
+        _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(2, .ended))])
+        var health = writer.health
+        for _ in 0..<100 where health.failingSince == nil {
+            try await Task.sleep(for: .milliseconds(20))
+            health = writer.health
+        }
+        #expect(health.failingSince != nil)
+        #expect(health.queuedWrites == 2)
+        #expect(health.lastError != nil)
+        store.isDown = false
+        writer.stop()
+        #expect(writer.health.failingSince == nil)
+        #expect(writer.health.queuedWrites == 0)
+        #expect(try store.inner.lastCallID() == 2, "nothing was set aside")
+    }
+
+    @Test func theIdleProbeNoticesAnOutageWithoutAWrite() async throws {
+        let store = SwitchableStore(poison: nil)
+        let writer = CallLogWriter(
+            store: store, logger: Logger(label: "test"), metrics: Self.metrics(), probeInterval: .milliseconds(30)
+        ) { _ in }
+        defer { writer.stop() }
+        store.isDown = true
+        var health = writer.health
+        for _ in 0..<100 where health.failingSince == nil {
+            try await Task.sleep(for: .milliseconds(20))
+            health = writer.health
+        }
+        #expect(health.failingSince != nil)
+        store.isDown = false
+        for _ in 0..<100 where health.failingSince != nil {
+            try await Task.sleep(for: .milliseconds(20))
+            health = writer.health
+        }
+        #expect(health.failingSince == nil)
+    }
+}
+
+/// A store that refuses every write while `isDown` (its probe too), and, while up, any batch
+/// holding the call `poison` (its probe commits: a write that can never succeed).
+final class SwitchableStore: CallLogStore {
+    struct Failure: Error {}
+
+    let inner = InMemoryCallLogStore()
+    private let poison: Int64?
+    private let down = Mutex(false)
+
+    init(poison: Int64?) {
+        self.poison = poison
+    }
+
+    var isDown: Bool {
+        get { down.withLock { $0 } }
+        set { down.withLock { $0 = newValue } }
+    }
+
+    func apply(_ writes: [StoreWrite]) throws {
+        if isDown { throw Failure() }
+        if writes.contains(where: { if case .call(let record) = $0 { record.id == poison } else { false } }) {
+            throw Failure()
+        }
+        try inner.apply(writes)
+    }
+
+    func openCalls() throws -> [CallLogRecord] { try inner.openCalls() }
+    func lastCallID() throws -> Int64 { try inner.lastCallID() }
+    func groups() throws -> [GroupRecord] { try inner.groups() }
+    func page(_ query: CallLogQuery) throws -> CallLogPage { try inner.page(query) }
+    func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord] {
+        try inner.calls(sessionId: sessionId, visibleTo: viewer)
+    }
+    func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
+        try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid)
+    }
+    func isWritable() -> Bool { !isDown }
+}
+
 /// A store whose first `failures` writes throw.
 final class FlakyStore: CallLogStore {
     struct Failure: Error {}

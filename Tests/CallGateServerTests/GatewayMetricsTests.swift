@@ -22,7 +22,7 @@ import Testing
         #expect(scrape.unreadable.isEmpty)
         for name in [
             "callgate_sockets_open", "callgate_frames_received_total", "callgate_frames_sent_total",
-            "callgate_outbound_queue_drops_total", "callgate_store_write_failures_total",
+            "callgate_outbound_queue_drops_total", "callgate_store_write_failures_total", "callgate_store_dead_letters_total",
             "callgate_ring_latency_seconds_count", "callgate_store_write_seconds_count", "callgate_store_batch_size_count",
         ] {
             #expect(scrape[name] == 0, "\(name)")

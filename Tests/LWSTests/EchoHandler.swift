@@ -19,7 +19,7 @@ final class EchoHandler: WebSocketDelegate, HTTPHandler {
     func webSocketDidClose(_ connection: WebSocketConnection, error: String?) {}
 
     func handle(_ exchange: HTTPExchange) {
-        let text = "\(exchange.method) \(exchange.path) \(exchange.query ?? "-") \(exchange.body.count)"
+        let text = "\(exchange.method) \(exchange.path) \(exchange.queryItems.isEmpty ? "-" : exchange.queryItems.joined(separator: "|")) \(exchange.body.count)"
         exchange.respond(status: 200, headers: [("content-type", "text/plain"), ("x-echo", "yes")], body: Array(text.utf8))
     }
 }

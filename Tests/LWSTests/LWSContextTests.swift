@@ -124,6 +124,6 @@ struct LWSContextTests {
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 200)
         #expect(http.value(forHTTPHeaderField: "x-echo") == "yes")
-        #expect(String(decoding: data, as: UTF8.self) == "PUT /v1/things/a b x=1&y=2 3000")
+        #expect(String(decoding: data, as: UTF8.self) == "PUT /v1/things/a b x=1|y=2 3000")
     }
 }

@@ -69,13 +69,12 @@ private func parseRequest(_ input: UnsafeBufferPointer<UInt8>) -> HTTPRequest? {
     guard parts.count >= 2 else { return nil }
     let target = parts[1]
     let path: String
-    let query: String?
+    var queryItems: [String] = []
     if let mark = target.firstIndex(of: "?") {
         path = String(target[..<mark])
-        query = String(target[target.index(after: mark)...])
+        queryItems = target[target.index(after: mark)...].split { $0 == "&" || $0 == ";" }.map(String.init)
     } else {
         path = String(target)
-        query = nil
     }
     var headers: [String: String] = [:]
     for line in lines.dropFirst() {
@@ -89,7 +88,7 @@ private func parseRequest(_ input: UnsafeBufferPointer<UInt8>) -> HTTPRequest? {
         headers["authtoken"] = defaultUserToken
     }
     let body = bodyStart < input.endIndex ? Array(input[bodyStart...]) : []
-    return HTTPRequest(method: HTTPMethod(String(parts[0])), path: path, query: query, headers: headers, body: body)
+    return HTTPRequest(method: HTTPMethod(String(parts[0])), path: path, queryItems: queryItems, headers: headers, body: body)
 }
 
 // MARK: - Call log
@@ -110,12 +109,12 @@ private func checkCallLog(_ request: HTTPRequest) {
         checkList(list)
         let canonical = canonicalQuery(list)
         let again = CallLogRouter.route(HTTPRequest(
-            method: .get, path: CallLogRouter.listPath, query: canonical, headers: ["authtoken": token]))
+            method: .get, path: CallLogRouter.listPath, queryItems: canonical, headers: ["authtoken": token]))
         guard case .list(_, let reparsed) = again else {
             fatalError("call log: canonical query '\(canonical)' of \(list) is refused: \(again)")
         }
         guard reparsed == list else {
-            fatalError("call log: '\(request.query ?? "")' parses to \(list), its canonical form '\(canonical)' to \(reparsed)")
+            fatalError("call log: \(request.queryItems) parses to \(list), its canonical form \(canonical) to \(reparsed)")
         }
     case .detail(let token, let sessionId):
         checkToken(token)
@@ -153,15 +152,13 @@ private func checkList(_ list: CallLogListRequest) {
     }
 }
 
-/// The query string a well-behaved client would send for `list`.
-private func canonicalQuery(_ list: CallLogListRequest) -> String {
-    var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-    allowed.insert(charactersIn: "-._")
-    func escaped(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed)! }
+/// The query items (decoded, as libwebsockets hands them over) a well-behaved client's query
+/// for `list` arrives as.
+private func canonicalQuery(_ list: CallLogListRequest) -> [String] {
     var items = ["perPage=\(list.perPage)"]
     switch list.position {
     case .page(let page): items.append("page=\(page)")
-    case .cursor(let cursor): items.append("cursor=\(escaped(cursor.encoded))")
+    case .cursor(let cursor): items.append("cursor=\(cursor.encoded)")
     }
     let filter = list.filter
     if let value = filter.category { items.append("mode=\(value.rawValue)") }
@@ -169,9 +166,9 @@ private func canonicalQuery(_ list: CallLogListRequest) -> String {
     if let value = filter.status { items.append("status=\(value.rawValue)") }
     if let value = filter.direction { items.append("direction=\(value.rawValue)") }
     items.append("hasRecording=\(filter.hasRecording ? 1 : 0)")
-    if let value = filter.withUser { items.append("uid=\(escaped(value))") }
-    if let value = filter.group { items.append("guid=\(escaped(value))") }
-    return items.joined(separator: "&")
+    if let value = filter.withUser { items.append("uid=\(value)") }
+    if let value = filter.group { items.append("guid=\(value)") }
+    return items
 }
 
 // MARK: - Admin

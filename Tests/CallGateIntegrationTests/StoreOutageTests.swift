@@ -1,0 +1,46 @@
+import CallGateClient
+import CallGateProtocol
+import CallGateServer
+import CallGateStoreSQLite
+import Foundation
+import Testing
+
+/// A store that cannot write for a while: past `--max-queued-writes`, ops that write the call
+/// log get `ERR_STORE_UNAVAILABLE` and group changes 503, everything else goes on, and all of it
+/// comes back when the store does. The outage is a real SQLite write lock held by another
+/// connection.
+@Suite("Store outages over real sockets")
+struct StoreOutageTests {
+    @Test func pastItsBacklogTheGatewayRefusesWritesAndKeepsServingTheRest() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("callgate.sqlite")
+        let store = try SQLiteCallLogStore(path: path, durability: .processCrash, busyTimeout: 0.1)
+        let gateway = try await TestGateway(directory: directory) {
+            $0.store = store
+            $0.maxQueuedWrites = 1
+            $0.storeProbeInterval = .milliseconds(200)
+        }
+        defer { gateway.shutdown() }
+        let alice = try await gateway.device("alice")
+        let bob = try await gateway.device("bob")
+
+        let lock = try await WriteLockHolder.hold(path)
+        let first = try await alice.initiateCall(to: "bob")
+        _ = try await bob.expectPush()
+        await expectError(.storeUnavailable) { try await bob.acceptCall(first.sessionId) }
+        await expectError(.storeUnavailable) { try await alice.initiateCall(to: "carol") }
+        #expect(try await alice.ping().serverTime > 0, "ops that write nothing go on")
+        #expect(try await gateway.readiness(until: 503).0 == 503)
+        let (groupStatus, groupBody) = try await gateway.admin("PUT", "/v1/groups/team", json: #"{"name":"T","members":["alice","bob"]}"#)
+        #expect(groupStatus == 503)
+        #expect(try JSONDecoder().decode(HTTPErrorBody.self, from: groupBody).error.code == .storeUnavailable)
+        let report = try ProtoChecker.check([SchemaLine(schema: "http.error", json: groupBody)])
+        #expect(report.exitCode == 0, "\(report.output)")
+
+        await lock.unlock()
+        #expect(try await gateway.readiness(until: 200).0 == 200)
+        #expect(try await bob.acceptCall(first.sessionId).callStatus == .ongoing)
+        _ = try await alice.expectPush()
+        #expect(try await gateway.admin("PUT", "/v1/groups/team", json: #"{"name":"T","members":["alice","bob"]}"#).0 == 200)
+    }
+}
