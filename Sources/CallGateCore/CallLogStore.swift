@@ -18,9 +18,11 @@ public protocol CallLogStore: Sendable {
     func page(_ query: CallLogQuery) throws -> CallLogPage
     /// The calls under `sessionId` that `viewer` was part of, newest first.
     func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord]
-    /// Attaches the file URL of recording `rid` of the newest call under `sessionId`; false when
-    /// that call has no such recording.
-    func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool
+    /// Attaches the file URL of recording `rid` to the one call under `sessionId` that has it
+    /// (and, with `startedAt`, whose recording `rid` started then, Unix seconds). A meeting id may
+    /// hold several meetings, each numbering its recordings from 1: when more than one call
+    /// matches, nothing is attached.
+    func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch
     /// Whether a write would commit now, for the readiness probe: a store that cannot take
     /// writes (read-only file system, lock held by another process) answers false. May block
     /// for as long as a write.

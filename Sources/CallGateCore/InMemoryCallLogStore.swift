@@ -89,13 +89,16 @@ public final class InMemoryCallLogStore: CallLogStore {
     }
 
     /// Attaches a recording URL to the newest call under `sessionId`.
-    public func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
+    public func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
         state.withLock { state in
-            guard let newest = state.calls.values.filter({ $0.sessionId == sessionId }).max(by: { $0.id < $1.id }),
-                  newest.recordings.contains(where: { $0.rid == rid })
-            else { return false }
-            state.recordingURLs[newest.id, default: [:]][rid] = url
-            return true
+            let matches = state.calls.values.filter { call in
+                call.sessionId == sessionId
+                    && call.recordings.contains { $0.rid == rid && (startedAt == nil || $0.startedAt == startedAt) }
+            }
+            guard let call = matches.first else { return .notFound }
+            guard matches.count == 1 else { return .ambiguous }
+            state.recordingURLs[call.id, default: [:]][rid] = url
+            return .attached
         }
     }
 }

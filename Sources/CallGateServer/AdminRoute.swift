@@ -6,6 +6,6 @@ public enum AdminRoute: Sendable {
     /// ``AdminRouter/tokenResponse(for:using:now:)``, then write its response.
     case mintToken(TokenRequest)
     /// Attach a recording's file URL in the store, off the service thread, then answer with
-    /// ``AdminRouter/recordingResponse(attached:sessionId:rid:url:)``.
-    case attachRecording(sessionId: String, rid: String, url: String)
+    /// ``AdminRouter/recordingResponse(_:sessionId:rid:url:)``.
+    case attachRecording(sessionId: String, rid: String, url: String, startedAt: Int64?)
 }

@@ -130,17 +130,23 @@ public final class AdminRouter {
             }
             let body = try Self.decode(RecordingURLBody.self, from: request.body)
             try body.validate()
-            return .attachRecording(sessionId: sessionId, rid: rid, url: body.recordingUrl)
+            return .attachRecording(sessionId: sessionId, rid: rid, url: body.recordingUrl, startedAt: body.startedAt)
         }
     }
 
-    /// The answer to a recording URL attachment: the recording as attached, or 404 when the
-    /// newest call under `sessionId` has no recording `rid`.
-    public static func recordingResponse(attached: Bool, sessionId: String, rid: String, url: String) -> HTTPResponse {
-        guard attached else {
-            return .error(404, .notFound, "the latest call of session '\(sessionId)' has no recording '\(rid)'")
+    /// The answer to a recording URL attachment: the recording as attached, 404 when no call
+    /// under `sessionId` has recording `rid`, 409 when several do (the URL went nowhere).
+    public static func recordingResponse(_ match: RecordingMatch, sessionId: String, rid: String, url: String) -> HTTPResponse {
+        switch match {
+        case .attached:
+            .json(200, RecordingAttachment(recordingUrl: url, sessionId: sessionId, rid: rid))
+        case .notFound:
+            .error(404, .notFound, "no call of session '\(sessionId)' has recording '\(rid)' (with that startedAt)")
+        case .ambiguous:
+            .error(
+                409, .ambiguousRecording,
+                "several meetings under session '\(sessionId)' have a recording '\(rid)': send its startedAt to pick one")
         }
-        return .json(200, RecordingAttachment(recordingUrl: url, sessionId: sessionId, rid: rid))
     }
 
     /// Whether `rid` has the shape of a recording id of `sessionId`: `<sessionId>-r<n>`.

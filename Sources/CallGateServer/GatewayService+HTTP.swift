@@ -42,13 +42,13 @@ extension GatewayService: HTTPHandler {
                 let response = await AdminRouter.tokenResponse(for: tokenRequest, using: tokens)
                 self.answer(box, with: response)
             }
-        case .attachRecording(let sessionId, let rid, let url):
+        case .attachRecording(let sessionId, let rid, let url, let startedAt):
             let store = store
             storeReads.async {
                 let response: HTTPResponse
                 do {
-                    let attached = try store.attachRecordingURL(url, sessionId: sessionId, rid: rid)
-                    response = AdminRouter.recordingResponse(attached: attached, sessionId: sessionId, rid: rid, url: url)
+                    let match = try store.attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
+                    response = AdminRouter.recordingResponse(match, sessionId: sessionId, rid: rid, url: url)
                 } catch {
                     response = .error(500, .internalError, "the recording URL could not be stored")
                 }

@@ -8,6 +8,9 @@ public enum HTTPErrorCode: String, Codable, Sendable {
     case groupNotFound = "ERR_GROUP_NOT_FOUND"
     /// 404: no route has this path, or the user is not a member of the group.
     case notFound = "ERR_NOT_FOUND"
+    /// 409: a recording URL for a recording id that several meetings under the session id have;
+    /// `startedAt` in the body picks one.
+    case ambiguousRecording = "ERR_AMBIGUOUS_RECORDING"
     /// 405: the path exists but not with this method; the response carries `Allow`.
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     /// 413: the body is over the size limit.

@@ -30,9 +30,10 @@ extension SQLiteCallLogStore {
 
     /// Attaches the file URL of recording `rid` of the newest call under `sessionId`, durably;
     /// false when that call has no such recording (or there is no such call).
-    public func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
+    public func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
         try write("attaching a recording URL") { db in
-            try StoreTransaction(db: db, committed: committedParticipants).attachRecordingURL(url, sessionId: sessionId, rid: rid)
+            try StoreTransaction(db: db, committed: committedParticipants)
+                .attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
         }
     }
 }

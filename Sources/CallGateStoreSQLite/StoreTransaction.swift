@@ -76,19 +76,19 @@ struct StoreTransaction {
 
     /// Attaches `url` to recording `rid` of the newest call under `sessionId`, when that call
     /// has such a recording; returns whether it did.
-    func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
-        let newest = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT c.id, EXISTS (
-                SELECT 1 FROM json_each(c.record, '$.recordings') AS r WHERE json_extract(r.value, '$.rid') = ?
-            ) AS has_rid
-            FROM calls AS c WHERE c.session_id = ? ORDER BY c.id DESC LIMIT 1
-            """), arguments: [rid, sessionId])
-        guard let newest, newest["has_rid"] as Bool else { return false }
-        let callID: Int64 = newest["id"]
+    func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
+        let matches = try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT c.id FROM calls AS c WHERE c.session_id = ? AND EXISTS (
+                SELECT 1 FROM json_each(c.record, '$.recordings') AS r
+                WHERE json_extract(r.value, '$.rid') = ? AND (? IS NULL OR json_extract(r.value, '$.startedAt') = ?)
+            ) LIMIT 2
+            """), arguments: [sessionId, rid, startedAt, startedAt])
+        guard let callID = matches.first else { return .notFound }
+        guard matches.count == 1 else { return .ambiguous }
         try db.cachedStatement(sql: """
             INSERT INTO recording_urls (call_id, rid, url) VALUES (?, ?, ?)
             ON CONFLICT (call_id, rid) DO UPDATE SET url = excluded.url
             """).execute(arguments: [callID, rid, url])
-        return true
+        return .attached
     }
 }

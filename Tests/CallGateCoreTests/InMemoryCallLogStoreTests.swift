@@ -111,26 +111,33 @@ import Testing
         #expect(try InMemoryCallLogStore().openCalls() == [])
     }
 
-    @Test func aRecordingURLGoesToTheNewestCallOfTheSession() throws {
-        #expect(try store.attachRecordingURL("https://rec/1", sessionId: "room:1", rid: "room:1-r1"))
+    @Test func aRecordingURLGoesToTheOneCallThatHasTheRecording() throws {
+        // room:1-r1 is in both meetings under room:1: ambiguous until its startedAt picks one.
+        #expect(try store.attachRecordingURL("https://rec/1", sessionId: "room:1", rid: "room:1-r1", startedAt: nil) == .ambiguous)
+        #expect(try store.calls(sessionId: "room:1", visibleTo: "erin") == [rows[6], rows[5]])
+        #expect(try store.attachRecordingURL("https://rec/1", sessionId: "room:1", rid: "room:1-r1", startedAt: 705) == .attached)
         var withURL = rows[6]
         withURL.recordings[0].recordingUrl = "https://rec/1"
         #expect(try store.calls(sessionId: "room:1", visibleTo: "erin") == [withURL, rows[5]])
         #expect(try store.openCalls() == [withURL])
         #expect(try store.page(CallLogQuery(viewer: "erin")).records == [withURL, rows[5]])
+        // room:1-r2 is in the older meeting only: it goes there, not to the newer one.
+        #expect(try store.attachRecordingURL("https://rec/2", sessionId: "room:1", rid: "room:1-r2", startedAt: nil) == .attached)
+        var older = rows[5]
+        older.recordings[1].recordingUrl = "https://rec/2"
+        #expect(try store.calls(sessionId: "room:1", visibleTo: "erin") == [withURL, older])
     }
 
     @Test func aRecordingURLForAnUnknownRecordingIsRefused() throws {
-        // room:1-r2 belongs to the older meeting under room:1 only.
-        #expect(try !store.attachRecordingURL("https://rec/2", sessionId: "room:1", rid: "room:1-r2"))
-        #expect(try !store.attachRecordingURL("https://rec/9", sessionId: "room:1", rid: "room:1-r9"))
-        #expect(try !store.attachRecordingURL("https://rec/9", sessionId: "s1", rid: "s1-r1"))
-        #expect(try !store.attachRecordingURL("https://rec/9", sessionId: "nope", rid: "nope-r1"))
+        #expect(try store.attachRecordingURL("https://rec/9", sessionId: "room:1", rid: "room:1-r9", startedAt: nil) == .notFound)
+        #expect(try store.attachRecordingURL("https://rec/9", sessionId: "room:1", rid: "room:1-r1", startedAt: 999) == .notFound)
+        #expect(try store.attachRecordingURL("https://rec/9", sessionId: "s1", rid: "s1-r1", startedAt: nil) == .notFound)
+        #expect(try store.attachRecordingURL("https://rec/9", sessionId: "nope", rid: "nope-r1", startedAt: nil) == .notFound)
         #expect(try store.calls(sessionId: "room:1", visibleTo: "erin") == [rows[6], rows[5]])
     }
 
     @Test func aRecordingURLSurvivesLaterSavesOfTheCall() throws {
-        #expect(try store.attachRecordingURL("https://rec/3", sessionId: "s3", rid: "s3-r1"))
+        #expect(try store.attachRecordingURL("https://rec/3", sessionId: "s3", rid: "s3-r1", startedAt: nil) == .attached)
         var resaved = rows[2]
         resaved.metadata = ["note": .string("saved again")]
         try store.apply([.call(resaved)])

@@ -34,7 +34,7 @@ struct AdminFixture {
         case .mintToken(let tokenRequest):
             Issue.record("expected a response, got mintToken(\(tokenRequest))", sourceLocation: sourceLocation)
             return HTTPResponse(status: 0)
-        case .attachRecording(let sessionId, let rid, _):
+        case .attachRecording(let sessionId, let rid, _, _):
             Issue.record("expected a response, got attachRecording(\(sessionId), \(rid))", sourceLocation: sourceLocation)
             return HTTPResponse(status: 0)
         }

@@ -12,7 +12,7 @@ import Testing
         case .respond(let response):
             Issue.record("expected mintToken, got \(response.status): \(String(decoding: response.body, as: UTF8.self))")
             return nil
-        case .attachRecording(let sessionId, let rid, _):
+        case .attachRecording(let sessionId, let rid, _, _):
             Issue.record("expected mintToken, got attachRecording(\(sessionId), \(rid))")
             return nil
         }

@@ -185,8 +185,8 @@ final class SwitchableStore: CallLogStore {
     func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord] {
         try inner.calls(sessionId: sessionId, visibleTo: viewer)
     }
-    func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
-        try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid)
+    func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
+        try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
     }
     func isWritable() -> Bool { !isDown }
 }
@@ -222,8 +222,8 @@ final class FlakyStore: CallLogStore {
     func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord] {
         try inner.calls(sessionId: sessionId, visibleTo: viewer)
     }
-    func attachRecordingURL(_ url: String, sessionId: String, rid: String) throws -> Bool {
-        try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid)
+    func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
+        try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
     }
     func isWritable() -> Bool { state.withLock { $0.failures == 0 } }
 }

@@ -40,8 +40,8 @@ struct DifferentialTests {
                     let session = "s\(Int.random(in: 0..<40, using: &random.rng))"
                     let rid = "\(session)-r\(Int.random(in: 1...3, using: &random.rng))"
                     let url = "https://files/\(nextID)/\(rid)"
-                    #expect(try sqlite.attachRecordingURL(url, sessionId: session, rid: rid)
-                        == reference.attachRecordingURL(url, sessionId: session, rid: rid))
+                    #expect(try sqlite.attachRecordingURL(url, sessionId: session, rid: rid, startedAt: nil)
+                        == reference.attachRecordingURL(url, sessionId: session, rid: rid, startedAt: nil))
                 }
             }
             #expect(saved.count > 300)

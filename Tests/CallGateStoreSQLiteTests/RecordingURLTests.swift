@@ -12,7 +12,7 @@ struct RecordingURLTests {
             do {
                 let store = try SQLiteCallLogStore(path: path)
                 try store.apply([.call(call)])
-                #expect(try store.attachRecordingURL("https://files/r1.mp4", sessionId: "room", rid: "room-r1"))
+                #expect(try store.attachRecordingURL("https://files/r1.mp4", sessionId: "room", rid: "room-r1", startedAt: nil) == .attached)
                 call.recordings += TestCalls.recordings(["room-r2"])
                 try store.apply([.call(call)])
             }
@@ -28,24 +28,40 @@ struct RecordingURLTests {
     @Test func attachingAgainReplacesTheURL() throws {
         try withStore { store, _ in
             try store.apply([.call(TestCalls.direct(1, from: "alice", to: "bob", rids: ["s1-r1"]))])
-            #expect(try store.attachRecordingURL("https://old", sessionId: "s1", rid: "s1-r1"))
-            #expect(try store.attachRecordingURL("https://new", sessionId: "s1", rid: "s1-r1"))
+            #expect(try store.attachRecordingURL("https://old", sessionId: "s1", rid: "s1-r1", startedAt: nil) == .attached)
+            #expect(try store.attachRecordingURL("https://new", sessionId: "s1", rid: "s1-r1", startedAt: nil) == .attached)
             let read = try store.calls(sessionId: "s1", visibleTo: "alice")
             #expect(read.first?.recordings.first?.recordingUrl == "https://new")
         }
     }
 
-    @Test func onlyTheNewestCallOfTheSessionTakesAURL() throws {
+    @Test func aURLGoesToTheOneMeetingWithTheRecordingNeverToALaterOne() throws {
         try withStore { store, _ in
             try store.apply(TestCalls.writes([
                 TestCalls.meeting(1, session: "room", members: ["alice"], rids: ["room-r1"]),
                 TestCalls.meeting(2, session: "room", members: ["alice"], rids: ["room-r2"]),
             ]))
-            #expect(try !store.attachRecordingURL("https://x", sessionId: "room", rid: "room-r1"))
-            #expect(try !store.attachRecordingURL("https://x", sessionId: "nowhere", rid: "room-r2"))
-            #expect(try store.attachRecordingURL("https://y", sessionId: "room", rid: "room-r2"))
+            #expect(try store.attachRecordingURL("https://x", sessionId: "room", rid: "room-r1", startedAt: nil) == .attached)
+            #expect(try store.attachRecordingURL("https://x", sessionId: "nowhere", rid: "room-r2", startedAt: nil) == .notFound)
+            #expect(try store.attachRecordingURL("https://y", sessionId: "room", rid: "room-r3", startedAt: nil) == .notFound)
             let urls = try store.calls(sessionId: "room", visibleTo: "alice").map { $0.recordings.map(\.recordingUrl) }
-            #expect(urls == [["https://y"], [nil]])
+            #expect(urls == [[nil], ["https://x"]])
+        }
+    }
+
+    @Test func aRecordingIdThatSeveralMeetingsHaveNeedsItsStartTime() throws {
+        try withStore { store, _ in
+            var earlier = TestCalls.meeting(1, session: "room", members: ["alice"], rids: ["room-r1"])
+            var later = TestCalls.meeting(2, session: "room", members: ["alice"], rids: ["room-r1"])
+            earlier.recordings[0].startedAt = 110
+            later.recordings[0].startedAt = 2_000
+            try store.apply(TestCalls.writes([earlier, later]))
+            #expect(try store.attachRecordingURL("https://x", sessionId: "room", rid: "room-r1", startedAt: nil) == .ambiguous)
+            #expect(try store.calls(sessionId: "room", visibleTo: "alice").allSatisfy { $0.recordings[0].recordingUrl == nil })
+            #expect(try store.attachRecordingURL("https://old", sessionId: "room", rid: "room-r1", startedAt: 110) == .attached)
+            let urls = try store.calls(sessionId: "room", visibleTo: "alice").map { $0.recordings[0].recordingUrl }
+            #expect(urls == [nil, "https://old"], "newest first: the later meeting keeps no URL")
+            #expect(try store.attachRecordingURL("https://x", sessionId: "room", rid: "room-r1", startedAt: 1) == .notFound)
         }
     }
 }
