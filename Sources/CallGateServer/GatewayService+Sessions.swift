@@ -64,8 +64,11 @@ extension GatewayService {
         }
     }
 
-    /// Sends a session op's outcome: the reply `{session}` first, then every push.
+    /// Sends a session op's outcome: the reply `{session}` first, then every push. The Core's
+    /// changes go to the writer first, as for call ops: a `leaveSession` that ended a call is
+    /// answered only once the call's terminal status is durable.
     func send(_ outcome: SessionOutcome, replyTo requestID: String, on connection: WebSocketConnection) {
+        persistChanges()
         reply(outcome.reply.map { SessionResult(session: $0) }, to: requestID, on: connection)
         deliver(outcome.deliveries)
     }

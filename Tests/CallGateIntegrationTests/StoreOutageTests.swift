@@ -3,6 +3,7 @@ import CallGateProtocol
 import CallGateServer
 import CallGateStoreSQLite
 import Foundation
+import Synchronization
 import Testing
 
 /// A store that cannot write for a while: past `--max-queued-writes`, ops that write the call
@@ -42,5 +43,36 @@ struct StoreOutageTests {
         #expect(try await bob.acceptCall(first.sessionId).callStatus == .ongoing)
         _ = try await alice.expectPush()
         #expect(try await gateway.admin("PUT", "/v1/groups/team", json: #"{"name":"T","members":["alice","bob"]}"#).0 == 200)
+    }
+
+    /// `leaveSession` that ends a 1:1 call answers only once the call's `ended` status is
+    /// durable, as `endCall` does.
+    @Test func aLeaveThatEndsACallIsAnsweredOnceTheEndIsDurable() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("callgate.sqlite")
+        let store = try SQLiteCallLogStore(path: path, durability: .processCrash, busyTimeout: 0.1)
+        let gateway = try await TestGateway(directory: directory) { $0.store = store }
+        defer { gateway.shutdown() }
+        let alice = try await gateway.device("alice")
+        let bob = try await gateway.device("bob")
+        let call = try await alice.establishCall(with: bob, uid: "bob")
+        _ = try await alice.joinSession(callToken: try await alice.generateToken(sessionId: call.sessionId).callToken)
+        _ = try await bob.joinSession(callToken: try await bob.generateToken(sessionId: call.sessionId).callToken)
+        _ = try await alice.expectPush()
+        _ = try await alice.expectPush()
+
+        let lock = try await WriteLockHolder.hold(path)
+        let answered = Mutex(false)
+        let leave = Task {
+            let session = try await bob.leaveSession(call.sessionId)
+            answered.withLock { $0 = true }
+            return session
+        }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(!answered.withLock { $0 }, "the reply waits while the ended status cannot be written")
+        await lock.unlock()
+        #expect(try await leave.value.participants.isEmpty)
+        let ended = try await gateway.callLogs("alice")
+        #expect(ended.data.first { $0.sessionId == call.sessionId }?.callStatus == .ended)
     }
 }
