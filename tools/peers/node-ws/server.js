@@ -92,7 +92,7 @@ function b64urlJSON(part) {
   try { return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')); } catch { return null; }
 }
 
-// The User of a valid connection token, or null (malformed, not HS256, bad signature,
+// {user, exp} of a valid connection token, or null (malformed, not HS256, bad signature,
 // expired, no sub, or a call token, which carries `typ`).
 function verifyToken(token) {
   const parts = token.split('.');
@@ -109,7 +109,7 @@ function verifyToken(token) {
   if (claims.typ !== undefined) return null;
   const user = { uid: claims.sub, name: typeof claims.name === 'string' ? claims.name : claims.sub };
   if (typeof claims.avatar === 'string') user.avatar = claims.avatar;
-  return user;
+  return { user, exp: Math.floor(claims.exp) };
 }
 
 // ------------------------------------------------------------------ request decoding
@@ -153,12 +153,16 @@ function opConnect(ws, data) {
   const token = requireString(data, 'token');
   if (ws.connectSent) throw bad('this socket already sent connect');
   ws.connectSent = true;
-  const user = verifyToken(token);
-  if (!user) {
+  const verified = verifyToken(token);
+  if (!verified) {
     ws.authFailed = true;
     throw new ProtocolError('AUTH_ERR', 'the token is malformed, wrongly signed or expired');
   }
+  const { user, exp } = verified;
   clearTimeout(ws.deadline);
+  // The socket lives as long as its token (close 4003); setTimeout takes at most 2^31-1 ms.
+  const lifetimeMs = exp * 1000 - Date.now();
+  if (lifetimeMs < 2 ** 31) ws.deadline = setTimeout(() => ws.close(4003, 'token expired'), lifetimeMs);
   ws.user = user;
   let set = devices.get(user.uid);
   if (!set) devices.set(user.uid, (set = new Set()));
@@ -167,7 +171,7 @@ function opConnect(ws, data) {
   for (const entry of calls.values()) {
     if (entry.call.initiator.uid === user.uid || entry.rungSet.has(user.uid)) activeCalls.push(entry.call);
   }
-  return { user, connectionId: ws.connectionId, serverTime: Date.now(), activeCalls };
+  return { user, connectionId: ws.connectionId, serverTime: Date.now(), activeCalls, tokenExpiresAt: exp };
 }
 
 // Types were checked by checkInitiateFields before the login check; here come the ranges.

@@ -89,8 +89,8 @@ def b64url_json(part: str):
 
 
 def verify_token(token: str, secret: bytes) -> dict | None:
-    """The User of a valid connection token, or None (malformed, not HS256, bad signature,
-    expired, no sub, or a call token, which carries `typ`)."""
+    """{"user": User, "exp": int} of a valid connection token, or None (malformed, not HS256, bad
+    signature, expired, no sub, or a call token, which carries `typ`)."""
     parts = token.split(".")
     if len(parts) != 3:
         return None
@@ -113,7 +113,7 @@ def verify_token(token: str, secret: bytes) -> dict | None:
     user = {"uid": sub, "name": name if isinstance(name, str) else sub}
     if isinstance(claims.get("avatar"), str):
         user["avatar"] = claims["avatar"]
-    return user
+    return {"user": user, "exp": int(exp)}
 
 
 # ------------------------------------------------------------------ the gateway subset
@@ -232,17 +232,22 @@ class Gateway:
         if device.connect_sent:
             raise bad("this socket already sent connect")
         device.connect_sent = True
-        user = verify_token(token, self.secret)
-        if user is None:
+        verified = verify_token(token, self.secret)
+        if verified is None:
             device.auth_failed = True
             raise ProtocolError("AUTH_ERR", "the token is malformed, wrongly signed or expired")
+        user, exp = verified["user"], verified["exp"]
         device.deadline.cancel()
+        # The socket lives as long as its token: close 4003 at exp.
+        device.deadline = asyncio.get_running_loop().call_at(
+            asyncio.get_running_loop().time() + max(0.0, exp - time.time()),
+            lambda: asyncio.ensure_future(device.ws.close(4003, "token expired")))
         device.user = user
         self.devices.setdefault(user["uid"], set()).add(device.ws)
         uid = user["uid"]
         active = [c.call for c in self.calls.values() if c.call["initiator"]["uid"] == uid or uid in c.rung_set]
         return {"user": user, "connectionId": device.connection_id,
-                "serverTime": int(time.time() * 1000), "activeCalls": active}
+                "serverTime": int(time.time() * 1000), "activeCalls": active, "tokenExpiresAt": exp}
 
     def op_initiate_call(self, device: Device, data: dict):
         receiver_id = data["receiverId"]
