@@ -9,6 +9,7 @@ import Testing
             "ERR_NOT_PARTICIPANT", "ERR_CALL_ALREADY_JOINED", "ERR_CALL_CANCELLED",
             "ERR_CALL_REJECTED", "ERR_CALL_ENDED", "ERR_GROUP_NOT_FOUND", "ERR_INTERNAL",
             "ERR_TOO_MANY_DEVICES", "ERR_TOO_MANY_SESSIONS", "ERR_RATE_LIMITED", "ERR_TOO_MANY_RECORDINGS",
+            "ERR_STORE_UNAVAILABLE",
         ])
     }
 
@@ -22,6 +23,7 @@ import Testing
 
     @Test func closeCodes() {
         #expect(CloseCode.unauthorized == 4001)
+        #expect(CloseCode.tokenExpired == 4003)
         #expect(CloseCode.tooSlow == 4008)
         #expect(CloseCode.messageTooBig == 1009)
         #expect(CloseCode.goingAway == 1001)
@@ -29,7 +31,7 @@ import Testing
 
     @Test func namesFollowTheSDKs() {
         #expect(Op.allCases.map(\.rawValue) == [
-            "connect", "ping", "initiateCall", "acceptCall", "rejectCall", "endCall",
+            "connect", "refreshToken", "ping", "initiateCall", "acceptCall", "rejectCall", "endCall",
             "generateToken", "joinSession", "leaveSession", "setMuted", "startRecording", "stopRecording",
             "switchToVideo",
         ])
