@@ -7,12 +7,8 @@ import LWS
 extension GatewayService {
     func verify(_ token: String, requestID: String, for connection: ConnectionID) {
         let tokens = tokens
-        let context = context
-        Task {
-            let result = await tokens.verifiedConnection(token)
-            context.post { [self] in
-                finishConnect(result, requestID: requestID, for: connection)
-            }
+        offServiceThread({ await tokens.verifiedConnection(token) }) { [self] result in
+            finishConnect(result, requestID: requestID, for: connection)
         }
     }
 

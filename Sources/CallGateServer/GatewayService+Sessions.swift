@@ -38,13 +38,9 @@ extension GatewayService {
     /// Checks the call token, then joins this socket to the session it names.
     func joinSession(_ params: JoinSessionParams, requestID: String, for session: ClientSession) {
         let tokens = tokens
-        let context = context
         let id = session.connectionID
-        Task {
-            let grant = await tokens.verifyCallToken(params.callToken)
-            context.post { [self] in
-                finishJoin(grant, params: params, requestID: requestID, for: id)
-            }
+        offServiceThread({ await tokens.verifyCallToken(params.callToken) }) { [self] grant in
+            finishJoin(grant, params: params, requestID: requestID, for: id)
         }
     }
 

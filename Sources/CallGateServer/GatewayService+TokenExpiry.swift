@@ -31,13 +31,9 @@ extension GatewayService {
     /// Checks a newer token off the service thread, then extends the socket's life with it.
     func refreshToken(_ params: RefreshTokenParams, requestID: String, for session: ClientSession) {
         let tokens = tokens
-        let context = context
         let id = session.connectionID
-        Task {
-            let result = await tokens.verifiedConnection(params.token)
-            context.post { [self] in
-                finishRefresh(result, requestID: requestID, for: id)
-            }
+        offServiceThread({ await tokens.verifiedConnection(params.token) }) { [self] result in
+            finishRefresh(result, requestID: requestID, for: id)
         }
     }
 

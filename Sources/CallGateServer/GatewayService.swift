@@ -139,6 +139,18 @@ final class GatewayService: @unchecked Sendable {
         emit(.frame(ConnectionID(connection.id), frame))
     }
 
+    /// Runs `work` off the service thread (token checks: jwt-kit is async), then `finish` with
+    /// its result back on the service thread, through the mailbox.
+    func offServiceThread<Value: Sendable>(
+        _ work: @escaping @Sendable () async -> Value, then finish: @escaping @Sendable (Value) -> Void
+    ) {
+        let context = context
+        Task {
+            let value = await work()
+            context.post { finish(value) }
+        }
+    }
+
     /// Points the Core timer at the Core's earliest deadline.
     func armCoreTimer() {
         guard let deadline = core.nextDeadline else {

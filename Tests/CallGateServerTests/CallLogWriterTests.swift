@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func aFailingStoreIsRetriedUntilItWrites() throws {
-        let store = FlakyStore(failures: 2)
+        let store = ScriptedStore(failures: 2)
         let reported = Mutex<UInt64>(0)
         let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence in
             reported.withLock { $0 = sequence }
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func commitsAndFailedAttemptsAreMeasured() throws {
-        let store = FlakyStore(failures: 1)
+        let store = ScriptedStore(failures: 1)
         let registry = PrometheusCollectorRegistry()
         let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)) { _ in }
         _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(2, .ended)), .call(Self.record(1, .ended))])
@@ -86,7 +86,7 @@ extension CallLogWriterTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("dead.jsonl").path
-        let store = SwitchableStore(poison: 99)
+        let store = ScriptedStore(poison: 99)
         let registry = PrometheusCollectorRegistry()
         let reported = Mutex<UInt64>(0)
         let writer = CallLogWriter(
@@ -109,7 +109,7 @@ extension CallLogWriterTests {
     }
 
     @Test func anOutageIsRetriedNotSetAsideAndHealthShowsIt() async throws {
-        let store = SwitchableStore(poison: nil)
+        let store = ScriptedStore()
         store.isDown = true
         let writer = CallLogWriter(
             store: store, logger: Logger(label: "test"), metrics: Self.metrics(), probeInterval: .milliseconds(50)
@@ -131,7 +131,7 @@ extension CallLogWriterTests {
     }
 
     @Test func theIdleProbeNoticesAnOutageWithoutAWrite() async throws {
-        let store = SwitchableStore(poison: nil)
+        let store = ScriptedStore()
         let writer = CallLogWriter(
             store: store, logger: Logger(label: "test"), metrics: Self.metrics(), probeInterval: .milliseconds(30)
         ) { _ in }
@@ -152,26 +152,37 @@ extension CallLogWriterTests {
     }
 }
 
-/// A store that refuses every write while `isDown` (its probe too), and, while up, any batch
-/// holding the call `poison` (its probe commits: a write that can never succeed).
-final class SwitchableStore: CallLogStore {
+/// A store that fails on cue: its first `failures` writes throw (an outage its probe sees too),
+/// every write throws while `isDown` (probe included), and any batch holding the call `poison`
+/// throws while the probe commits (a write that can never succeed).
+final class ScriptedStore: CallLogStore {
     struct Failure: Error {}
 
     let inner = InMemoryCallLogStore()
     private let poison: Int64?
-    private let down = Mutex(false)
+    private let state: Mutex<(failures: Int, attempts: Int, down: Bool)>
 
-    init(poison: Int64?) {
+    init(failures: Int = 0, poison: Int64? = nil) {
         self.poison = poison
+        state = Mutex((failures, 0, false))
     }
 
+    var attempts: Int { state.withLock { $0.attempts } }
+
     var isDown: Bool {
-        get { down.withLock { $0 } }
-        set { down.withLock { $0 = newValue } }
+        get { state.withLock { $0.down } }
+        set { state.withLock { $0.down = newValue } }
     }
 
     func apply(_ writes: [StoreWrite]) throws {
-        if isDown { throw Failure() }
+        let fail = state.withLock { state -> Bool in
+            state.attempts += 1
+            if state.down { return true }
+            guard state.failures > 0 else { return false }
+            state.failures -= 1
+            return true
+        }
+        if fail { throw Failure() }
         if writes.contains(where: { if case .call(let record) = $0 { record.id == poison } else { false } }) {
             throw Failure()
         }
@@ -188,42 +199,5 @@ final class SwitchableStore: CallLogStore {
     func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
         try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
     }
-    func isWritable() -> Bool { !isDown }
-}
-
-/// A store whose first `failures` writes throw.
-final class FlakyStore: CallLogStore {
-    struct Failure: Error {}
-
-    let inner = InMemoryCallLogStore()
-    private let state: Mutex<(failures: Int, attempts: Int)>
-
-    init(failures: Int) {
-        state = Mutex((failures, 0))
-    }
-
-    var attempts: Int { state.withLock { $0.attempts } }
-
-    func apply(_ writes: [StoreWrite]) throws {
-        let fail = state.withLock { state -> Bool in
-            state.attempts += 1
-            guard state.failures > 0 else { return false }
-            state.failures -= 1
-            return true
-        }
-        if fail { throw Failure() }
-        try inner.apply(writes)
-    }
-
-    func openCalls() throws -> [CallLogRecord] { try inner.openCalls() }
-    func lastCallID() throws -> Int64 { try inner.lastCallID() }
-    func groups() throws -> [GroupRecord] { try inner.groups() }
-    func page(_ query: CallLogQuery) throws -> CallLogPage { try inner.page(query) }
-    func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord] {
-        try inner.calls(sessionId: sessionId, visibleTo: viewer)
-    }
-    func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
-        try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
-    }
-    func isWritable() -> Bool { state.withLock { $0.failures == 0 } }
+    func isWritable() -> Bool { state.withLock { !$0.down && $0.failures == 0 } }
 }
