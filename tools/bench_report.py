@@ -7,7 +7,8 @@ A result is the JSON that `callgate-bench ... --json FILE` writes:
    "metrics": {"<name>": {"count", "p50", "p90", "p99", "p999", "max", "unit": "ms"}},
    "rates": {"deliveriesPerSecond", "callsPerSecond", ...}, "errors": {"<code>": n},
    "server": {"rssBeforeBytes", "rssAfterBytes", "bytesPerSocket"}}
-Results are grouped as results[server][scenario], server being "callgate" or a peer's name.
+Results are grouped as results[server][scenario], server being "callgate", "callgate-baseline"
+(another CallGate build, `tools/bench --baseline PATH`) or a peer's name.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ RATE_TOLERANCE = 0.95  # a ring run counts as "at 500 calls/s" when it reached 9
 
 PASS, MISS, SKIP, UNKNOWN = "PASS", "MISS", "SKIP", "UNKNOWN"
 CALLGATE = "callgate"
+BASELINE = "callgate-baseline"  # the other CallGate build of `tools/bench --baseline PATH`
+
+
+def is_peer(server: str) -> bool:
+    """A reference server of tools/peers, as opposed to one of the two CallGate builds."""
+    return server not in (CALLGATE, BASELINE)
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ def group_ratios(results: dict[str, dict[str, dict]]) -> list[Ratio]:
     """CallGate vs every peer that ran the group scenario: deliveries/s, p99 fan-out, memory."""
     ours = results.get(CALLGATE, {}).get("group")
     rows = []
-    for peer in sorted(p for p in results if p != CALLGATE and "group" in results[p]):
+    for peer in sorted(p for p in results if is_peer(p) and "group" in results[p]):
         theirs = results[peer]["group"]
         rows.append(Ratio(peer, "deliveries per second", number(ours, "rates", "deliveriesPerSecond"),
                           number(theirs, "rates", "deliveriesPerSecond"), "higher"))
@@ -197,7 +204,7 @@ def check_targets(results: dict[str, dict[str, dict]], plan: Plan, failed: froze
     add(f"p99 fan-out completion <= {TARGET_FANOUT_P99_MS:g} ms for groups of {TARGET_GROUP_SIZE}", "group", other_size,
         at_most(metric(group, "fanout"), TARGET_FANOUT_P99_MS, "ms p99"))
 
-    peers_failed = sorted(server for server, scenario in failed if server != CALLGATE and scenario == "group")
+    peers_failed = sorted(server for server, scenario in failed if is_peer(server) and scenario == "group")
     checks.append(ahead_of_peers(group_ratios(results), peers_failed))
     return checks
 
@@ -239,8 +246,8 @@ def main_latency(scenario: str, result: dict) -> str:
     return f"{fmt(metric(result, key, 'p50'), 2)} / {fmt(metric(result, key, 'p99'), 2)}"
 
 
-def render_summary(meta: dict, results: dict[str, dict[str, dict]], checks: list[Check]) -> str:
-    """The Markdown that docs/benchmarks.md includes: runs, group ratios, targets."""
+def render_header(meta: dict) -> list[str]:
+    """Title, scale, profile and machine lines of summary.md."""
     lines = [f"# Benchmark run {meta.get('started', '?')}", ""]
     lines.append(f"Scale: **{meta.get('scale', '?')}**. " + (
         "Not the issue's scale: the numbers only smoke-test the bench." if meta.get("scale") != "full" else
@@ -248,26 +255,31 @@ def render_summary(meta: dict, results: dict[str, dict[str, dict]], checks: list
     if meta.get("profile"):
         lines.append(f"CallGate ran under `{meta['profile']}`: its latencies (and under callgrind its memory) are not comparable.")
     lines += ["", "Machine: " + "; ".join(f"{k} {v}" for k, v in meta.get("machine", {}).items()), ""]
+    return lines
 
-    lines += ["## Runs", ""]
+
+def render_body(results: dict[str, dict[str, dict]], checks: list[Check], cpu: dict[str, float],
+                suffix: str = "") -> list[str]:
+    """Runs, group ratios and targets of one set of results (one repetition); `cpu` maps
+    "<server>-<scenario>" to the server's CPU seconds; `suffix` goes after each heading."""
+    lines = [f"## Runs{suffix}", ""]
     rows = []
-    for server in sorted(results, key=lambda s: (s != CALLGATE, s)):
+    for server in sorted(results, key=lambda s: (s != CALLGATE, s != BASELINE, s)):
         for scenario in ("idle", "ring", "group", "churn"):
             result = results[server].get(scenario)
             if result is None:
                 continue
             errors = result.get("errors", {})
-            cpu = meta.get("serverCpuSeconds", {}).get(f"{server}-{scenario}")
             rows.append([server, scenario, fmt(number(result, "config", "sockets")), main_latency(scenario, result),
                          fmt(number(result, "rates", "callsPerSecond")), fmt(number(result, "rates", "deliveriesPerSecond")),
-                         fmt(number(result, "server", "bytesPerSocket")), fmt(cpu, 1),
+                         fmt(number(result, "server", "bytesPerSocket")), fmt(cpu.get(f"{server}-{scenario}"), 1),
                          ", ".join(f"{k} {v}" for k, v in sorted(errors.items())) or "0"])
     lines += table(["server", "scenario", "sockets", "p50 / p99 (ms)", "calls/s", "deliveries/s", "bytes/socket",
                     "server CPU (s)", "errors"], rows)
     lines += ["", "p50 / p99 is ring latency for `ring` and fan-out completion for `group`. Server CPU is user + system",
               "time of the server process over the whole run, connects included (generator and server share 2 cores).", ""]
 
-    lines += ["## Group fan-out: CallGate / peer", ""]
+    lines += [f"## Group fan-out: CallGate / peer{suffix}", ""]
     ratio_rows = group_ratios(results)
     if ratio_rows:
         digits = {True: 2, False: 0}
@@ -277,7 +289,141 @@ def render_summary(meta: dict, results: dict[str, dict[str, dict]], checks: list
         lines += table(["peer", "quantity", "CallGate", "peer", "ratio", "direction", "CallGate ahead"], rows)
     else:
         lines.append("No peer ran the group scenario.")
-    lines += ["", "## Targets", ""]
+    lines += ["", f"## Targets{suffix}", ""]
     lines += table(["target", "measured", "result"], [[c.target, c.measured, f"**{c.status}**"] for c in checks])
     lines.append("")
-    return "\n".join(lines)
+    return lines
+
+
+def render_summary(meta: dict, results: dict[str, dict[str, dict]], checks: list[Check]) -> str:
+    """The Markdown that docs/benchmarks.md includes: runs, group ratios, targets."""
+    return "\n".join(render_header(meta) + render_body(results, checks, meta.get("serverCpuSeconds", {})))
+
+
+# ------------------------------------------------------------------ two builds: current / baseline
+
+# What `--baseline` compares, per scenario, when the generator (or the bench) reported it:
+# (quantity, which direction is better, digits, how to read it from a result and the CPU seconds).
+COMPARED = (
+    ("deliveries/s", "higher", 0, lambda r, cpu: number(r, "rates", "deliveriesPerSecond")),
+    ("calls/s", "higher", 0, lambda r, cpu: number(r, "rates", "callsPerSecond")),
+    ("fan-out p50 (ms)", "lower", 2, lambda r, cpu: metric(r, "fanout", "p50")),
+    ("fan-out p99 (ms)", "lower", 2, lambda r, cpu: metric(r, "fanout", "p99")),
+    ("ring p50 (ms)", "lower", 2, lambda r, cpu: metric(r, "ring", "p50")),
+    ("ring p99 (ms)", "lower", 2, lambda r, cpu: metric(r, "ring", "p99")),
+    ("connect p50, first 1,000 (ms)", "lower", 2, lambda r, cpu: metric(r, "connect_first", "p50")),
+    ("connect p50, last 1,000 (ms)", "lower", 2, lambda r, cpu: metric(r, "connect_last", "p50")),
+    ("server CPU (s)", "lower", 2, lambda r, cpu: cpu),
+    ("bytes/socket", "lower", 0, lambda r, cpu: number(r, "server", "bytesPerSocket")),
+)
+
+
+@dataclass(frozen=True)
+class BuildRatio:
+    """The current build's number divided by the baseline build's, for one scenario, repetition
+    and quantity."""
+
+    scenario: str
+    rep: int
+    quantity: str
+    current: float | None
+    baseline: float | None
+    better: str  # "higher" or "lower"
+    digits: int = 0
+
+    @property
+    def value(self) -> float | None:
+        if self.current is None or self.baseline is None or self.baseline == 0:
+            return None
+        return self.current / self.baseline
+
+
+def cpu_of_rep(cpu: dict[str, float], rep_dir: str) -> dict[str, float]:
+    """The "<server>-<scenario>" -> CPU seconds of one repetition, from meta's serverCpuSeconds,
+    whose keys are the result files' stems relative to the results folder ("rep2/callgate-group",
+    or "callgate-group" when there is one repetition and so no rep folder)."""
+    prefix = f"{rep_dir}/" if rep_dir else ""
+    return {k[len(prefix):]: v for k, v in cpu.items() if k.startswith(prefix) and "/" not in k[len(prefix):]}
+
+
+def build_ratios(reps: list[dict[str, dict[str, dict]]], cpus: list[dict[str, float]]) -> list[BuildRatio]:
+    """current / baseline for every scenario both builds ran, in each repetition (1-based), for
+    each COMPARED quantity that at least one of the two reported (not both zero: idle has no rates)."""
+    rows = []
+    scenarios = ("idle", "ring", "group", "churn")
+    for scenario in scenarios:
+        for rep, (results, cpu) in enumerate(zip(reps, cpus), 1):
+            ours, theirs = results.get(CALLGATE, {}).get(scenario), results.get(BASELINE, {}).get(scenario)
+            if ours is None and theirs is None:
+                continue
+            for quantity, better, digits, read in COMPARED:
+                current = read(ours, cpu.get(f"{CALLGATE}-{scenario}")) if ours is not None else None
+                baseline = read(theirs, cpu.get(f"{BASELINE}-{scenario}")) if theirs is not None else None
+                if not current and not baseline:  # None or 0 on both sides: the scenario does not measure it
+                    continue
+                rows.append(BuildRatio(scenario, rep, quantity, current, baseline, better, digits))
+    return rows
+
+
+def verdict(current: list[float], baseline: list[float], better: str) -> str:
+    """Whether the current build differs from the baseline by more than the run-to-run noise:
+    the change is the ratio of the means, the noise the larger max/min spread of either build's
+    own repetitions. A heuristic for a handful of repetitions, not a statistical test."""
+    if len(current) < 2 or len(baseline) < 2:
+        return "n/a (needs --repeat 2 or more)"
+    if min(current) <= 0 or min(baseline) <= 0:
+        return "n/a"
+    change = (sum(current) / len(current)) / (sum(baseline) / len(baseline))
+    noise = max(max(current) / min(current), max(baseline) / min(baseline)) - 1
+    if abs(change - 1) <= noise:
+        return "within noise"
+    improved = change > 1 if better == "higher" else change < 1
+    return f"{'better' if improved else 'worse'} beyond noise"
+
+
+def spread(values: list[float]) -> float | None:
+    """max / min of one build's repetitions (1.00 = identical)."""
+    if len(values) < 2 or min(values) <= 0:
+        return None
+    return max(values) / min(values)
+
+
+def render_comparison(rows: list[BuildRatio], binaries: dict[str, str] | None = None) -> list[str]:
+    """The summary's "Current / baseline" section: one row per scenario, repetition and quantity,
+    then (with repetitions) each quantity's ratio of means against both builds' own spread."""
+    lines = ["## Current / baseline", ""]
+    for label, text in (binaries or {}).items():
+        lines.append(f"- `{label}`: {text}")
+    if binaries:
+        lines.append("")
+    if not rows:
+        return lines + ["No scenario ran against both builds.", ""]
+    lines += table(["scenario", "rep", "quantity", "current", "baseline", "current / baseline", "better"],
+                   [[r.scenario, str(r.rep), r.quantity, fmt(r.current, r.digits), fmt(r.baseline, r.digits),
+                     fmt(r.value, 3) + ("x" if r.value is not None else ""), r.better] for r in rows])
+    lines += ["", "Runs alternate current and baseline (A B A B ...) with the same generator, plan and flags; a",
+              "flag goes to a build only when its `serve --help` lists it.", ""]
+    if max(r.rep for r in rows) < 2:
+        return lines
+    lines += ["### Against run-to-run noise", ""]
+    grouped: dict[tuple[str, str], list[BuildRatio]] = {}
+    for r in rows:
+        grouped.setdefault((r.scenario, r.quantity), []).append(r)
+    out = []
+    for (scenario, quantity), rs in grouped.items():
+        current = [r.current for r in rs if r.current is not None]
+        baseline = [r.baseline for r in rs if r.baseline is not None]
+        mean = None
+        if current and baseline and sum(baseline) > 0:
+            mean = (sum(current) / len(current)) / (sum(baseline) / len(baseline))
+        out.append([scenario, quantity, " / ".join(fmt(v, rs[0].digits) for v in current),
+                    " / ".join(fmt(v, rs[0].digits) for v in baseline),
+                    fmt(mean, 3) + ("x" if mean is not None else ""),
+                    fmt(spread(current), 3) + ("x" if spread(current) is not None else ""),
+                    fmt(spread(baseline), 3) + ("x" if spread(baseline) is not None else ""),
+                    verdict(current, baseline, rs[0].better)])
+    lines += table(["scenario", "quantity", "current (each rep)", "baseline (each rep)", "ratio of means",
+                    "current max/min", "baseline max/min", "verdict"], out)
+    lines += ["", "Within noise: the ratio of the means is closer to 1 than the larger of the two builds' own",
+              "max/min spread. A heuristic for a few repetitions, not a significance test.", ""]
+    return lines

@@ -258,3 +258,169 @@ def test_exit_status():
     assert bench.exit_status(passed + [br.Check("v", "m", br.UNKNOWN)], []) == 3
     assert bench.exit_status(passed + [br.Check("v", "m", br.MISS)], []) == 3
     assert bench.exit_status(passed, ["ring against callgate: failed"]) == 1
+
+
+# ------------------------------------------------------------------ two builds: --baseline, --repeat
+
+
+def test_supports_flag_matches_whole_flags_only():
+    bench = load_bench_script()
+    help_text = "  --max-connections-per-address <n>\n  --database <database>   SQLite file\n"
+    assert bench.supports_flag(help_text, "--database")
+    assert bench.supports_flag(help_text, "--max-connections-per-address")
+    assert not bench.supports_flag(help_text, "--max-connections")  # only a prefix of a listed flag
+    assert not bench.supports_flag(help_text, "--max-calls-per-minute")
+    assert not bench.supports_flag("CALLGATE_DATABASE\n", "--database")
+
+
+def test_serve_argv_passes_only_the_flags_a_build_lists():
+    bench = load_bench_script()
+    db = br.Path("/r/callgate-baseline-group.sqlite")
+    base = ["cg", "serve", "--host", "127.0.0.1", "--port", "0", "--jwt-secret", "s", "--admin-key", "k",
+            "--log-level", "warning"]
+    new_help = "  --database <database>\n  --max-calls-per-minute <n>\n"
+    assert bench.serve_argv("cg", new_help, "s", "k", db) == base + [
+        "--max-calls-per-minute", "1000000", "--database", str(db)]
+    old_help = "  --database <database>\n  --max-connections <n>\n"  # before the call rate limit existed
+    assert bench.serve_argv("cg", old_help, "s", "k", db) == base + ["--database", str(db)]
+    assert bench.serve_argv("cg", "", "s", "k", db) == base
+
+
+def test_run_order_interleaves_current_and_baseline():
+    bench = load_bench_script()
+    order = bench.run_order(["ring", "group"], 2, True, ["node-ws"])
+    assert order == [
+        (1, "callgate", "ring"), (1, "callgate-baseline", "ring"),
+        (2, "callgate", "ring"), (2, "callgate-baseline", "ring"),
+        (1, "callgate", "group"), (1, "callgate-baseline", "group"), (1, "node-ws", "group"),
+        (2, "callgate", "group"), (2, "callgate-baseline", "group"), (2, "node-ws", "group"),
+    ]
+    # without --baseline and --repeat: the standard set as before, the peers last
+    assert bench.run_order(["idle", "ring", "group"], 1, False, ["node-ws", "python-websockets"]) == [
+        (1, "callgate", "idle"), (1, "callgate", "ring"), (1, "callgate", "group"),
+        (1, "node-ws", "group"), (1, "python-websockets", "group")]
+
+
+def test_rep_dirs_and_peer_lists():
+    bench = load_bench_script()
+    assert bench.rep_dir(1, 1) == "" and bench.rep_dir(3, 2) == "rep2"
+    assert bench.parse_peers("none") == [] and bench.parse_peers("") == [] and bench.parse_peers("NONE") == []
+    assert bench.parse_peers("node-ws, python-websockets") == ["node-ws", "python-websockets"]
+
+
+def test_bench_options():
+    bench = load_bench_script()
+    args = bench.parse_args(["--peers", "none", "--baseline", "/b/callgate", "--callgate", "/c/callgate", "--repeat", "2"])
+    assert args.peers == [] and args.repeat == 2
+    assert str(args.baseline) == "/b/callgate" and str(args.callgate) == "/c/callgate"
+    defaults = bench.parse_args([])
+    assert defaults.repeat == 1 and defaults.baseline is None and defaults.peers == list(bench.PEERS)
+    assert defaults.callgate == bench.ROOT / ".build/release/callgate"
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--repeat", "0"])
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--peers", "nginx"])
+
+
+def with_baseline(results: dict, factor: float = 1.0) -> dict:
+    """good_results() plus a baseline build whose numbers are callgate's times `factor`."""
+    results = copy.deepcopy(results)
+    baseline = copy.deepcopy(results["callgate"])
+    for scenario in baseline.values():
+        for m in scenario["metrics"].values():
+            for key in ("p50", "p99"):
+                m[key] *= factor
+        scenario["rates"] = {k: v * factor for k, v in scenario["rates"].items()}
+        if scenario["server"]["bytesPerSocket"] is not None:
+            scenario["server"]["bytesPerSocket"] *= factor
+    results["callgate-baseline"] = baseline
+    return results
+
+
+def test_the_baseline_is_no_peer():
+    results = with_baseline(good_results(), 2.0)  # a baseline twice as fat and slow would be "behind"
+    assert {r.peer for r in br.group_ratios(results)} == {"node-ws", "python-websockets"}
+    assert by_target(br.check_targets(results, FULL), "ahead").status == br.PASS
+    failed = frozenset({("callgate-baseline", "group")})
+    assert by_target(br.check_targets(results, FULL, failed), "ahead").status == br.PASS
+    only_builds = {k: v for k, v in results.items() if k.startswith("callgate")}
+    assert by_target(br.check_targets(only_builds, FULL), "ahead").status == br.SKIP
+
+
+def test_cpu_of_each_repetition():
+    cpu = {"rep1/callgate-group": 10.0, "rep1/callgate-baseline-group": 11.0, "rep2/callgate-group": 12.0,
+           "rep10/callgate-group": 99.0}
+    assert br.cpu_of_rep(cpu, "rep1") == {"callgate-group": 10.0, "callgate-baseline-group": 11.0}
+    assert br.cpu_of_rep(cpu, "rep2") == {"callgate-group": 12.0}
+    assert br.cpu_of_rep({"callgate-ring": 3.0}, "") == {"callgate-ring": 3.0}
+    assert br.cpu_of_rep(cpu, "") == {}  # one repetition has no rep folders
+
+
+def test_build_ratios_per_scenario_repetition_and_quantity():
+    rep1 = with_baseline(good_results(), 0.5)
+    rep2 = with_baseline(good_results(), 1.0)
+    cpus = [{"callgate-group": 10.0, "callgate-baseline-group": 8.0}, {}]
+    rows = br.build_ratios([rep1, rep2], cpus)
+    by = {(r.scenario, r.rep, r.quantity): r for r in rows}
+    group = by[("group", 1, "deliveries/s")]
+    assert (group.current, group.baseline, group.better) == (80_000.0, 40_000.0, "higher")
+    assert group.value == pytest.approx(2.0)
+    assert by[("group", 1, "fan-out p99 (ms)")].value == pytest.approx(2.0)
+    assert by[("group", 1, "server CPU (s)")].value == pytest.approx(1.25)
+    assert by[("group", 2, "fan-out p50 (ms)")].value == pytest.approx(1.0)
+    assert by[("ring", 1, "ring p99 (ms)")].value == pytest.approx(2.0)
+    assert by[("idle", 2, "connect p50, last 1,000 (ms)")].value == pytest.approx(1.0)
+    assert ("group", 2, "server CPU (s)") not in by  # no CPU seconds for either build
+    assert ("idle", 1, "deliveries/s") not in by  # idle has no rates: not a quantity of that scenario
+    assert ("ring", 1, "fan-out p99 (ms)") not in by
+    # scenario order, then repetition, then quantity
+    assert [(r.scenario, r.rep) for r in rows] == sorted(((r.scenario, r.rep) for r in rows),
+                                                         key=lambda sr: (["idle", "ring", "group"].index(sr[0]), sr[1]))
+
+
+def test_build_ratio_with_a_failed_side():
+    results = with_baseline(good_results())
+    del results["callgate-baseline"]["group"]
+    rows = [r for r in br.build_ratios([results], [{}]) if r.scenario == "group"]
+    assert rows and all(r.baseline is None and r.value is None for r in rows)
+    assert br.build_ratios([good_results()], [{}])[0].baseline is None  # no baseline ran at all
+
+
+def test_verdict_against_run_to_run_noise():
+    # throughput 5% apart between builds, each build's own runs 2% apart: beyond noise
+    assert br.verdict([95.0, 96.9], [100.0, 102.0], "higher") == "worse beyond noise"
+    assert br.verdict([95.0, 96.9], [100.0, 102.0], "lower") == "better beyond noise"
+    # the same 5%, but one build's runs 10% apart: within noise
+    assert br.verdict([95.0, 104.5], [100.0, 102.0], "higher") == "within noise"
+    assert br.verdict([1.0, 1.0], [1.0, 1.0], "lower") == "within noise"
+    assert br.verdict([1.0], [1.0], "lower").startswith("n/a")
+    assert br.verdict([0.0, 1.0], [1.0, 1.0], "lower") == "n/a"
+    assert br.spread([2.0, 3.0]) == pytest.approx(1.5) and br.spread([2.0]) is None
+
+
+def test_comparison_markdown():
+    rows = br.build_ratios([with_baseline(good_results(), 0.5), with_baseline(good_results(), 0.4)],
+                           [{"callgate-group": 10.0, "callgate-baseline-group": 10.0}] * 2)
+    lines = br.render_comparison(rows, {"callgate": "/head/callgate", "callgate-baseline": "/base/callgate"})
+    assert lines[0] == "## Current / baseline"
+    assert "- `callgate-baseline`: /base/callgate" in lines
+    assert "| group | 1 | deliveries/s | 80,000 | 40,000 | 2.000x | higher |" in lines
+    assert "| group | 2 | fan-out p99 (ms) | 20.00 | 8.00 | 2.500x | lower |" in lines
+    assert "| group | 1 | server CPU (s) | 10.00 | 10.00 | 1.000x | lower |" in lines
+    assert "### Against run-to-run noise" in lines
+    assert ("| group | deliveries/s | 80,000 / 80,000 | 40,000 / 32,000 | 2.222x | 1.000x | 1.250x "
+            "| better beyond noise |") in lines
+    assert "| group | server CPU (s) | 10.00 / 10.00 | 10.00 / 10.00 | 1.000x | 1.000x | 1.000x | within noise |" in lines
+    single = br.render_comparison(rows[:3])
+    assert "### Against run-to-run noise" not in single  # one repetition: no spread to compare with
+    assert br.render_comparison([])[-2] == "No scenario ran against both builds."
+
+
+def test_summary_with_a_baseline_lists_it_after_callgate():
+    results = with_baseline(good_results())
+    lines = br.render_body(results, br.check_targets(results, FULL), {"callgate-baseline-group": 9.5}, " (repetition 2)")
+    assert lines[0] == "## Runs (repetition 2)"
+    servers = [l.split("|")[1].strip() for l in lines if l.startswith("| ") and l.count("|") == 10][1:]
+    assert servers == ["callgate"] * 3 + ["callgate-baseline"] * 3 + ["node-ws", "python-websockets"]
+    assert "| callgate-baseline | group | 19,000 | 5.00 / 20.00 | n/a | 80,000 | 3,500 | 9.5 | 0 |" in lines
+    assert "## Targets (repetition 2)" in lines
