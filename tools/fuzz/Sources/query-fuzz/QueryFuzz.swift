@@ -195,9 +195,9 @@ private func checkAdmin(_ request: HTTPRequest) {
         guard FieldRules.isValidID(user.uid), FieldRules.isValidName(user.name),
               (1...TokenRequest.maxTTL).contains(tokenRequest.ttl)
         else { fatalError("admin: invalid token request \(tokenRequest)") }
-    case .attachRecording(let sessionId, let rid, let url):
+    case .attachRecording(let sessionId, let rid, let url, let startedAt):
         guard request.method == .post, SessionIDFormat.isValid(sessionId), rid.hasPrefix(sessionId + "-r"),
-              !url.isEmpty
+              !url.isEmpty, (startedAt ?? 0) >= 0
         else { fatalError("admin: invalid recording route \(sessionId.debugDescription) \(rid.debugDescription) \(url.debugDescription)") }
     }
 }
