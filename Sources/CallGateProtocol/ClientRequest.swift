@@ -49,3 +49,201 @@ public enum ClientRequest: Hashable, Sendable {
         }
     }
 }
+
+/// The name of a client request, as sent in the frame's `op` field.
+public enum Op: String, Codable, Hashable, Sendable, CaseIterable {
+    /// Authenticates the socket with a token; must be the first request.
+    case connect
+    /// Extends the socket's life with a newer connection token for the same user.
+    case refreshToken
+    /// Asks for the server time; also keeps idle sockets alive.
+    case ping
+    /// Rings a user or a group.
+    case initiateCall
+    /// Answers a ringing call.
+    case acceptCall
+    /// Declines (callee) or cancels (caller) a ringing call.
+    case rejectCall
+    /// Hangs up: leaves an answered call, or cancels one's own ringing call.
+    case endCall
+    /// Asks for a call token bound to one session and this user, to present to `joinSession`.
+    case generateToken
+    /// Joins a call session with a call token.
+    case joinSession
+    /// Leaves a call session.
+    case leaveSession
+    /// Mutes or unmutes one's audio or video in a session.
+    case setMuted
+    /// Starts recording a session.
+    case startRecording
+    /// Stops recording a session.
+    case stopRecording
+    /// Turns an audio call into a video call.
+    case switchToVideo
+}
+
+extension ClientRequest {
+    /// Builds the request for `op` from its `data` fields. Unknown fields are ignored.
+    init(op: Op, reading data: FrameFieldReader) throws(FrameDecodingError) {
+        switch op {
+        case .connect:
+            self = .connect(ConnectParams(token: try data.string("token")))
+        case .refreshToken:
+            self = .refreshToken(RefreshTokenParams(token: try data.string("token")))
+        case .ping:
+            self = .ping
+        case .initiateCall:
+            self = .initiateCall(InitiateCallParams(
+                receiverId: try data.string("receiverId"),
+                receiverType: try data.choice("receiverType", as: ReceiverType.self),
+                callType: try data.choice("callType", as: CallType.self),
+                timeout: try data.optionalInteger("timeout"),
+                metadata: try data.optionalObject("metadata")
+            ))
+        case .acceptCall:
+            self = .acceptCall(SessionParams(sessionId: try data.string("sessionId")))
+        case .rejectCall:
+            self = .rejectCall(RejectCallParams(
+                sessionId: try data.string("sessionId"),
+                status: try data.choice("status", as: RejectStatus.self)
+            ))
+        case .endCall:
+            self = .endCall(SessionParams(sessionId: try data.string("sessionId")))
+        case .generateToken:
+            self = .generateToken(SessionParams(sessionId: try data.string("sessionId")))
+        case .joinSession:
+            self = .joinSession(JoinSessionParams(
+                callToken: try data.string("callToken"),
+                audioOnly: try data.optionalBool("audioOnly"),
+                idleTimeout: try data.optionalInteger("idleTimeout")
+            ))
+        case .leaveSession:
+            self = .leaveSession(SessionParams(sessionId: try data.string("sessionId")))
+        case .setMuted:
+            self = .setMuted(SetMutedParams(
+                sessionId: try data.string("sessionId"),
+                audioMuted: try data.optionalBool("audioMuted"),
+                videoMuted: try data.optionalBool("videoMuted")
+            ))
+        case .startRecording:
+            self = .startRecording(SessionParams(sessionId: try data.string("sessionId")))
+        case .stopRecording:
+            self = .stopRecording(SessionParams(sessionId: try data.string("sessionId")))
+        case .switchToVideo:
+            self = .switchToVideo(SessionParams(sessionId: try data.string("sessionId")))
+        }
+    }
+}
+
+/// The `data` of a `connect` request.
+public struct ConnectParams: Codable, Hashable, Sendable {
+    /// The connection token (an HS256 JWT) naming the user.
+    public var token: String
+
+    /// Makes connect params.
+    public init(token: String) {
+        self.token = token
+    }
+}
+
+/// The `data` of a `refreshToken` request.
+public struct RefreshTokenParams: Codable, Hashable, Sendable {
+    /// A newer connection token (an HS256 JWT) for the user the socket is connected as.
+    public var token: String
+
+    /// Makes refresh params.
+    public init(token: String) {
+        self.token = token
+    }
+}
+
+/// The `data` of an `initiateCall` request.
+public struct InitiateCallParams: Codable, Hashable, Sendable {
+    /// The uid of the callee, or the guid of the group.
+    public var receiverId: String
+    /// Whether `receiverId` names a user or a group.
+    public var receiverType: ReceiverType
+    /// Audio or video.
+    public var callType: CallType
+    /// How long to ring, in seconds; nil means the server default.
+    public var timeout: Int?
+    /// Free-form data to attach to the call.
+    public var metadata: [String: JSONValue]?
+
+    /// Makes initiate params.
+    public init(
+        receiverId: String,
+        receiverType: ReceiverType,
+        callType: CallType,
+        timeout: Int? = nil,
+        metadata: [String: JSONValue]? = nil
+    ) {
+        self.receiverId = receiverId
+        self.receiverType = receiverType
+        self.callType = callType
+        self.timeout = timeout
+        self.metadata = metadata
+    }
+}
+
+/// The `data` of a request that only names the call or session to act on: `acceptCall`,
+/// `endCall`, `generateToken`, `leaveSession`, `startRecording`, `stopRecording`, `switchToVideo`.
+public struct SessionParams: Codable, Hashable, Sendable {
+    /// The call's (or session's) id.
+    public var sessionId: String
+
+    /// Makes session params.
+    public init(sessionId: String) {
+        self.sessionId = sessionId
+    }
+}
+
+/// The `data` of a `rejectCall` request.
+public struct RejectCallParams: Codable, Hashable, Sendable {
+    /// The call's session id.
+    public var sessionId: String
+    /// `rejected` or `busy` from a callee, `cancelled` from the caller.
+    public var status: RejectStatus
+
+    /// Makes reject params.
+    public init(sessionId: String, status: RejectStatus) {
+        self.sessionId = sessionId
+        self.status = status
+    }
+}
+
+/// The `data` of a `joinSession` request.
+public struct JoinSessionParams: Codable, Hashable, Sendable {
+    /// The call token from `generateToken`: it names the session and the user.
+    public var callToken: String
+    /// Whether this device joins with audio only; a new standalone session is then an audio call.
+    /// Absent means false.
+    public var audioOnly: Bool?
+    /// How long, in seconds, this user may stay alone in the session before being removed;
+    /// absent means the server default.
+    public var idleTimeout: Int?
+
+    /// Makes join params.
+    public init(callToken: String, audioOnly: Bool? = nil, idleTimeout: Int? = nil) {
+        self.callToken = callToken
+        self.audioOnly = audioOnly
+        self.idleTimeout = idleTimeout
+    }
+}
+
+/// The `data` of a `setMuted` request. An absent field keeps its current value.
+public struct SetMutedParams: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// Whether the user's audio is muted now; nil keeps it.
+    public var audioMuted: Bool?
+    /// Whether the user's video is muted now; nil keeps it.
+    public var videoMuted: Bool?
+
+    /// Makes mute params.
+    public init(sessionId: String, audioMuted: Bool? = nil, videoMuted: Bool? = nil) {
+        self.sessionId = sessionId
+        self.audioMuted = audioMuted
+        self.videoMuted = videoMuted
+    }
+}

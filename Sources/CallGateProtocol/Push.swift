@@ -1,3 +1,5 @@
+import Foundation
+
 /// A server push: an event about a call or a session, sent to devices that did not cause it.
 public enum Push: Hashable, Sendable {
     /// `onIncomingCallReceived`: the call rings the device.
@@ -65,5 +67,322 @@ public enum Push: Hashable, Sendable {
              .callEnded(let sessionId):
             sessionId
         }
+    }
+}
+
+/// The name of a server push, as sent in the frame's `event` field. Names follow the calling SDKs.
+public enum EventName: String, Codable, Hashable, Sendable, CaseIterable {
+    /// A call rings this device.
+    case onIncomingCallReceived
+    /// A callee answered the caller's call.
+    case onOutgoingCallAccepted
+    /// The caller's call was declined, found the callee busy, or was not answered in time.
+    case onOutgoingCallRejected
+    /// A call that rang this device stopped ringing.
+    case onIncomingCallCanceled
+    /// A participant left (or ended) an answered call.
+    case onCallEndedMessageReceived
+    /// A user joined a session this device's user is in.
+    case onUserJoined
+    /// A user left a session this device's user is in.
+    case onUserLeft
+    /// The participant list of a session changed (after every join and leave).
+    case onUserListChanged
+    /// A participant muted or unmuted their audio or video.
+    case onUserMuted
+    /// A participant started or stopped the recording of a session.
+    case onRecordingToggled
+    /// A participant turned the session's audio call into a video call.
+    case onCallSwitchedToVideo
+    /// This user was alone in a session for their idle timeout and was removed from it.
+    case onSessionTimeout
+    /// The session is over.
+    case onCallEnded
+}
+
+/// The `{"event", "data"}` shape of a push frame, generic over the data struct.
+struct PushEnvelope<Payload: Codable>: Codable {
+    /// The event name.
+    var event: String
+    /// The event's data.
+    var data: Payload
+}
+
+extension Push {
+    /// The push as one complete frame, `{"event": ..., "data": {...}}`.
+    ///
+    /// Encode each push once and share the bytes among all its recipients. Throws only for a
+    /// push whose free-form parts cannot be written as JSON (see `WireJSON.encode`).
+    public func encodedFrame() throws(FrameEncodingError) -> Data {
+        switch self {
+        case .incomingCallReceived(let call):
+            try frame(IncomingCallReceivedData(call: call))
+        case .outgoingCallAccepted(let call, let by):
+            try frame(OutgoingCallAcceptedData(call: call, by: by))
+        case .outgoingCallRejected(let call, let by):
+            try frame(OutgoingCallRejectedData(call: call, by: by))
+        case .incomingCallCanceled(let call, let reason):
+            try frame(IncomingCallCanceledData(call: call, reason: reason))
+        case .callEndedMessageReceived(let call, let by, let reason):
+            try frame(CallEndedMessageReceivedData(call: call, by: by, reason: reason))
+        case .userJoined(let sessionId, let user):
+            try frame(UserJoinedData(sessionId: sessionId, user: user))
+        case .userLeft(let sessionId, let user):
+            try frame(UserLeftData(sessionId: sessionId, user: user))
+        case .userListChanged(let sessionId, let participants):
+            try frame(UserListChangedData(sessionId: sessionId, participants: participants))
+        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted):
+            try frame(UserMutedData(sessionId: sessionId, user: user, audioMuted: audioMuted, videoMuted: videoMuted))
+        case .recordingToggled(let sessionId, let recordingStarted, let user):
+            try frame(RecordingToggledData(sessionId: sessionId, recordingStarted: recordingStarted, user: user))
+        case .callSwitchedToVideo(let sessionId, let requestedBy):
+            try frame(CallSwitchedToVideoData(sessionId: sessionId, requestedBy: requestedBy))
+        case .sessionTimeout(let sessionId):
+            try frame(SessionTimeoutData(sessionId: sessionId))
+        case .callEnded(let sessionId):
+            try frame(CallEndedData(sessionId: sessionId))
+        }
+    }
+
+    private func frame(_ data: some Codable) throws(FrameEncodingError) -> Data {
+        try WireJSON.encode(PushEnvelope(event: event.rawValue, data: data))
+    }
+}
+
+extension Push {
+    /// Rebuilds a typed push from a push frame, as `ServerFrame.push` delivers it.
+    ///
+    /// Throws `DecodingError` when the event is unknown or its data does not match.
+    public init(event: String, frame: Data) throws {
+        guard let name = EventName(rawValue: event) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown event '\(event)'"))
+        }
+        switch name {
+        case .onIncomingCallReceived:
+            let data = try ServerFrame.decodePushData(IncomingCallReceivedData.self, from: frame)
+            self = .incomingCallReceived(call: data.call)
+        case .onOutgoingCallAccepted:
+            let data = try ServerFrame.decodePushData(OutgoingCallAcceptedData.self, from: frame)
+            self = .outgoingCallAccepted(call: data.call, by: data.by)
+        case .onOutgoingCallRejected:
+            let data = try ServerFrame.decodePushData(OutgoingCallRejectedData.self, from: frame)
+            self = .outgoingCallRejected(call: data.call, by: data.by)
+        case .onIncomingCallCanceled:
+            let data = try ServerFrame.decodePushData(IncomingCallCanceledData.self, from: frame)
+            self = .incomingCallCanceled(call: data.call, reason: data.reason)
+        case .onCallEndedMessageReceived:
+            let data = try ServerFrame.decodePushData(CallEndedMessageReceivedData.self, from: frame)
+            self = .callEndedMessageReceived(call: data.call, by: data.by, reason: data.reason)
+        case .onUserJoined:
+            let data = try ServerFrame.decodePushData(UserJoinedData.self, from: frame)
+            self = .userJoined(sessionId: data.sessionId, user: data.user)
+        case .onUserLeft:
+            let data = try ServerFrame.decodePushData(UserLeftData.self, from: frame)
+            self = .userLeft(sessionId: data.sessionId, user: data.user)
+        case .onUserListChanged:
+            let data = try ServerFrame.decodePushData(UserListChangedData.self, from: frame)
+            self = .userListChanged(sessionId: data.sessionId, participants: data.participants)
+        case .onUserMuted:
+            let data = try ServerFrame.decodePushData(UserMutedData.self, from: frame)
+            self = .userMuted(
+                sessionId: data.sessionId, user: data.user, audioMuted: data.audioMuted, videoMuted: data.videoMuted)
+        case .onRecordingToggled:
+            let data = try ServerFrame.decodePushData(RecordingToggledData.self, from: frame)
+            self = .recordingToggled(sessionId: data.sessionId, recordingStarted: data.recordingStarted, user: data.user)
+        case .onCallSwitchedToVideo:
+            let data = try ServerFrame.decodePushData(CallSwitchedToVideoData.self, from: frame)
+            self = .callSwitchedToVideo(sessionId: data.sessionId, requestedBy: data.requestedBy)
+        case .onSessionTimeout:
+            let data = try ServerFrame.decodePushData(SessionTimeoutData.self, from: frame)
+            self = .sessionTimeout(sessionId: data.sessionId)
+        case .onCallEnded:
+            let data = try ServerFrame.decodePushData(CallEndedData.self, from: frame)
+            self = .callEnded(sessionId: data.sessionId)
+        }
+    }
+}
+
+/// The `data` of `onIncomingCallReceived`: a call now rings this device.
+public struct IncomingCallReceivedData: Codable, Hashable, Sendable {
+    /// The ringing call.
+    public var call: Call
+
+    /// Makes the push data.
+    public init(call: Call) {
+        self.call = call
+    }
+}
+
+/// The `data` of `onOutgoingCallAccepted`: someone answered.
+public struct OutgoingCallAcceptedData: Codable, Hashable, Sendable {
+    /// The call, now `ongoing`.
+    public var call: Call
+    /// Who answered.
+    public var by: User
+
+    /// Makes the push data.
+    public init(call: Call, by: User) {
+        self.call = call
+        self.by = by
+    }
+}
+
+/// The `data` of `onOutgoingCallRejected`: the caller's call will not be answered.
+public struct OutgoingCallRejectedData: Codable, Hashable, Sendable {
+    /// The call, in its terminal status (`rejected`, `busy` or `unanswered`).
+    public var call: Call
+    /// Who declined or was busy; absent when the ring timed out.
+    public var by: User?
+
+    /// Makes the push data.
+    public init(call: Call, by: User?) {
+        self.call = call
+        self.by = by
+    }
+}
+
+/// The `data` of `onIncomingCallCanceled`: a call stopped ringing this device.
+public struct IncomingCallCanceledData: Codable, Hashable, Sendable {
+    /// The call as it stands now.
+    public var call: Call
+    /// Why it stopped ringing.
+    public var reason: CancelReason
+
+    /// Makes the push data.
+    public init(call: Call, reason: CancelReason) {
+        self.call = call
+        self.reason = reason
+    }
+}
+
+/// The `data` of `onCallEndedMessageReceived`: a participant left or ended an answered call.
+public struct CallEndedMessageReceivedData: Codable, Hashable, Sendable {
+    /// The call as it stands now (`ended`, or still `ongoing` when a group call goes on).
+    public var call: Call
+    /// Who left.
+    public var by: User
+    /// Whether they hung up or disconnected.
+    public var reason: EndReason
+
+    /// Makes the push data.
+    public init(call: Call, by: User, reason: EndReason) {
+        self.call = call
+        self.by = by
+        self.reason = reason
+    }
+}
+
+/// The `data` of `onUserJoined`: a user joined a session.
+public struct UserJoinedData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// Who joined.
+    public var user: User
+
+    /// Makes the push data.
+    public init(sessionId: String, user: User) {
+        self.sessionId = sessionId
+        self.user = user
+    }
+}
+
+/// The `data` of `onUserLeft`: a user left a session (or was removed from it).
+public struct UserLeftData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// Who left.
+    public var user: User
+
+    /// Makes the push data.
+    public init(sessionId: String, user: User) {
+        self.sessionId = sessionId
+        self.user = user
+    }
+}
+
+/// The `data` of `onUserListChanged`: the participant list after a join or a leave.
+public struct UserListChangedData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// Everyone in the session now, ordered by `joinedAt`.
+    public var participants: [Participant]
+
+    /// Makes the push data.
+    public init(sessionId: String, participants: [Participant]) {
+        self.sessionId = sessionId
+        self.participants = participants
+    }
+}
+
+/// The `data` of `onUserMuted`: a participant's mute state after `setMuted`.
+public struct UserMutedData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// Whose state changed.
+    public var user: User
+    /// Whether their audio is muted now.
+    public var audioMuted: Bool
+    /// Whether their video is muted now.
+    public var videoMuted: Bool
+
+    /// Makes the push data.
+    public init(sessionId: String, user: User, audioMuted: Bool, videoMuted: Bool) {
+        self.sessionId = sessionId
+        self.user = user
+        self.audioMuted = audioMuted
+        self.videoMuted = videoMuted
+    }
+}
+
+/// The `data` of `onRecordingToggled`: a participant started or stopped the recording.
+public struct RecordingToggledData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// True when the recording started, false when it stopped.
+    public var recordingStarted: Bool
+    /// Who started or stopped it.
+    public var user: User
+
+    /// Makes the push data.
+    public init(sessionId: String, recordingStarted: Bool, user: User) {
+        self.sessionId = sessionId
+        self.recordingStarted = recordingStarted
+        self.user = user
+    }
+}
+
+/// The `data` of `onCallSwitchedToVideo`: the session's audio call is a video call now.
+public struct CallSwitchedToVideoData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// Who switched it.
+    public var requestedBy: User
+
+    /// Makes the push data.
+    public init(sessionId: String, requestedBy: User) {
+        self.sessionId = sessionId
+        self.requestedBy = requestedBy
+    }
+}
+
+/// The `data` of `onSessionTimeout`: this user was alone in the session for their idle timeout and was removed.
+public struct SessionTimeoutData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+
+    /// Makes the push data.
+    public init(sessionId: String) {
+        self.sessionId = sessionId
+    }
+}
+
+/// The `data` of `onCallEnded`: the session is over.
+public struct CallEndedData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+
+    /// Makes the push data.
+    public init(sessionId: String) {
+        self.sessionId = sessionId
     }
 }

@@ -23,3 +23,44 @@ public enum ReplyFrame {
         }
     }
 }
+
+/// How the server answered a request.
+public enum ReplyOutcome: Hashable, Sendable {
+    /// The op succeeded; `raw` is the whole reply frame, read its result with `decodeResult`.
+    case success(raw: Data)
+    /// The op failed with this error.
+    case failure(ErrorBody)
+
+    /// The reply's `result` as `type`; throws the `ErrorBody` of a failed reply, or a
+    /// `DecodingError` when the result does not match `type`.
+    public func decodeResult<Result: Decodable>(_ type: Result.Type) throws -> Result {
+        switch self {
+        case .success(let raw):
+            try WireJSON.decoder.decode(ResultEnvelope<Result>.self, from: raw).result
+        case .failure(let body):
+            throw body
+        }
+    }
+}
+
+/// The `{"id", "result"}` shape of a successful reply.
+struct SuccessReplyEnvelope<Result: Encodable>: Encodable {
+    /// The request's id.
+    var id: String
+    /// The op's result.
+    var result: Result
+}
+
+/// The `{"id"?, "error"}` shape of a failed reply; `id` is omitted when the request had none.
+struct FailureReplyEnvelope: Encodable {
+    /// The request's id, when one could be read.
+    var id: String?
+    /// What went wrong.
+    var error: ErrorBody
+}
+
+/// Reads only the `result` of a successful reply frame.
+struct ResultEnvelope<Result: Decodable>: Decodable {
+    /// The op's result.
+    var result: Result
+}

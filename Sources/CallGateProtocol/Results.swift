@@ -1,0 +1,76 @@
+/// The `result` of a successful `connect`.
+public struct ConnectResult: Codable, Hashable, Sendable {
+    /// The user the token named.
+    public var user: User
+    /// The server's id for this socket, useful in logs and support requests.
+    public var connectionId: String
+    /// The server's clock, Unix milliseconds, so clients can correct their own.
+    public var serverTime: Int64
+    /// Calls this user is ringing for or taking part in right now, so a device that reconnects
+    /// mid-ring shows the right screen.
+    public var activeCalls: [Call]
+    /// When the token expires, Unix seconds: the socket is closed with 4003 then, unless a
+    /// `refreshToken` with a later token came first.
+    public var tokenExpiresAt: Int64
+
+    /// Makes a connect result.
+    public init(user: User, connectionId: String, serverTime: Int64, activeCalls: [Call], tokenExpiresAt: Int64) {
+        self.user = user
+        self.connectionId = connectionId
+        self.serverTime = serverTime
+        self.activeCalls = activeCalls
+        self.tokenExpiresAt = tokenExpiresAt
+    }
+}
+
+/// The `result` of a `ping`.
+public struct PingResult: Codable, Hashable, Sendable {
+    /// The server's clock, Unix milliseconds.
+    public var serverTime: Int64
+
+    /// Makes a ping result.
+    public init(serverTime: Int64) {
+        self.serverTime = serverTime
+    }
+}
+
+/// The `result` of a `generateToken`: a call token for one session and one user.
+public struct GenerateTokenResult: Codable, Hashable, Sendable {
+    /// The signed, short-lived token to present to `joinSession`.
+    public var callToken: String
+    /// The session the token is bound to.
+    public var sessionId: String
+    /// When the token expires, Unix seconds.
+    public var expiresAt: Int64
+
+    /// Makes a token result.
+    public init(callToken: String, sessionId: String, expiresAt: Int64) {
+        self.callToken = callToken
+        self.sessionId = sessionId
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The `result` of a successful `refreshToken`.
+public struct RefreshTokenResult: Codable, Hashable, Sendable {
+    /// When the socket's token now expires, Unix seconds: the later of the old and the new
+    /// token's `exp`.
+    public var tokenExpiresAt: Int64
+
+    /// Makes a refresh result.
+    public init(tokenExpiresAt: Int64) {
+        self.tokenExpiresAt = tokenExpiresAt
+    }
+}
+
+/// The `result` of the session ops (`joinSession`, `leaveSession`, `setMuted`, `startRecording`,
+/// `stopRecording`, `switchToVideo`): the session as it stands after the op.
+public struct SessionResult: Codable, Hashable, Sendable {
+    /// The session.
+    public var session: Session
+
+    /// Makes a session result.
+    public init(session: Session) {
+        self.session = session
+    }
+}
