@@ -2,7 +2,7 @@
 gateway closes a socket with 4003 when its token expires, and the client's `fetchToken`
 callback refreshes the token before then.
 
-Tokens live 2 seconds here (`POST /dev/token` with `ttl`), so the refresh runs several times in
+Tokens live 8 seconds here (`POST /dev/token` with `ttl`), so the refresh runs several times in
 a few seconds.
 """
 
@@ -17,7 +17,7 @@ const [options, done] = [arguments[0], arguments[arguments.length - 1]];
     fetches += 1;
     const response = await fetch("/dev/token", {
       method: "POST", headers: { "content-type": "application/json" },
-      body: JSON.stringify({ uid: "zoe", ttl: 2 }),
+      body: JSON.stringify({ uid: "zoe", ttl: 8 }),
     });
     return (await response.json()).token;
   };
@@ -41,21 +41,21 @@ const [options, done] = [arguments[0], arguments[arguments.length - 1]];
 
 def run(driver, url: str, refresh: bool, wait_ms: int) -> dict:
     driver.get(url)
-    driver.set_script_timeout(30)
+    driver.set_script_timeout(60)
     result = driver.execute_async_script(SCRIPT, {"refresh": refresh, "waitMs": wait_ms})
     assert "failed" not in result, result
     return result
 
 
 def test_fetch_token_keeps_the_socket_open_past_every_token(gateway, browsers):
-    result = run(browsers.open("zoe"), gateway.url, refresh=True, wait_ms=5000)
+    result = run(browsers.open("zoe"), gateway.url, refresh=True, wait_ms=12000)
     assert result["closes"] == [], result
     assert "serverTime" in result["ping"], result
-    assert result["fetches"] >= 4, result  # the first token, then a refresh per second or so
+    assert result["fetches"] >= 2, result  # the first token, then a refresh every 4 s or so
 
 
 def test_without_fetch_token_the_socket_closes_4003_and_does_not_reconnect(gateway, browsers):
-    result = run(browsers.open("zoe"), gateway.url, refresh=False, wait_ms=4000)
+    result = run(browsers.open("zoe"), gateway.url, refresh=False, wait_ms=11000)
     assert [close["code"] for close in result["closes"]] == [4003], result
     assert result["closes"][0]["willReconnect"] is False, result
     assert result["ping"] == {"error": "ERR_DISCONNECTED"}, result
