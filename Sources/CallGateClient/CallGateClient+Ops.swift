@@ -1,4 +1,5 @@
 import CallGateProtocol
+import Foundation
 
 /// Typed calls for each op of protocol v1. Each throws the server's `ErrorBody` when the gateway
 /// answers with an error, and `CallGateClientError` when the socket fails.
@@ -42,5 +43,84 @@ extension CallGateClient {
     /// Hangs up.
     public func endCall(_ sessionId: String) async throws -> Call {
         try await send(.endCall(SessionParams(sessionId: sessionId))).decodeResult(Call.self)
+    }
+}
+
+/// Typed calls for the call-session ops. Each throws the server's `ErrorBody` when the gateway
+/// answers with an error, and `CallGateClientError` when the socket fails.
+extension CallGateClient {
+    /// A call token for `sessionId`: a ringing call's id, or any id for a standalone session.
+    public func generateToken(sessionId: String) async throws -> GenerateTokenResult {
+        try await send(.generateToken(SessionParams(sessionId: sessionId))).decodeResult(GenerateTokenResult.self)
+    }
+
+    /// Joins the session the call token names.
+    public func joinSession(callToken: String, audioOnly: Bool? = nil, idleTimeout: Int? = nil) async throws -> Session {
+        let params = JoinSessionParams(callToken: callToken, audioOnly: audioOnly, idleTimeout: idleTimeout)
+        return try await session(of: .joinSession(params))
+    }
+
+    /// Leaves a session this socket joined.
+    public func leaveSession(_ sessionId: String) async throws -> Session {
+        try await session(of: .leaveSession(SessionParams(sessionId: sessionId)))
+    }
+
+    /// Mutes or unmutes audio and video; nil leaves a side as it is.
+    public func setMuted(_ sessionId: String, audio: Bool? = nil, video: Bool? = nil) async throws -> Session {
+        try await session(of: .setMuted(SetMutedParams(sessionId: sessionId, audioMuted: audio, videoMuted: video)))
+    }
+
+    /// Starts recording the session.
+    public func startRecording(_ sessionId: String) async throws -> Session {
+        try await session(of: .startRecording(SessionParams(sessionId: sessionId)))
+    }
+
+    /// Stops recording the session.
+    public func stopRecording(_ sessionId: String) async throws -> Session {
+        try await session(of: .stopRecording(SessionParams(sessionId: sessionId)))
+    }
+
+    /// Turns an audio call into a video call.
+    public func switchToVideo(_ sessionId: String) async throws -> Session {
+        try await session(of: .switchToVideo(SessionParams(sessionId: sessionId)))
+    }
+
+    private func session(of request: ClientRequest) async throws -> Session {
+        try await send(request).decodeResult(SessionResult.self).session
+    }
+}
+
+/// Keeping a socket's connection token fresh: the gateway closes a socket with 4003 at its
+/// token's `tokenExpiresAt` unless `refreshToken` brought a later one.
+extension CallGateClient {
+    /// Authenticates with `token`, then keeps the socket's token fresh with tokens from
+    /// `fetchToken` (the app's backend, typically) until the socket closes: a minute before each
+    /// expiry, or halfway through the time left when that is under two minutes. A fetch or
+    /// refresh that fails is tried again halfway through the time then left (at least 100 ms
+    /// apart); if none succeeds before the token expires, the gateway closes the socket with 4003.
+    public func connect(
+        token: String, refreshingWith fetchToken: @escaping @Sendable () async throws -> String
+    ) async throws -> ConnectResult {
+        let connected = try await connect(token: token)
+        let clockOffset = connected.serverTime - Self.localMillis()
+        let task = Task { [weak self] in
+            var expiresAt = connected.tokenExpiresAt
+            while !Task.isCancelled {
+                let remaining = expiresAt * 1000 - (Self.localMillis() + clockOffset)
+                guard remaining > 0 else { return }
+                let wait = remaining >= 120_000 ? remaining - 60_000 : max(100, remaining / 2)
+                try? await Task.sleep(for: .milliseconds(wait))
+                guard !Task.isCancelled, let client = self else { return }
+                if let refreshed = try? await client.refreshToken(try await fetchToken()) {
+                    expiresAt = refreshed.tokenExpiresAt
+                }
+            }
+        }
+        adoptRefresher(task)
+        return connected
+    }
+
+    private static func localMillis() -> Int64 {
+        Int64((Date.now.timeIntervalSince1970 * 1000).rounded(.down))
     }
 }

@@ -18,3 +18,9 @@ public protocol WebSocketDelegate: AnyObject {
 extension WebSocketDelegate {
     public func webSocketDidReceiveFrame(_ connection: WebSocketConnection) -> Bool { true }
 }
+
+/// Answers plain HTTP requests that reach the server. Called on the service thread only.
+public protocol HTTPHandler: AnyObject {
+    /// A complete request; respond now or later through `exchange.respond`.
+    func handle(_ exchange: HTTPExchange)
+}
