@@ -215,3 +215,52 @@ final class CallLogWriter: @unchecked Sendable {
         return kept.reversed()
     }
 }
+
+/// How the store writer is doing, for `/readyz` and for refusing ops that would write while
+/// the store is behind. A snapshot; any thread.
+struct StoreHealth: Equatable, Sendable {
+    /// Writes submitted and not yet committed (or set aside).
+    var queuedWrites = 0
+    /// When the store began refusing every write, nil while it takes them: the last write,
+    /// retry or idle probe succeeded.
+    var failingSince: ContinuousClock.Instant?
+    /// What the store said when it last refused a write.
+    var lastError: String?
+}
+
+/// Where the writer puts a write the store refuses for good (while it takes others), so that
+/// it blocks nothing behind it and is still not lost: one JSON object per line, appended, with
+/// the time, the store's error and the write itself (`StoreWrite`'s Codable form). An operator
+/// can read it back or replay it. Writer thread only.
+struct DeadLetterFile {
+    let path: String?
+    let logger: Logger
+
+    private struct Entry: Encodable {
+        var at: String
+        var error: String
+        var write: StoreWrite
+    }
+
+    /// Appends `write` with `error`; logs it either way, and logs the whole entry when there is
+    /// no file or the file cannot be written, so the write survives in the log at least.
+    func append(_ write: StoreWrite, error: any Error) {
+        let entry = Entry(at: Date.now.ISO8601Format(), error: "\(error)", write: write)
+        let line = (try? JSONEncoder().encode(entry)).map { $0 + Data("\n".utf8) }
+        guard let path, let line, Self.append(line, to: path) else {
+            logger.critical(
+                "store write set aside; no dead-letter file took it",
+                metadata: ["error": "\(error)", "entry": "\(line.map { String(decoding: $0, as: UTF8.self) } ?? "\(write)")"])
+            return
+        }
+        logger.error("store write refused for good; set aside", metadata: ["error": "\(error)", "file": "\(path)"])
+    }
+
+    private static func append(_ line: Data, to path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        return written == line.count && fsync(fd) == 0
+    }
+}

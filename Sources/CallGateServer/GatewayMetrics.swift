@@ -132,3 +132,128 @@ final class GatewayMetrics {
         CoreMetrics.Counter(label: "callgate_sockets_closed_total", dimensions: [("code", code)], factory: factory)
     }
 }
+
+/// What the call log writer reports: how long each committed batch took, how many writes it
+/// held, and how many attempts failed.
+///
+/// Made by ``GatewayMetrics`` with its factory; used on the writer thread. Sendable: its
+/// metrics are atomics and locked histograms.
+final class StoreMetrics: Sendable {
+    /// The name of the commit-time histogram.
+    static let writeSecondsName = "callgate_store_write_seconds"
+    /// The name of the batch-size histogram.
+    static let batchSizeName = "callgate_store_batch_size"
+    /// Commit times from an unsynced commit (tens of microseconds) to a disk in trouble (seconds).
+    static let writeBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
+    ]
+    /// Writes per batch: one at low load, hundreds when group commit gathers many calls.
+    static let batchSizeBuckets: [Double] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000]
+
+    private let writeSeconds: CoreMetrics.Timer
+    private let batchSize: Recorder
+    private let failures: CoreMetrics.Counter
+    private let deadLetters: CoreMetrics.Counter
+
+    /// Registers the store metrics through `factory`, whose buckets for ``writeSecondsName``
+    /// and ``batchSizeName`` should be set.
+    init(factory: PrometheusMetricsFactory) {
+        writeSeconds = CoreMetrics.Timer(label: Self.writeSecondsName, factory: factory)
+        batchSize = Recorder(label: Self.batchSizeName, aggregate: true, factory: factory)
+        failures = CoreMetrics.Counter(label: "callgate_store_write_failures_total", factory: factory)
+        deadLetters = CoreMetrics.Counter(label: "callgate_store_dead_letters_total", factory: factory)
+    }
+
+    /// A batch of `writes` writes committed in `duration`.
+    func committed(writes: Int, in duration: Duration) {
+        writeSeconds.record(duration: duration)
+        batchSize.record(writes)
+    }
+
+    /// An attempt to commit a batch failed (it is retried, or its bad writes set aside).
+    func writeFailed() {
+        failures.increment()
+    }
+
+    /// A write the store refused for good was set aside in the dead-letter file.
+    func deadLettered() {
+        deadLetters.increment()
+    }
+}
+
+/// The `code` label of `callgate_sockets_closed_total`: how a socket ended, as a close code.
+///
+/// Codes the gateway closes with are a small set it chooses, so they are used as they are. A
+/// peer may send any code, so only the standard ones (1000 to 1015) are kept and the rest
+/// become `other`: a client cannot make the series grow without bound. Pure; any thread.
+enum CloseCodeLabel {
+    /// The labels listed (at 0) before any socket closed that way.
+    static let common = ["1000", "1001", "1005", "1006", "1009", "4001", "4008"]
+
+    /// The label for a socket that this side closed with `local`, or whose peer sent `peer`
+    /// (`peerSentClose` with no code: 1005); 1006, as RFC 6455 has it, when no close frame was
+    /// exchanged at all (the connection dropped).
+    static func label(local: UInt16?, peer: UInt16?, peerSentClose: Bool) -> String {
+        if let local {
+            return String(local)
+        }
+        if let peer {
+            return (1000...1015).contains(peer) ? String(peer) : "other"
+        }
+        return peerSentClose ? "1005" : "1006"
+    }
+}
+
+/// Why a socket failed to authenticate: the `reason` label of `callgate_auth_failures_total`.
+enum AuthFailureReason: String, CaseIterable {
+    /// The token is not a well-formed JWT with the required claims.
+    case malformed
+    /// The token names an algorithm other than HS256.
+    case wrongAlgorithm = "wrong_algorithm"
+    /// The signature does not match the gateway's secret.
+    case badSignature = "bad_signature"
+    /// The token has expired.
+    case expired
+    /// `nbf` or `iat` is in the future.
+    case notYetValid = "not_yet_valid"
+    /// `iss` is not the configured issuer.
+    case wrongIssuer = "wrong_issuer"
+    /// `aud` does not name the configured audience.
+    case wrongAudience = "wrong_audience"
+    /// `sub` is empty.
+    case missingSubject = "missing_subject"
+    /// `sub` is not a valid uid.
+    case invalidSubject = "invalid_subject"
+    /// `name` is not a valid name.
+    case invalidName = "invalid_name"
+    /// `avatar` is not a valid picture URL.
+    case invalidAvatar = "invalid_avatar"
+    /// A call token was sent to `connect`.
+    case wrongKind = "wrong_kind"
+    /// No `connect` succeeded before the deadline; the socket was closed with 4001.
+    case connectTimeout = "connect_timeout"
+    /// A connected socket's token expired without a `refreshToken`; it was closed with 4003.
+    case tokenExpired = "token_expired"
+
+    /// The reason for a token `connect` refused; nil for `invalidLifetime`, which only minting
+    /// reports.
+    init?(_ error: TokenError) {
+        switch error {
+        case .malformed: self = .malformed
+        case .wrongAlgorithm: self = .wrongAlgorithm
+        case .badSignature: self = .badSignature
+        case .expired: self = .expired
+        case .notYetValid: self = .notYetValid
+        case .wrongIssuer: self = .wrongIssuer
+        case .wrongAudience: self = .wrongAudience
+        case .missingSubject: self = .missingSubject
+        case .invalidSubject: self = .invalidSubject
+        case .invalidName: self = .invalidName
+        case .invalidAvatar: self = .invalidAvatar
+        case .wrongKind: self = .wrongKind
+        case .invalidLifetime: return nil
+        }
+    }
+}

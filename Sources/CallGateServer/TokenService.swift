@@ -1,3 +1,4 @@
+import CallGateCore
 import CallGateProtocol
 import Foundation
 import JWTKit
@@ -123,5 +124,134 @@ public final class TokenService: Sendable {
     /// The one header field the pin needs; `alg` may be missing or mistyped, which is malformed.
     private struct AlgorithmHeader: Decodable {
         var alg: String
+    }
+}
+
+/// Call tokens: short-lived passes into one call session, signed like connection tokens.
+extension TokenService {
+    /// How long a call token lasts unless asked otherwise: 10 minutes.
+    public static let callTokenTTL = 600
+
+    /// A call token admitting `uid` to `sessionId`, expiring `ttl` seconds after `now`.
+    public func mintCallToken(
+        uid: String, sessionId: String, ttl: Int = callTokenTTL, now: Date = .now
+    ) async throws -> (token: String, expiresAt: Int64) {
+        guard ttl >= 1 else { throw TokenError.invalidLifetime }
+        let expiresAt = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(ttl)
+        let claims = CallTokenClaims(uid: uid, sessionId: sessionId, expiration: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
+        return (try await keys.sign(claims), expiresAt)
+    }
+
+    /// Who `token` admits to which session, or why it is refused.
+    public func verifyCallToken(_ token: String) async -> Result<CallGrant, TokenError> {
+        await verified(token, as: CallTokenClaims.self).flatMap { claims in
+            guard let sessionId = claims.sid else { return .failure(.wrongKind) }
+            return .success(CallGrant(uid: claims.sub.value, sessionId: sessionId))
+        }
+    }
+}
+
+/// Why a connection token was refused, or could not be minted.
+///
+/// The ``message`` is safe to send to a client and to log: it never contains the token.
+public enum TokenError: Error, Equatable, Sendable {
+    /// Not three base64url parts, undecodable JSON, or `sub`/`exp` missing or of the wrong type.
+    case malformed
+    /// The header names an algorithm other than HS256 (`none`, HS384, RS256, ...).
+    case wrongAlgorithm
+    /// The signature does not match the gateway's secret.
+    case badSignature
+    /// `exp` is in the past.
+    case expired
+    /// `nbf` or `iat` is later than now, beyond the leeway.
+    case notYetValid
+    /// `iss` is not the issuer the gateway was configured with.
+    case wrongIssuer
+    /// `aud` does not name the audience the gateway was configured with.
+    case wrongAudience
+    /// `sub` is empty.
+    case missingSubject
+    /// `sub` is not a valid uid (see ``FieldRules/isValidID(_:)``).
+    case invalidSubject
+    /// `name` is present but not a valid name (see ``FieldRules/isValidName(_:)``).
+    case invalidName
+    /// `avatar` is present but not a valid picture URL (see ``FieldRules/isValidPicture(_:)``).
+    case invalidAvatar
+    /// A token was asked for with a lifetime below one second (minting only).
+    case invalidLifetime
+    /// A call token used as a connection token, or the other way round.
+    case wrongKind
+
+    /// A human-readable reason, without the token.
+    public var message: String {
+        switch self {
+        case .malformed: "token is not a well-formed JWT with a string sub and a numeric exp claim"
+        case .wrongAlgorithm: "token algorithm must be HS256"
+        case .badSignature: "token signature does not match"
+        case .expired: "token has expired"
+        case .notYetValid: "token is not valid yet (nbf or iat is in the future)"
+        case .wrongIssuer: "token issuer (iss) is not the one this gateway accepts"
+        case .wrongAudience: "token audience (aud) does not include this gateway"
+        case .missingSubject: "token subject (sub) is empty"
+        case .invalidSubject: "token subject (sub) \(FieldRules.idRuleDescription)"
+        case .invalidName: "token name \(FieldRules.nameRuleDescription)"
+        case .invalidAvatar: "token avatar \(FieldRules.pictureRuleDescription)"
+        case .invalidLifetime: "token lifetime must be at least 1 second"
+        case .wrongKind: "this kind of token is not accepted here (connection and call tokens are not interchangeable)"
+        }
+    }
+}
+
+extension TokenError: CustomStringConvertible {
+    /// The same as ``message``, so interpolating an error into a log line never leaks a token.
+    public var description: String { message }
+}
+
+/// The body of a `POST /v1/tokens` response: `{"token", "expiresAt"}` (Unix seconds).
+public struct MintedToken: Codable, Equatable, Sendable {
+    /// The JWT to send in `connect`.
+    public var token: String
+    /// When it expires, in Unix seconds.
+    public var expiresAt: Int64
+
+    /// A body for `token`, which expires at `expiresAt`.
+    public init(token: String, expiresAt: Int64) {
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Decoding of the unpadded base64url text that JWT segments use (RFC 7515, section 2).
+///
+/// Pure functions; any thread.
+enum Base64URL {
+    /// The bytes `text` encodes, or nil when it is not base64url.
+    static func decode(_ text: Substring) -> Data? {
+        var base64 = String(text)
+            .replacingOccurrences(of: "-", with: "+")
+            .replacingOccurrences(of: "_", with: "/")
+        switch base64.utf8.count % 4 {
+        case 2: base64 += "=="
+        case 3: base64 += "="
+        case 1: return nil
+        default: break
+        }
+        return Data(base64Encoded: base64)
+    }
+}
+
+/// Comparison of secrets in time that does not depend on where they differ.
+///
+/// Pure functions; any thread.
+enum ConstantTime {
+    /// Whether `given` equals `expected`. Runs over every byte of `expected` whatever `given` is,
+    /// so timing reveals at most the length of `expected`.
+    static func equals(_ given: some Collection<UInt8>, _ expected: some Collection<UInt8>) -> Bool {
+        var difference: UInt8 = given.count == expected.count ? 0 : 1
+        var givenIterator = given.makeIterator()
+        for byte in expected {
+            difference |= byte ^ (givenIterator.next() ?? ~byte)
+        }
+        return difference == 0
     }
 }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The reverse proxies whose `X-Forwarded-For` header the gateway believes, and the walk that
 /// finds a client's real address through them.
@@ -80,5 +85,98 @@ public struct TrustedProxies: Sendable, Equatable {
         guard let colon = text.first else { return true }
         let digits = text.dropFirst()
         return colon == ":" && !digits.isEmpty && digits.count <= 5 && digits.allSatisfy { ("0"..."9").contains($0) }
+    }
+}
+
+/// An IP network such as `10.0.0.0/8` or `2001:db8::/32`; a bare address is a network of one.
+///
+/// Pure value, any thread. Used to say which peers are trusted reverse proxies.
+struct CIDRBlock: Hashable, Sendable, CustomStringConvertible {
+    /// Why a CIDR did not parse, in words fit for a command-line error.
+    struct ParseError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The network address, with the host bits cleared.
+    let network: IPAddress
+    /// How many leading bits must match: 0...32 for IPv4, 0...128 for IPv6.
+    let prefixLength: Int
+
+    /// Parses `address/length` or a bare `address` (IPv4 or IPv6).
+    init(_ text: some StringProtocol) throws(ParseError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let parts = trimmed.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let address = IPAddress(parts[0]) else {
+            throw ParseError(description: "'\(trimmed)' is not an IP address or CIDR (e.g. 10.0.0.0/8, fd00::/8)")
+        }
+        let maximum = address.bytes.count * 8
+        var length = maximum
+        if parts.count == 2 {
+            guard parts[1].allSatisfy({ ("0"..."9").contains($0) }), let parsed = Int(parts[1]), parsed <= maximum else {
+                throw ParseError(description: "'\(trimmed)': the prefix length must be 0 to \(maximum)")
+            }
+            length = parsed
+        }
+        prefixLength = length
+        network = address.masked(toPrefix: length)
+    }
+
+    /// Whether `address` lies in this network (never across IPv4 and IPv6).
+    func contains(_ address: IPAddress) -> Bool {
+        guard address.bytes.count == network.bytes.count else { return false }
+        return address.masked(toPrefix: prefixLength) == network
+    }
+
+    var description: String { "\(network)/\(prefixLength)" }
+}
+
+/// An IPv4 or IPv6 address as its network-order bytes (4 or 16), parsed from text.
+///
+/// An IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, what an IPv6 socket reports for an IPv4
+/// peer) is kept as the IPv4 address, so it matches IPv4 networks. Pure value; any thread.
+struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+    /// 4 bytes for IPv4, 16 for IPv6.
+    let bytes: [UInt8]
+
+    /// Parses dotted IPv4 or textual IPv6 (no brackets, port or zone); nil for anything else.
+    init?(_ text: some StringProtocol) {
+        let string = String(text)
+        var v4 = in_addr()
+        if inet_pton(AF_INET, string, &v4) == 1 {
+            bytes = withUnsafeBytes(of: &v4) { Array($0) }
+            return
+        }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, string, &v6) == 1 else { return nil }
+        let all = withUnsafeBytes(of: &v6) { Array($0) }
+        let mappedPrefix: [UInt8] = Array(repeating: 0, count: 10) + [0xff, 0xff]
+        bytes = all.starts(with: mappedPrefix) ? Array(all[12...]) : all
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// This address with every bit after the first `prefix` bits cleared.
+    func masked(toPrefix prefix: Int) -> IPAddress {
+        IPAddress(bytes: bytes.enumerated().map { index, byte in
+            let kept = min(8, max(0, prefix - index * 8))
+            return kept == 0 ? 0 : byte & ~(UInt8.max >> kept)
+        })
+    }
+
+    /// Whether this is an IPv4 address.
+    var isIPv4: Bool { bytes.count == 4 }
+
+    /// The canonical text (`inet_ntop`): safe to log, whatever text it was parsed from.
+    var description: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = isIPv4 ? AF_INET : AF_INET6
+        let written = bytes.withUnsafeBytes { raw in
+            inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count))
+        }
+        guard written != nil else { return "" }
+        let length = buffer.firstIndex(of: 0) ?? buffer.count
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
