@@ -1,3 +1,5 @@
+import CallGateProtocol
+
 /// Walks a JSON frame once and picks out `FrameFields`, whatever the order of its keys.
 ///
 /// The gateway sorts keys, a peer server may not; this reads any valid JSON object, skips what it
@@ -138,4 +140,93 @@ public enum FrameScanner {
             return key.elementsEqual(expected)
         }
     }
+}
+
+/// The few fields of one server frame that the generator acts on, as byte ranges into the frame.
+///
+/// Read by `FrameScanner` without decoding the frame into objects, so that a received push costs
+/// one pass over its bytes and no allocation. Service thread of the bench loop.
+public struct FrameFields {
+    /// The whole frame as received.
+    public let bytes: [UInt8]
+    /// The top-level `id` string (a reply), without quotes.
+    public var id: Range<Int>?
+    /// The top-level `event` string (a push), without quotes.
+    public var event: Range<Int>?
+    /// `error.code` of a failed reply, without quotes.
+    public var errorCode: Range<Int>?
+    /// The first `sessionId` string found at any depth (a call's id in call pushes and replies).
+    public var sessionId: Range<Int>?
+    /// Whether the frame has a top-level `result`.
+    public var hasResult = false
+    /// Whether the frame was well-formed enough to walk to its end.
+    public var isReadable = false
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// The first byte of the id, which names the request kind (see `RequestKind`).
+    public var idPrefix: UInt8? {
+        guard let id, !id.isEmpty else { return nil }
+        return bytes[id.lowerBound]
+    }
+
+    /// Whether the push's event name is exactly `name`.
+    public func eventIs(_ name: [UInt8]) -> Bool {
+        guard let event else { return false }
+        return bytes[event].elementsEqual(name)
+    }
+
+    /// The session id's bytes, empty when the frame has none.
+    public var sessionIdBytes: ArraySlice<UInt8> {
+        sessionId.map { bytes[$0] } ?? []
+    }
+
+    /// The error code as text (an allocation; errors are rare).
+    public var errorCodeText: String? {
+        errorCode.map { String(decoding: bytes[$0], as: UTF8.self) }
+    }
+}
+
+/// The pushes the generator reacts to; anything else is `other`.
+public enum PushKind: Sendable, Equatable {
+    case incomingCallReceived
+    case outgoingCallAccepted
+    case outgoingCallRejected
+    case incomingCallCanceled
+    case callEndedMessageReceived
+    case other
+
+    private static let names: [(PushKind, [UInt8])] = [
+        (.incomingCallReceived, Array(EventName.onIncomingCallReceived.rawValue.utf8)),
+        (.incomingCallCanceled, Array(EventName.onIncomingCallCanceled.rawValue.utf8)),
+        (.outgoingCallAccepted, Array(EventName.onOutgoingCallAccepted.rawValue.utf8)),
+        (.callEndedMessageReceived, Array(EventName.onCallEndedMessageReceived.rawValue.utf8)),
+        (.outgoingCallRejected, Array(EventName.onOutgoingCallRejected.rawValue.utf8)),
+    ]
+
+    /// The kind of a push frame's event.
+    public init(_ fields: FrameFields) {
+        for (kind, name) in Self.names where fields.eventIs(name) {
+            self = kind
+            return
+        }
+        self = .other
+    }
+}
+
+/// Which request a reply answers, told by the first character of the id the generator gave it.
+///
+/// Each socket has at most one request of a kind outstanding, so a one-letter id is enough and
+/// replies are classified without keeping a table of pending requests.
+public enum RequestKind: UInt8, CaseIterable, Sendable {
+    case connect = 0x63  // "c"
+    case initiate = 0x69  // "i"
+    case accept = 0x61  // "a"
+    case cancel = 0x78  // "x"
+    case end = 0x65  // "e"
+
+    /// The id sent with requests of this kind.
+    public var id: String { String(UnicodeScalar(rawValue)) }
 }

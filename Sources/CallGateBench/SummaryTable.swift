@@ -1,3 +1,5 @@
+import Foundation
+
 /// The plain-text summary printed at the end of a run: a header, one row per metric (p50, p90,
 /// p99, p99.9, max in ms, and the rate), then rates, counts, errors and server memory.
 public enum SummaryTable {
@@ -67,5 +69,23 @@ public enum SummaryTable {
         }
         if counts.skipped > 0 { parts.append("skipped \(counts.skipped) (every pair or group busy)") }
         return parts.joined(separator: ", ")
+    }
+}
+
+/// Writes a result as `--json` and `--report` files.
+public enum ResultFiles {
+    /// The JSON of docs/bench-json.md: pretty-printed, keys sorted.
+    public static func json(_ result: BenchResult) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(result)
+    }
+
+    public static func writeJSON(_ result: BenchResult, to path: String) throws {
+        try json(result).write(to: URL(fileURLWithPath: path))
+    }
+
+    public static func writeReport(_ result: BenchResult, to path: String) throws {
+        try Data(HTMLReport.render(result).utf8).write(to: URL(fileURLWithPath: path))
     }
 }
