@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the core reads the time. Injected so tests can fast-forward ring timeouts and grace
 /// periods without sleeping, and step the wall clock apart from the monotonic one.
 ///
@@ -9,4 +11,30 @@ public protocol CoreClock: Sendable {
     func nowMillis() -> Int64
     /// Milliseconds on a clock that never jumps, from an arbitrary origin.
     func monotonicMillis() -> Int64
+}
+
+/// The real clock: the system's wall time, and a monotonic clock counted from this value's making.
+public struct SystemClock: CoreClock {
+    private let origin = ContinuousClock.now
+
+    /// Makes a system clock.
+    public init() {}
+
+    /// The current wall time as Unix milliseconds.
+    public func nowMillis() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// Milliseconds since this clock was made, on the system's monotonic clock.
+    public func monotonicMillis() -> Int64 {
+        (ContinuousClock.now - origin).wholeMilliseconds
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded toward zero.
+    public var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
 }

@@ -13,3 +13,76 @@ public struct CoreError: Error, Hashable, Sendable {
         self.message = message
     }
 }
+
+extension CoreError {
+    /// An op before `connect`.
+    static let notLoggedIn = CoreError(code: .userNotLoggedIn, message: "connect first")
+    /// A 1:1 call to oneself.
+    static let callingSelf = CoreError(code: .callingSelf, message: "you cannot call yourself")
+    /// A new call, or an accept, while the user rings someone or takes part in a call.
+    static let callInProgress = CoreError(
+        code: .callInProgress, message: "you are already ringing someone or in a call")
+    /// A well-formed session id that names no call, live or remembered.
+    static let callNotFound = CoreError(code: .callNotFound, message: "no such call")
+    /// A session id that breaks the session id rules.
+    static let invalidSessionID = CoreError(
+        code: .invalidSessionID, message: "sessionId must be 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+    /// A session op from a device that has not joined the session (or left it).
+    static let notJoined = CoreError(code: .notParticipant, message: "you have not joined this session")
+    /// An unknown group, or one the caller is not a member of (the two are not told apart).
+    static let groupNotFound = CoreError(
+        code: .groupNotFound, message: "no such group, or you are not a member of it")
+
+    /// A field the frame decoder accepted but the core finds out of range.
+    static func tooManySessions(_ limit: Int) -> CoreError {
+        CoreError(code: .tooManySessions, message: "you are in \(limit) standalone sessions already: leave one first")
+    }
+
+    static func callRateLimited(_ limit: Int) -> CoreError {
+        CoreError(code: .rateLimited, message: "you started \(limit) calls in the last minute: wait before calling again")
+    }
+
+    static func tooManyRecordings(_ limit: Int) -> CoreError {
+        CoreError(code: .tooManyRecordings, message: "this session had \(limit) recordings already")
+    }
+
+    static func badRequest(_ message: String) -> CoreError {
+        CoreError(code: .badRequest, message: message)
+    }
+
+    /// An op that is not this user's to perform on this call.
+    static func notParticipant(_ message: String) -> CoreError {
+        CoreError(code: .notParticipant, message: message)
+    }
+
+    /// An op that only makes sense before the call (or the user) was answered.
+    static func alreadyJoined(_ message: String) -> CoreError {
+        CoreError(code: .callAlreadyJoined, message: message)
+    }
+
+    /// The error for acting on a call that finished with `status`.
+    static func finished(_ status: CallStatus) -> CoreError {
+        switch status {
+        case .cancelled:
+            CoreError(code: .callCancelled, message: "the call was cancelled")
+        case .rejected, .busy:
+            CoreError(code: .callRejected, message: "the call was declined")
+        case .ended, .unanswered, .initiated, .ongoing:
+            CoreError(code: .callEnded, message: "the call is over")
+        }
+    }
+
+    /// The error for a user whose `state` in a live call does not allow the op.
+    static func member(_ state: MemberState) -> CoreError {
+        switch state {
+        case .ringing:
+            notParticipant("you are not in this call: accept it first")
+        case .joined:
+            alreadyJoined("you already joined this call")
+        case .declined:
+            CoreError(code: .callRejected, message: "you declined this call")
+        case .missed, .left:
+            CoreError(code: .callEnded, message: "this call is over for you")
+        }
+    }
+}
