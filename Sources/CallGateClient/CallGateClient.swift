@@ -129,6 +129,7 @@ public final class CallGateClient: Sendable {
     // MARK: service thread
 
     func socketOpened() {
+        loop.context.assertOnServiceThread()
         let opening = state.withLock { state in
             defer { state.opening = nil }
             return state.opening
@@ -137,6 +138,7 @@ public final class CallGateClient: Sendable {
     }
 
     func received(_ message: [UInt8]) {
+        loop.context.assertOnServiceThread()
         let data = Data(message)
         recorder?.record(.received, data)
         let frame: ServerFrame
@@ -164,6 +166,7 @@ public final class CallGateClient: Sendable {
     }
 
     func socketClosed(code: UInt16?, error: String?) {
+        loop.context.assertOnServiceThread()
         connection = nil
         let (opening, pending, refresher) = state.withLock { state in
             state.closed = true

@@ -8,18 +8,21 @@ extension GatewayService: UpgradeFilter, ConnectionFilter {
     /// Counts every accepted TCP connection; one that passes the process's cap (503) or its
     /// address's (429) gets that answer to its first request.
     func shouldServe(connectionFrom peerAddress: String) -> UpgradeDecision {
+        context.assertOnServiceThread()
         guard let limit = admission.accepted(peer: peerAddress) else { return .accept }
         noteLimit(limit, metadata: ["address": "\(peerAddress)"])
         return limit.refusal.upgradeRefusal
     }
 
     func connectionEnded(from peerAddress: String) {
+        context.assertOnServiceThread()
         admission.ended(peer: peerAddress)
     }
 
     /// Refuses an upgrade from an Origin not allowed (403), or through a trusted proxy for a
     /// client address at its cap (429); such sockets are counted in `webSocketDidOpen`.
     func shouldUpgrade(_ request: UpgradeRequest) -> UpgradeDecision {
+        context.assertOnServiceThread()
         let address = configuration.trustedProxies.clientAddress(
             peer: request.clientAddress, forwardedFor: request.forwardedFor)
         guard let limit = admission.upgradeRefusal(origin: request.origin, peer: request.clientAddress, clientAddress: address)

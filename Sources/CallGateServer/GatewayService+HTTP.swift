@@ -10,6 +10,7 @@ import LWS
 /// through the mailbox.
 extension GatewayService: HTTPHandler {
     func handle(_ exchange: HTTPExchange) {
+        context.assertOnServiceThread()
         beginOutput()
         if let problem = exchange.framingProblem {
             write(.error(400, .badRequest, problem, headers: [("Connection", "close")]), to: exchange)

@@ -36,6 +36,7 @@ extension GatewayService {
     /// with 4008 instead, as when its outbound queue is full: what waits for the store counts
     /// against the same cap, so no socket piles up output while the store is behind.
     func emit(_ output: HeldOutput) {
+        context.assertOnServiceThread()
         if let id = output.connection, gate.waitingCount(for: id) >= configuration.maxQueuedFrames {
             if let socket = sockets[id], !socket.isClosing {
                 metrics.framesDropped(socket.queuedFrames + gate.waitingCount(for: id) + 1)
@@ -64,6 +65,7 @@ extension GatewayService {
 
     /// The writer made everything up to `sequence` durable: the output waiting for it goes out.
     func release(upTo sequence: UInt64) {
+        context.assertOnServiceThread()
         for output in gate.committed(upTo: sequence) {
             perform(output)
         }

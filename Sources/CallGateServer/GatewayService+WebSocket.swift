@@ -5,6 +5,7 @@ import LWS
 /// Socket lifecycle: open, message, close. Service thread only.
 extension GatewayService: WebSocketDelegate {
     func webSocketDidOpen(_ connection: WebSocketConnection) {
+        context.assertOnServiceThread()
         metrics.socketOpened()
         let id = ConnectionID(connection.id)
         let deadline = clock.monotonicMillis() + configuration.authTimeout.wholeMilliseconds
@@ -23,11 +24,13 @@ extension GatewayService: WebSocketDelegate {
     }
 
     func webSocketDidReceiveFrame(_ connection: WebSocketConnection) -> Bool {
+        context.assertOnServiceThread()
         guard let session = connection.attachment as? ClientSession else { return false }
         return withinMessageRate(session)
     }
 
     func webSocket(_ connection: WebSocketConnection, didReceive message: [UInt8], binary: Bool) {
+        context.assertOnServiceThread()
         metrics.frameReceived()
         guard let session = connection.attachment as? ClientSession else { return }
         beginOutput()
@@ -46,6 +49,7 @@ extension GatewayService: WebSocketDelegate {
     }
 
     func webSocketDidClose(_ connection: WebSocketConnection, error: String?) {
+        context.assertOnServiceThread()
         countClose(of: connection)
         guard let session = connection.attachment as? ClientSession else { return }
         connection.attachment = nil

@@ -147,7 +147,10 @@ final class GatewayService: @unchecked Sendable {
         let context = context
         Task {
             let value = await work()
-            context.post { finish(value) }
+            context.post {
+                context.assertOnServiceThread()
+                finish(value)
+            }
         }
     }
 

@@ -55,6 +55,7 @@ public final class HTTPExchange {
     /// Sends the response; later calls, and calls after the peer left, are ignored.
     /// `headers` should include "content-type" when there is a body.
     public func respond(status: Int, headers: [(String, String)], body: [UInt8]) {
+        context.assertOnServiceThread()
         guard let wsi, response == nil, context.acceptsWrites else { return }
         response = Response(status: status, headers: headers, body: body)
         lws_callback_on_writable(wsi)

@@ -13,6 +13,7 @@ func lwsCallback(
         return 0
     }
     let context = Unmanaged<LWSContext>.fromOpaque(owner).takeUnretainedValue()
+    context.assertOnServiceThread()
     switch reason {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         context.drainMailbox()

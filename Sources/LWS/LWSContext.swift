@@ -141,6 +141,14 @@ public final class LWSContext: @unchecked Sendable {
         return pthread_equal(serviceThread, pthread_self()) != 0
     }
 
+    /// Stops a debug build unless the caller runs on this context's service thread, as SwiftNIO's
+    /// `preconditionInEventLoop` does; compiled out of release builds. Every entry that touches
+    /// service-thread state calls it, so a test that reaches one from another thread fails loudly.
+    @inline(__always)
+    public func assertOnServiceThread(file: StaticString = #fileID, line: UInt = #line) {
+        assert(isServiceThread, "not on the service thread of this LWSContext", file: file, line: line)
+    }
+
     /// A timer whose `fire` runs on the service thread. Service thread only.
     public func makeTimer(_ fire: @escaping () -> Void) -> LoopTimer {
         let timer = LoopTimer(context: self, fire: fire)

@@ -72,6 +72,7 @@ public final class WebSocketConnection {
     /// in which case the connection is closed with the configured slow-consumer code).
     @discardableResult
     public func send(_ frame: OutboundFrame) -> Bool {
+        context.assertOnServiceThread()
         guard let wsi, pendingClose == nil, context.acceptsWrites else { return false }
         if queue.count >= context.configuration.maxQueuedFrames {
             close(code: context.configuration.slowConsumerCloseCode, reason: "outbound queue full", flushFirst: false)
@@ -86,6 +87,7 @@ public final class WebSocketConnection {
 
     /// Closes with `code`; with `flushFirst` the frames already queued go out before the close frame.
     public func close(code: UInt16, reason: String, flushFirst: Bool = true) {
+        context.assertOnServiceThread()
         guard let wsi, pendingClose == nil, context.acceptsWrites else { return }
         pendingClose = PendingClose(code: code, reason: reason, flushFirst: flushFirst)
         localCloseCode = code
@@ -102,6 +104,7 @@ public final class WebSocketConnection {
 
     /// Sends a WebSocket ping at the next writeable callback (ahead of queued messages).
     func ping() {
+        context.assertOnServiceThread()
         guard let wsi, pendingClose == nil, context.acceptsWrites else { return }
         pingSent = true
         pingDue = true
