@@ -9,7 +9,13 @@ struct CommandRun: CustomStringConvertible {
     /// Runs `arguments` (the first is looked up in PATH) with standard input empty, `environment`
     /// added to this process's, and waits for it. `coreutils timeout` ends it after
     /// `timeoutSeconds`, so a hung tool fails the test instead of hanging it.
-    static func run(_ arguments: [String], environment: [String: String] = [:], timeoutSeconds: Int = 60) throws -> CommandRun {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], timeoutSeconds: Int = 60
+    ) async throws -> CommandRun {
+        try await offPool { try runBlocking(arguments, environment: environment, timeoutSeconds: timeoutSeconds) }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String], timeoutSeconds: Int) throws -> CommandRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["timeout", String(timeoutSeconds)] + arguments

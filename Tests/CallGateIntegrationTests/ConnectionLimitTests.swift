@@ -13,7 +13,7 @@ struct ConnectionLimitTests {
         let refused = try await RawWebSocket.open(port: gateway.port, origin: "https://evil.example.com")
         #expect(refused.status == 403)
         #expect(refused.body.contains(#""code":"ERR_ORIGIN_NOT_ALLOWED""#), "\(refused.body)")
-        try Self.expectContractBody(refused.body)
+        try await Self.expectContractBody(refused.body)
 
         let allowed = try await RawWebSocket.open(port: gateway.port, origin: "https://APP.example.com")
         #expect(allowed.status == 101)
@@ -39,7 +39,7 @@ struct ConnectionLimitTests {
         let third = try await RawWebSocket.open(port: gateway.port)
         #expect(third.status == 429)
         #expect(third.body.contains(#""code":"ERR_TOO_MANY_CONNECTIONS""#), "\(third.body)")
-        try Self.expectContractBody(third.body)
+        try await Self.expectContractBody(third.body)
 
         let elsewhere = try await CallGateClient.open(host: "127.0.0.1", port: gateway.port, loop: gateway.loop, sourceAddress: "127.0.0.2")
         #expect(try await elsewhere.connect(token: try await gateway.token("carol")).user.uid == "carol")
@@ -59,7 +59,7 @@ struct ConnectionLimitTests {
         let health = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
         let refused = try await RawWebSocket.exchange(port: gateway.port, sending: health)
         #expect(refused.status == 429)
-        try Self.expectContractBody(refused.body)
+        try await Self.expectContractBody(refused.body)
         #expect(try await RawWebSocket.open(port: gateway.port).status == 429, "upgrades are refused alike")
         #expect(try await RawWebSocket.exchange(port: gateway.port, sending: health, sourceAddress: "127.0.0.2").status == 200)
 
@@ -82,7 +82,7 @@ struct ConnectionLimitTests {
         let refused = try await RawWebSocket.open(port: gateway.port)
         #expect(refused.status == 503)
         #expect(refused.body.contains(#""code":"ERR_SERVER_FULL""#), "\(refused.body)")
-        try Self.expectContractBody(refused.body)
+        try await Self.expectContractBody(refused.body)
         let fromElsewhere = try await RawWebSocket.open(port: gateway.port, sourceAddress: "127.0.0.3")
         #expect(fromElsewhere.status == 503)
         for _ in 0..<20 {
@@ -107,8 +107,8 @@ struct ConnectionLimitTests {
     }
 
     /// Checks a refusal's body against `http.error` in proto/ with `tools/proto_check.py`.
-    static func expectContractBody(_ body: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let report = try ProtoChecker.check([SchemaLine(schema: "http.error", json: Data(body.utf8))])
+    static func expectContractBody(_ body: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let report = try await ProtoChecker.check([SchemaLine(schema: "http.error", json: Data(body.utf8))])
         #expect(report.exitCode == 0, "\(report.output)", sourceLocation: sourceLocation)
     }
 }

@@ -16,8 +16,8 @@ struct DirectTLSTests {
         let certificate: TestCertificate
         let process: GatewayProcess
 
-        init(environment: [String: String] = [:]) throws {
-            certificate = try TestCertificate()
+        init(environment: [String: String] = [:]) async throws {
+            certificate = try await TestCertificate()
             process = try GatewayProcess(
                 arguments: [
                     "--tls-cert", certificate.certificateFile, "--tls-key", certificate.keyFile,
@@ -28,7 +28,7 @@ struct DirectTLSTests {
     }
 
     @Test func aCallRingsAndEndsOverWSSWithTheCertificateVerified() async throws {
-        let gateway = try TLSGateway()
+        let gateway = try await TLSGateway()
         let loop = try ClientLoop(tls: ClientTLSTrust(caFile: gateway.certificate.certificateFile))
         defer { loop.stop() }
         let tokens = try await TokenService(secret: Self.secret)
@@ -44,7 +44,7 @@ struct DirectTLSTests {
     }
 
     @Test func aCertificateNoTrustedCAVouchesForIsRefusedUnlessSelfSignedIsAllowed() async throws {
-        let gateway = try TLSGateway()
+        let gateway = try await TLSGateway()
         let loop = try ClientLoop(tls: ClientTLSTrust())
         defer { loop.stop() }
         await #expect(throws: CallGateClientError.self) {
@@ -57,24 +57,24 @@ struct DirectTLSTests {
         #expect(result.user.uid == "carol")
     }
 
-    @Test func httpsServesHealthAndPlainHTTPGetsNoAnswer() throws {
-        let gateway = try TLSGateway()
+    @Test func httpsServesHealthAndPlainHTTPGetsNoAnswer() async throws {
+        let gateway = try await TLSGateway()
         let port = gateway.process.port
-        let https = try CommandRun.run([
+        let https = try await CommandRun.run([
             "curl", "-sS", "--cacert", gateway.certificate.certificateFile, "-w", "\\n%{http_code} %{http_version}",
             "https://127.0.0.1:\(port)/healthz",
         ])
         #expect(https.exitCode == 0, "\(https)")
         #expect(https.output.contains(#""status":"ok""#), "\(https)")
         #expect(https.output.hasSuffix("200 1.1"), "\(https)")
-        let plain = try CommandRun.run(["curl", "-sS", "-w", "\\n%{http_code}", "http://127.0.0.1:\(port)/healthz"])
+        let plain = try await CommandRun.run(["curl", "-sS", "-w", "\\n%{http_code}", "http://127.0.0.1:\(port)/healthz"])
         #expect(plain.exitCode != 0, "\(plain)")
         #expect(!plain.output.contains("status"), "\(plain)")
     }
 
     /// Both the gateway and openssl s_client run with an OpenSSL configuration that allows
     /// TLS 1.0 at security level 0, so only the gateway's own options can refuse the old versions.
-    @Test func onlyTLS12And13AreAcceptedEvenWhenOpenSSLWouldAllowOlder() throws {
+    @Test func onlyTLS12And13AreAcceptedEvenWhenOpenSSLWouldAllowOlder() async throws {
         let settings = try TemporaryDirectory()
         let permissive = settings.path("permissive-openssl.cnf")
         try """
@@ -88,9 +88,9 @@ struct DirectTLSTests {
             CipherString = DEFAULT@SECLEVEL=0
             """.write(toFile: permissive, atomically: true, encoding: .utf8)
         let environment = ["OPENSSL_CONF": permissive]
-        let gateway = try TLSGateway(environment: environment)
-        func handshake(_ version: String) throws -> CommandRun {
-            try CommandRun.run(
+        let gateway = try await TLSGateway(environment: environment)
+        func handshake(_ version: String) async throws -> CommandRun {
+            try await CommandRun.run(
                 [
                     "openssl", "s_client", "-\(version)", "-connect", "127.0.0.1:\(gateway.process.port)",
                     "-CAfile", gateway.certificate.certificateFile, "-verify_return_error",
@@ -98,34 +98,34 @@ struct DirectTLSTests {
                 environment: environment, timeoutSeconds: 20)
         }
         for (version, name) in [("tls1_2", "TLSv1.2"), ("tls1_3", "TLSv1.3")] {
-            let run = try handshake(version)
+            let run = try await handshake(version)
             #expect(run.exitCode == 0, "\(version): \(run)")
             #expect(run.output.contains("New, \(name), Cipher is"), "\(version): \(run)")
         }
         for version in ["tls1", "tls1_1"] {
-            let run = try handshake(version)
+            let run = try await handshake(version)
             #expect(run.exitCode != 0, "\(version): \(run)")
             #expect(run.output.contains("alert protocol version"), "\(version) was not refused by the server: \(run)")
         }
     }
 
-    @Test func serveRefusesHalfATLSSetUpAndUnreadableFiles() throws {
-        let certificate = try TestCertificate()
+    @Test func serveRefusesHalfATLSSetUpAndUnreadableFiles() async throws {
+        let certificate = try await TestCertificate()
         let executable = GatewayProcess.executable.path
         let database = certificate.directory.path("callgate.sqlite")
-        let withoutKey = try CommandRun.run([
+        let withoutKey = try await CommandRun.run([
             executable, "serve", "--port", "0", "--database", database, "--tls-cert", certificate.certificateFile,
         ])
         #expect(withoutKey.exitCode != 0)
         #expect(withoutKey.output.contains("--tls-cert and --tls-key"), "\(withoutKey)")
         let missing = certificate.directory.path("missing.pem")
-        let unreadable = try CommandRun.run([
+        let unreadable = try await CommandRun.run([
             executable, "serve", "--port", "0", "--database", database, "--tls-cert", certificate.certificateFile,
             "--tls-key", missing,
         ])
         #expect(unreadable.exitCode != 0)
         #expect(unreadable.output.contains("--tls-key: cannot read \(missing)"), "\(unreadable)")
-        let badProxy = try CommandRun.run([
+        let badProxy = try await CommandRun.run([
             executable, "serve", "--port", "0", "--database", database, "--trusted-proxy", "10.0.0.0/33",
         ])
         #expect(badProxy.exitCode != 0)

@@ -22,8 +22,8 @@ final class NginxProxy {
     /// Renders the configuration for `upstreamPort` and `certificate`, with `perIPLimit` open
     /// connections per client address, checks it with `nginx -t` and starts nginx. Installs
     /// nginx first (tools/install-nginx.sh) when it is missing.
-    init(upstreamPort: Int, certificate: TestCertificate, perIPLimit: Int) throws {
-        let binary = try Self.binary()
+    init(upstreamPort: Int, certificate: TestCertificate, perIPLimit: Int) async throws {
+        let binary = try await Self.binary()
         directory = try TemporaryDirectory()
         let httpsPort = try FreePort.pick()
         var httpPort = try FreePort.pick()
@@ -63,7 +63,7 @@ final class NginxProxy {
             }
             """.write(toFile: directory.path("nginx.conf"), atomically: true, encoding: .utf8)
         let arguments = ["-p", prefix, "-c", directory.path("nginx.conf"), "-e", directory.path("error.log")]
-        let check = try CommandRun.run([binary, "-t"] + arguments)
+        let check = try await CommandRun.run([binary, "-t"] + arguments)
         guard check.exitCode == 0 else {
             throw GatewayProcess.StartFailure(description: "nginx -t refused the rendered configuration: \(check)")
         }
@@ -72,7 +72,7 @@ final class NginxProxy {
         process.standardOutput = output.pipe
         process.standardError = output.pipe
         try process.run()
-        try waitUntilListening()
+        try await waitUntilListening()
     }
 
     /// What nginx wrote to the gateway's access log.
@@ -117,10 +117,10 @@ final class NginxProxy {
     }
 
     /// nginx's path, installing it with tools/install-nginx.sh when it is missing.
-    private static func binary() throws -> String {
+    private static func binary() async throws -> String {
         if let found = CommandRun.locate("nginx") { return found }
         let script = ProtoChecker.repositoryRoot.appendingPathComponent("tools/install-nginx.sh").path
-        let install = try CommandRun.run(["bash", script], timeoutSeconds: 600)
+        let install = try await CommandRun.run(["bash", script], timeoutSeconds: 600)
         guard install.exitCode == 0, let found = CommandRun.locate("nginx") else {
             throw GatewayProcess.StartFailure(description: "nginx is missing and tools/install-nginx.sh failed: \(install)")
         }
@@ -128,14 +128,14 @@ final class NginxProxy {
     }
 
     /// Waits (30 s at most) until the TLS port accepts connections; throws if nginx exits first.
-    private func waitUntilListening() throws {
+    private func waitUntilListening() async throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             guard process.isRunning else {
                 throw GatewayProcess.StartFailure(description: "nginx exited: \(output.text)")
             }
             if Self.accepts(port: httpsPort) { return }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         stop()
         throw GatewayProcess.StartFailure(description: "nginx did not listen on \(httpsPort) within 30 s: \(output.text)")

@@ -11,7 +11,11 @@ enum ProtoChecker {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func check(_ lines: [SchemaLine]) throws -> Report {
+    static func check(_ lines: [SchemaLine]) async throws -> Report {
+        try await offPool { try checkBlocking(lines) }
+    }
+
+    private static func checkBlocking(_ lines: [SchemaLine]) throws -> Report {
         var input = Data()
         for line in lines {
             input.append(Data(#"{"schema":""#.utf8))

@@ -103,7 +103,7 @@ struct ProtoConformanceTests {
         }
         #expect(names.contains("error"))
 
-        let report = try ProtoChecker.check(lines)
+        let report = try await ProtoChecker.check(lines)
         #expect(report.exitCode == 0, "\(report.output)")
         #expect(report.output.contains("\(lines.count) passed, 0 failed"), "\(report.output)")
     }

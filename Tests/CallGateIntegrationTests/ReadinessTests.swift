@@ -40,7 +40,7 @@ struct ReadinessTests {
         let (statusAfter, bodyAfter) = try await gateway.readiness(until: 200)
         #expect(statusAfter == 200)
 
-        let report = try ProtoChecker.check([
+        let report = try await ProtoChecker.check([
             SchemaLine(schema: "http.error", json: body), SchemaLine(schema: "http.ready", json: bodyAfter),
         ])
         #expect(report.exitCode == 0, "\(report.output)")

@@ -22,12 +22,12 @@ struct ReverseProxyTests {
         let tokens: TokenService
 
         init(perIPLimit: Int = 100) async throws {
-            certificate = try TestCertificate()
+            certificate = try await TestCertificate()
             gateway = try GatewayProcess(arguments: [
                 "--database", certificate.directory.path("callgate.sqlite"), "--jwt-secret", ReverseProxyTests.secret,
                 "--trusted-proxy", "127.0.0.1/32", "--log-level", "debug",
             ])
-            nginx = try NginxProxy(upstreamPort: gateway.port, certificate: certificate, perIPLimit: perIPLimit)
+            nginx = try await NginxProxy(upstreamPort: gateway.port, certificate: certificate, perIPLimit: perIPLimit)
             loop = try ClientLoop(tls: ClientTLSTrust(caFile: certificate.certificateFile))
             tokens = try await TokenService(secret: ReverseProxyTests.secret)
         }
@@ -43,8 +43,8 @@ struct ReverseProxyTests {
 
         /// A WebSocket upgrade made by curl from `source` with a forged X-Forwarded-For, to `url`;
         /// curl holds the socket until `--max-time` ends it, which is why its exit status is ignored.
-        func forgedUpgrade(from source: String, to url: String) throws -> CommandRun {
-            try CommandRun.run([
+        func forgedUpgrade(from source: String, to url: String) async throws -> CommandRun {
+            try await CommandRun.run([
                 "curl", "-sS", "-i", "--http1.1", "--max-time", "2", "--cacert", certificate.certificateFile,
                 "--interface", source, "-H", "Connection: Upgrade", "-H", "Upgrade: websocket",
                 "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
@@ -73,7 +73,7 @@ struct ReverseProxyTests {
         #expect(await edge.gateway.log.line(containing: ["connected", "uid=alice", "client=127.0.0.7"]) != nil, "\(edge.gateway.log.text)")
         #expect(await edge.gateway.log.line(containing: ["connected", "uid=bob", "client=127.0.0.8"]) != nil, "\(edge.gateway.log.text)")
 
-        let query = try CommandRun.run([
+        let query = try await CommandRun.run([
             "curl", "-sS", "--fail-with-body", "--cacert", edge.certificate.certificateFile, "-H", "authToken: \(bobToken)",
             "https://127.0.0.1:\(edge.nginx.httpsPort)/v3.0/calls?perPage=5",
         ])
@@ -100,11 +100,11 @@ struct ReverseProxyTests {
     @Test func aForgedForwardedForNeverBecomesTheClientAddress() async throws {
         let edge = try await Edge()
         defer { edge.stop() }
-        let throughProxy = try edge.forgedUpgrade(from: "127.0.0.11", to: "https://127.0.0.1:\(edge.nginx.httpsPort)/ws")
+        let throughProxy = try await edge.forgedUpgrade(from: "127.0.0.11", to: "https://127.0.0.1:\(edge.nginx.httpsPort)/ws")
         #expect(throughProxy.output.contains("101 Switching Protocols"), "\(throughProxy)")
         #expect(await edge.gateway.log.line(containing: ["socket opened", "client=127.0.0.11"]) != nil, "\(edge.gateway.log.text)")
 
-        let direct = try edge.forgedUpgrade(from: "127.0.0.12", to: "http://127.0.0.1:\(edge.gateway.port)/ws")
+        let direct = try await edge.forgedUpgrade(from: "127.0.0.12", to: "http://127.0.0.1:\(edge.gateway.port)/ws")
         #expect(direct.output.contains("101 Switching Protocols"), "\(direct)")
         #expect(await edge.gateway.log.line(containing: ["socket opened", "client=127.0.0.12"]) != nil, "\(edge.gateway.log.text)")
 
@@ -114,13 +114,13 @@ struct ReverseProxyTests {
     @Test func plainHTTPIsRedirectedMonitoringIsHiddenAndConnectionsPerClientAddressAreCapped() async throws {
         let edge = try await Edge(perIPLimit: 2)
         defer { edge.stop() }
-        let redirect = try CommandRun.run([
+        let redirect = try await CommandRun.run([
             "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}",
             "http://127.0.0.1:\(edge.nginx.httpPort)/healthz",
         ])
         #expect(redirect.output == "301 https://127.0.0.1/healthz", "\(redirect)")
         for path in ["/metrics", "/readyz"] {
-            let hidden = try CommandRun.run([
+            let hidden = try await CommandRun.run([
                 "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", edge.certificate.certificateFile,
                 "https://127.0.0.1:\(edge.nginx.httpsPort)\(path)",
             ])
@@ -152,19 +152,19 @@ struct ReverseProxyTests {
             "-H", "Connection: Upgrade, HTTP2-Settings", "-H", "Upgrade: h2c", "-H", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA",
         ]
         for path in ["/ws", "/healthz", "/metrics"] {
-            let direct = try CommandRun.run(
+            let direct = try await CommandRun.run(
                 ["curl", "-sS", "-i", "--http1.1", "--max-time", "5"] + h2c + ["http://127.0.0.1:\(edge.gateway.port)\(path)"])
             #expect(direct.output.hasPrefix("HTTP/1.0 400") || direct.output.hasPrefix("HTTP/1.1 400"), "\(path): \(direct)")
             #expect(direct.output.contains(#""code":"ERR_BAD_REQUEST""#), "\(path): \(direct)")
             #expect(!direct.output.contains("101"), "\(path): \(direct)")
         }
-        let attempt = try CommandRun.run([
+        let attempt = try await CommandRun.run([
             "curl", "-sS", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", "--http2", "--max-time", "5",
             "http://127.0.0.1:\(edge.gateway.port)/healthz",
         ])
         #expect(["1 400", "1.1 400"].contains(attempt.output), "curl's own h2c attempt must stay on HTTP/1: \(attempt)")
         for path in ["/ws", "/metrics"] {
-            let proxied = try CommandRun.run(
+            let proxied = try await CommandRun.run(
                 ["curl", "-sS", "-i", "--http1.1", "--max-time", "5", "--cacert", edge.certificate.certificateFile] + h2c
                     + ["https://127.0.0.1:\(edge.nginx.httpsPort)\(path)"])
             #expect(!proxied.output.hasPrefix("HTTP/1.1 101"), "\(path): \(proxied)")

@@ -35,7 +35,7 @@ struct StoreOutageTests {
         let (groupStatus, groupBody) = try await gateway.admin("PUT", "/v1/groups/team", json: #"{"name":"T","members":["alice","bob"]}"#)
         #expect(groupStatus == 503)
         #expect(try JSONDecoder().decode(HTTPErrorBody.self, from: groupBody).error.code == .storeUnavailable)
-        let report = try ProtoChecker.check([SchemaLine(schema: "http.error", json: groupBody)])
+        let report = try await ProtoChecker.check([SchemaLine(schema: "http.error", json: groupBody)])
         #expect(report.exitCode == 0, "\(report.output)")
 
         await lock.unlock()

@@ -13,7 +13,7 @@ struct SystemdUnitTests {
     /// `verify` insists that ExecStart's binary exists, so it checks a copy of the unit whose
     /// ExecStart runs the binary this build made; every other line is the committed one.
     @Test(.enabled(if: systemdAnalyze != nil, "systemd-analyze is not installed here, so the unit was not verified"))
-    func theUnitVerifiesWithTheBuiltBinary() throws {
+    func theUnitVerifiesWithTheBuiltBinary() async throws {
         let analyzer = try #require(Self.systemdAnalyze)
         let committed = try String(contentsOf: Self.unit, encoding: .utf8)
         #expect(committed.contains("ExecStart=\(Self.installedBinary) serve"))
@@ -21,7 +21,7 @@ struct SystemdUnitTests {
         let copy = directory.path("callgate.service")
         try committed.replacingOccurrences(of: Self.installedBinary, with: GatewayProcess.executable.path)
             .write(toFile: copy, atomically: true, encoding: .utf8)
-        let run = try CommandRun.run([analyzer, "verify", copy])
+        let run = try await CommandRun.run([analyzer, "verify", copy])
         #expect(run.exitCode == 0, "\(run)")
         let complaints = run.output.split(separator: "\n").filter { $0.contains("callgate.service") }
         #expect(complaints.isEmpty, "systemd-analyze warned about the unit: \(run.output)")
@@ -41,8 +41,8 @@ struct SystemdUnitTests {
         }
     }
 
-    @Test func theEnvironmentExampleNamesEveryVariableServeReads() throws {
-        let help = try CommandRun.run([GatewayProcess.executable.path, "serve", "--help"])
+    @Test func theEnvironmentExampleNamesEveryVariableServeReads() async throws {
+        let help = try await CommandRun.run([GatewayProcess.executable.path, "serve", "--help"])
         #expect(help.exitCode == 0, "\(help)")
         let pattern = try NSRegularExpression(pattern: "CALLGATE_[A-Z_]+")
         let text = help.output as NSString

@@ -9,10 +9,10 @@ final class TestCertificate {
     /// Its private key, PEM.
     var keyFile: String { directory.path("key.pem") }
 
-    init() throws {
+    init() async throws {
         directory = try TemporaryDirectory()
         let script = ProtoChecker.repositoryRoot.appendingPathComponent("tools/make-cert.sh").path
-        let run = try CommandRun.run(["bash", script, directory.url.path])
+        let run = try await CommandRun.run(["bash", script, directory.url.path])
         guard run.exitCode == 0, FileManager.default.fileExists(atPath: directory.path("key.pem")) else {
             throw GatewayProcess.StartFailure(description: "tools/make-cert.sh failed: \(run)")
         }

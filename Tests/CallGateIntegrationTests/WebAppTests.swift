@@ -76,7 +76,7 @@ struct WebAppTests {
         #expect(try await Self.fetch(given.port, "/").status == 404)
         #expect(try await Self.fetch(off.port, "/").status == 404)
 
-        let refused = try CommandRun.run(
+        let refused = try await CommandRun.run(
             [GatewayProcess.executable.path, "serve", "--port", "0", "--database", directory.path("d.sqlite")],
             environment: ["CALLGATE_WEB_APP": "maybe"], timeoutSeconds: 20)
         #expect(refused.exitCode != 0 && refused.exitCode != 124)

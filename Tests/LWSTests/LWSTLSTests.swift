@@ -15,7 +15,7 @@ struct LWSTLSTests {
     }
 
     @Test func aClientThatTrustsTheCertificateEchoesOverWSS() async throws {
-        let certificate = try SelfSignedCertificate()
+        let certificate = try await SelfSignedCertificate()
         let server = try startServer(certificate)
         defer { server.stop() }
         let target = ClientTarget(host: "127.0.0.1", port: server.port, tls: .verified)
@@ -27,7 +27,7 @@ struct LWSTLSTests {
     }
 
     @Test func aClientThatDoesNotTrustItFailsTheHandshake() async throws {
-        let certificate = try SelfSignedCertificate()
+        let certificate = try await SelfSignedCertificate()
         let server = try startServer(certificate)
         defer { server.stop() }
         let client = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port, tls: .verified), trust: ClientTLSTrust())
@@ -40,7 +40,7 @@ struct LWSTLSTests {
     }
 
     @Test func aPlainClientGetsNoWebSocketFromATLSPort() async throws {
-        let certificate = try SelfSignedCertificate()
+        let certificate = try await SelfSignedCertificate()
         let server = try startServer(certificate)
         defer { server.stop() }
         let client = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port))

@@ -8,7 +8,7 @@ import Testing
 @Suite("TLS handshakes while other TLS contexts start")
 struct TLSIndexGateTests {
     @Test func everyHandshakeSucceedsWhileClientContextsAreCreatedAndStopped() async throws {
-        let certificate = try SelfSignedCertificate()
+        let certificate = try await SelfSignedCertificate()
         var configuration = ContextConfiguration(listen: ListenAddress(host: "127.0.0.1", port: 0), protocolName: "test.v1")
         configuration.tls = ServerTLS(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
         let server = LWSContext(configuration: configuration)
