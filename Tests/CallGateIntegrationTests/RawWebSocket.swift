@@ -5,7 +5,7 @@ import Glibc
 
 /// A WebSocket client written by hand on a blocking TCP socket, for what the real client does
 /// not do: send any `Origin`, read the HTTP status of a refused upgrade, leave pings unanswered,
-/// stop reading. Every blocking call runs on a global dispatch queue, off the test's executor.
+/// stop reading. Every blocking call runs through `offPool`, off Swift concurrency's threads.
 final class RawWebSocket: @unchecked Sendable {
     /// One server frame (servers do not mask).
     struct Frame {
@@ -66,7 +66,7 @@ final class RawWebSocket: @unchecked Sendable {
         port: Int, sending bytes: String, sourceAddress: String = "127.0.0.1", receiveBufferBytes: Int32? = nil,
         readsResponse: Bool = true
     ) async throws -> RawWebSocket {
-        try await blocking {
+        try await offPool {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw Failure(description: "socket() failed") }
             let raw = RawWebSocket(fd: fd)
@@ -94,7 +94,7 @@ final class RawWebSocket: @unchecked Sendable {
 
     /// Sends one masked text frame.
     func send(_ text: String) async throws {
-        try await Self.blocking { try self.write(Self.maskedFrame(Array(text.utf8))) }
+        try await offPool { try self.write(Self.maskedFrame(Array(text.utf8))) }
     }
 
     /// Sends `connect` with `token` and returns the reply frame's text.
@@ -106,7 +106,7 @@ final class RawWebSocket: @unchecked Sendable {
     /// The next frame, the end of the stream, or `.timedOut` after `timeout`. Pings are
     /// returned like any frame and never answered.
     func read(within timeout: Duration) async -> Read {
-        (try? await Self.blocking { self.readFrame(timeout: timeout) }) ?? .endOfStream
+        (try? await offPool { self.readFrame(timeout: timeout) }) ?? .endOfStream
     }
 
     /// The next read that is not a ping, and how many pings came before it (never answered).
@@ -134,14 +134,6 @@ final class RawWebSocket: @unchecked Sendable {
     }
 
     // MARK: blocking parts
-
-    private static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try work() })
-            }
-        }
-    }
 
     private func bind(to address: String) throws {
         var local = sockaddr_in()
