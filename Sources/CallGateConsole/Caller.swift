@@ -30,7 +30,7 @@ public actor Caller {
     }
 
     /// Prints what happens to the call until it is over, and says how it ended.
-    public func follow() async -> CallOutcome {
+    public func follow() async -> CallEnding {
         while let event = await client.nextEvent() {
             switch event {
             case .push(let push):
@@ -77,9 +77,22 @@ public actor Caller {
         client.startClosing()
     }
 
-    private func finished(_ outcome: CallOutcome) async -> CallOutcome {
+    private func finished(_ ending: CallEnding) async -> CallEnding {
         hangingUp = true
         await client.close()
-        return outcome
+        return ending
     }
 }
+
+/// How a `callgate call` ended.
+public enum CallEnding: Sendable, Equatable {
+    /// The other side declined, was busy, did not answer, or hung up.
+    case endedByPeer
+    /// We hung up or cancelled (Ctrl-C).
+    case hungUp
+    /// The gateway closed the socket.
+    case connectionLost
+}
+
+/// Where `listen` and `call` write their lines: standard output in the CLI, a buffer in tests.
+public typealias ConsoleOutput = @Sendable (String) -> Void

@@ -1,74 +1,120 @@
 import CallGateProtocol
 
+/// The call log entries changed by the op under way: the live calls and sessions mark
+/// themselves when they change what their entry shows, and the Core turns the marks into
+/// records for the op's outcome. Service thread only.
+final class LogChanges {
+    /// Call log id -> the call or meeting whose entry changed.
+    private var marked: [Int64: Source] = [:]
+
+    /// What a changed entry is built from.
+    enum Source {
+        /// A rung call, live or finished by the op that changed it.
+        case call(LiveCall)
+        /// A standalone session (meeting), live or closed by the op that changed it.
+        case meet(LiveSession)
+    }
+
+    /// The entry of `call` changed.
+    func mark(_ call: LiveCall) {
+        marked[call.ordinal] = .call(call)
+    }
+
+    /// The entry of the standalone session `session` changed.
+    func mark(meet session: LiveSession) {
+        guard let id = session.logID else { return }
+        marked[id] = .meet(session)
+    }
+
+    /// Forgets a mark: a call resumed as the log has it changed nothing.
+    func unmark(_ call: LiveCall) {
+        marked[call.ordinal] = nil
+    }
+
+    /// The marks so far, oldest entry first, and none left.
+    func take() -> [Source] {
+        guard !marked.isEmpty else { return [] }
+        let sources = marked.sorted { $0.key < $1.key }.map(\.value)
+        marked.removeAll(keepingCapacity: true)
+        return sources
+    }
+}
+
+/// What the Core writes to the call log, and how it resumes from it after a restart.
 extension GatewayCore {
-    /// The call log entries that changed since the last call, oldest call first: every call or
-    /// meeting an op or a timer created or changed, as it stands now. The server writes them to
-    /// the store, and sends the replies and pushes of those ops only once they are written.
-    /// Service thread only.
-    public func takeCallLogChanges() -> [CallLogRecord] {
-        guard !logChanges.isEmpty else { return [] }
-        let changed = logChanges.sorted { $0.key < $1.key }
-        logChanges.removeAll(keepingCapacity: true)
-        return changed.compactMap { _, source in
+    /// Resumes the calls a previous run left open, from the call log. Call once, before the
+    /// first connection.
+    ///
+    /// Nobody is connected yet, so every participant is treated as just disconnected: a ringing
+    /// call keeps ringing until its original ring timeout (closed `unanswered` here if that has
+    /// passed) and its caller gets `callerGracePeriod` to come back; an answered call stays
+    /// open and each participant gets `participantGracePeriod` to reconnect, after which the
+    /// disconnect rules apply. A meeting stays open for `participantGracePeriod` for someone to
+    /// join it again; its stays are closed now (the devices are gone). Recordings that were
+    /// running are stopped now. New call ids continue after `lastCallID`. The outcome holds the
+    /// log changes (calls closed, recordings stopped, meetings resumed). Service thread only.
+    public func restore(openCalls records: [CallLogRecord], lastCallID: Int64) -> Outcome<Void> {
+        transition { list in
+            lastOrdinal = max(lastOrdinal, lastCallID, records.map(\.id).max() ?? 0)
+            for record in records where record.isOpen {
+                switch record.callCategory {
+                case .call:
+                    restoreCall(record)
+                case .meet:
+                    restoreMeet(record)
+                }
+            }
+            runDueTimers(into: &list)
+        }
+    }
+
+    /// The records of the entries marked since the last take, oldest first.
+    func takeLogChanges() -> [CallLogRecord] {
+        logChanges.take().compactMap { source in
             switch source {
-            case .call(let session):
-                return record(of: session)
-            case .meet(let room):
-                return record(ofMeet: room)
+            case .call(let live):
+                return record(of: live)
+            case .meet(let session):
+                return record(ofMeet: session)
             }
         }
     }
 
-    /// Marks the log entry of a call as changed.
-    func noteLogChange(_ session: CallSession) {
-        logChanges[session.ordinal] = .call(session)
-    }
-
-    /// Marks the log entry a session belongs to as changed: its own for a meeting, its call's
-    /// for a ringing call's session (a call that just finished was marked by `finish`).
-    func noteLogChange(_ room: SessionRoom) {
-        if let id = room.logID {
-            logChanges[id] = .meet(room)
-        } else if let session = sessions[room.id] {
-            noteLogChange(session)
-        }
-    }
-
     /// The log entry of a rung call.
-    func record(of session: CallSession) -> CallLogRecord {
-        let call = session.call
-        let history = rooms[session.id]?.history ?? finishedHistories[session.id]
-        let recordings = history?.recordings ?? session.priorRecordings
+    func record(of live: LiveCall) -> CallLogRecord {
+        let call = live.call
+        let history = sessions[live.id]?.history ?? finishedHistories[live.id]
+        let recordings = history?.recordings ?? live.priorRecordings
         let callIsLive = !call.callStatus.isTerminal
-        let members = session.memberships.map { ($0, Optional($1)) } + session.busySkipped.map { ($0, nil) }
+        let members = live.memberships.map { ($0, Optional($1)) } + live.busySkipped.map { ($0, nil) }
         let participants = members.map { uid, state in
-            let user = session.profiles[uid] ?? profile(of: uid)
-            let stay = session.stays[uid] ?? StayLog()
+            let user = live.profiles[uid] ?? profile(of: uid)
+            let stay = live.stays[uid] ?? StayLog()
             return CallLogParticipantRecord(
                 uid: uid, name: user.name, avatar: user.avatar, state: logState(state, callIsLive: callIsLive),
                 joinedAt: stay.joinedAt, leftAt: stay.leftAt, closedSeconds: stay.closedSeconds,
                 stayStartedAt: stay.stayStartedAt)
         }
         return CallLogRecord(
-            id: session.ordinal, sessionId: call.sessionId, callCategory: .call, callType: call.callType,
+            id: live.ordinal, sessionId: call.sessionId, callCategory: .call, callType: call.callType,
             callStatus: call.callStatus, initiator: call.initiator, receiver: call.receiver,
             initiatedAt: call.initiatedAt, startedAt: call.joinedAt, endedAt: call.endedAt,
-            ringDeadline: session.ringingCount > 0 && !call.callStatus.isTerminal ? session.ringDeadline : nil,
+            ringDeadline: live.ringingCount > 0 && !call.callStatus.isTerminal ? live.ringDeadline : nil,
             participants: participants, recordings: recordings.map(\.logRecording), metadata: call.metadata)
     }
 
     /// The log entry of a meeting; nil for one nobody joined (which cannot outlive its op).
-    func record(ofMeet room: SessionRoom) -> CallLogRecord? {
-        let history = room.history
-        guard let id = room.logID, let first = history.participants.first else { return nil }
+    func record(ofMeet session: LiveSession) -> CallLogRecord? {
+        let history = session.history
+        guard let id = session.logID, let first = history.participants.first else { return nil }
         let participants = history.participants.map { participant in
             CallLogParticipantRecord(
                 uid: participant.uid, name: participant.name, avatar: participant.avatar, state: .joined,
                 joinedAt: participant.joinedAt, leftAt: participant.leftAt, closedSeconds: participant.totalSeconds,
-                stayStartedAt: room.members[participant.uid]?.joinedAt)
+                stayStartedAt: session.members[participant.uid]?.joinedAt)
         }
         return CallLogRecord(
-            id: id, sessionId: room.id, callCategory: .meet, callType: room.callType,
+            id: id, sessionId: session.id, callCategory: .meet, callType: session.callType,
             callStatus: history.endedAt == nil ? .ongoing : .ended,
             initiator: User(uid: first.uid, name: first.name, avatar: first.avatar), receiver: nil,
             initiatedAt: history.startedAt, startedAt: history.startedAt, endedAt: history.endedAt,
@@ -82,6 +128,100 @@ extension GatewayCore {
         case .declined?: .declined
         case .ringing?: callIsLive ? .ringing : .missed
         case .missed?, nil: .missed
+        }
+    }
+
+    private func restoreCall(_ record: CallLogRecord) {
+        guard let receiver = record.receiver, calls[record.sessionId] == nil else { return }
+        let call = Call(
+            sessionId: record.sessionId, callType: record.callType,
+            receiverType: record.groupID == nil ? .user : .group, callStatus: record.callStatus,
+            initiator: record.initiator, receiver: receiver, initiatedAt: record.initiatedAt,
+            joinedAt: record.startedAt, metadata: record.metadata)
+        let live = LiveCall(call: call, ordinal: record.id, ringing: [], changes: logChanges)
+        var stays: [String: StayLog] = [:]
+        for participant in record.participants {
+            let state = memberState(participant, in: record)
+            live.set(participant.uid, state)
+            live.remember(User(uid: participant.uid, name: participant.name, avatar: participant.avatar))
+            if participant.joinedAt != nil {
+                stays[participant.uid] = StayLog(
+                    joinedAt: participant.joinedAt, leftAt: participant.leftAt,
+                    closedSeconds: participant.closedSeconds, stayStartedAt: participant.stayStartedAt)
+            }
+        }
+        live.restoreStays(stays)
+        live.priorRecordings = stopped(record.recordings)
+        calls[live.id] = live
+        let grace = call.callStatus == .initiated ? configuration.callerGracePeriod : configuration.participantGracePeriod
+        for uid in live.members(in: .joined) {
+            engagedCall[uid] = live.id
+            startGrace(for: uid, in: live.id, lasting: grace)
+        }
+        for uid in live.members(in: .ringing) {
+            ringingCalls[uid, default: []].append(live.id)
+        }
+        if live.ringingCount > 0 {
+            let deadline = record.ringDeadline ?? nowMillis
+            live.ringDeadline = deadline
+            live.ringTimer = timers.schedule(
+                .ringTimeout(sessionId: live.id), at: monotonicNow + max(0, deadline - nowMillis))
+        }
+        // Resumed as the log has it, the call changed nothing, unless a recording was stopped.
+        if live.priorRecordings.map(\.logRecording) == record.recordings {
+            logChanges.unmark(live)
+        }
+    }
+
+    private func restoreMeet(_ record: CallLogRecord) {
+        guard sessions[record.sessionId] == nil else { return }
+        let now = nowSeconds
+        let session = LiveSession(
+            meet: record.sessionId, callType: record.callType, logID: record.id,
+            startedAt: record.startedAt ?? record.initiatedAt, attendance: meetAttendance, changes: logChanges)
+        session.history.participants = record.participants.map { participant in
+            var total = participant.closedSeconds
+            var leftAt = participant.leftAt
+            if let start = participant.stayStartedAt {
+                total += max(0, now - start)
+                leftAt = now
+            }
+            return ParticipantHistory(
+                uid: participant.uid, name: participant.name, avatar: participant.avatar,
+                joinedAt: participant.joinedAt ?? record.initiatedAt, leftAt: leftAt, totalSeconds: total)
+        }
+        session.history.recordings = stopped(record.recordings)
+        sessions[session.id] = session
+        timers.schedule(
+            .vacant(sessionId: session.id), at: monotonicNow + configuration.participantGracePeriod.wholeMilliseconds)
+        // Its stays were closed now: the entry changed.
+        logChanges.mark(meet: session)
+    }
+
+    /// Where a logged participant stands in the resumed call: a joined user whose stay is over
+    /// has left it (the caller of a call still ringing has no stay yet and is in).
+    private func memberState(_ participant: CallLogParticipantRecord, in record: CallLogRecord) -> MemberState {
+        switch participant.state {
+        case .joined:
+            let isWaitingCaller = participant.uid == record.initiator.uid && record.callStatus == .initiated
+            return participant.stayStartedAt != nil || isWaitingCaller ? .joined : .left
+        case .declined:
+            return .declined
+        case .missed:
+            return .missed
+        case .ringing:
+            return .ringing
+        }
+    }
+
+    /// `recordings` with any that still ran stopped now.
+    private func stopped(_ recordings: [CallLogRecording]) -> [RecordingHistory] {
+        let now = nowSeconds
+        return recordings.map { recording in
+            let end = recording.endedAt ?? max(recording.startedAt, now)
+            return RecordingHistory(
+                rid: recording.rid, startedAt: recording.startedAt, endedAt: end,
+                duration: recording.duration ?? end - recording.startedAt)
         }
     }
 }

@@ -4,9 +4,13 @@ import CallGateProtocol
 ///
 /// It knows who is connected on which connection, which calls are live and who rings or takes
 /// part in each, who joined which call session from which device, and turns every op and every
-/// due timer into a reply plus the pushes to send.
-/// It performs no I/O: the server sends what it returns, and asks `nextDeadline` when to call
-/// `fireDueTimers`. Not thread-safe and lock-free by design: service thread only.
+/// due timer into an `Outcome`: the reply, the pushes, the call log changes, the calls that
+/// finished and when to wake it next. It performs no I/O: the server carries out the outcome.
+/// Not thread-safe and lock-free by design: service thread only.
+///
+/// The ops live in two extensions: `GatewayCore+Calls.swift` (the call that rings and has a
+/// status) and `GatewayCore+Sessions.swift` (the in-call session people join); what they write
+/// to the call log is in `GatewayCore+CallLog.swift`.
 public final class GatewayCore {
     let configuration: CoreConfiguration
     let clock: any CoreClock
@@ -16,7 +20,7 @@ public final class GatewayCore {
     /// Connection <-> user routing.
     var directory = ConnectionDirectory()
     /// Live calls (initiated or ongoing) by session id.
-    var sessions: [String: CallSession] = [:]
+    var calls: [String: LiveCall] = [:]
     /// uid -> the one call the user is engaged in: caller of an initiated call, or joined
     /// participant of an ongoing one.
     var engagedCall: [String: String] = [:]
@@ -33,9 +37,9 @@ public final class GatewayCore {
     var lastOrdinal: Int64 = 0
     /// Live call sessions by session id: the sessions of ringing calls someone joined, and
     /// standalone (`meet`) sessions.
-    var rooms: [String: SessionRoom] = [:]
+    var sessions: [String: LiveSession] = [:]
     /// connection -> the ids of the sessions it joined.
-    var joinedRooms: [ConnectionID: Set<String>] = [:]
+    var joinedSessions: [ConnectionID: Set<String>] = [:]
     /// The histories of finished sessions, kept for `terminalRetention`.
     var finishedHistories: [String: SessionHistory] = [:]
     /// session id -> the timer that forgets its finished history.
@@ -44,9 +48,10 @@ public final class GatewayCore {
     let meetAttendance = MeetAttendance()
     /// What is left of each user's call starts this minute, for `maxCallsPerMinute`.
     var callStarts = CallStartBudget()
-    /// Call log id -> the call or meeting whose log entry changed since the server last took
-    /// the changes.
-    var logChanges: [Int64: LogSource] = [:]
+    /// The call log entries changed by the op under way.
+    let logChanges = LogChanges()
+    /// The calls the op under way finished, for its outcome.
+    var finishedNow: [Call] = []
 
     /// Makes a core with no connections and no calls.
     ///
@@ -77,6 +82,18 @@ public final class GatewayCore {
         directory.connections(of: uid)
     }
 
+    /// The connections of this gateway that get `delivery`: every device of its users but the
+    /// one excluded, by user in order, then oldest first.
+    public func connections(receiving delivery: Delivery) -> [ConnectionID] {
+        var result: [ConnectionID] = []
+        for uid in delivery.users {
+            for connection in directory.connections(of: uid) where connection != delivery.excluding {
+                result.append(connection)
+            }
+        }
+        return result
+    }
+
     /// How many connections are registered.
     public var connectionCount: Int {
         directory.count
@@ -84,11 +101,214 @@ public final class GatewayCore {
 
     /// How many calls are live (initiated or ongoing).
     public var activeCallCount: Int {
-        sessions.count
+        calls.count
     }
 
     /// How many call sessions are live: ringing calls' sessions someone joined, and standalone ones.
     public var activeSessionCount: Int {
-        rooms.count
+        sessions.count
+    }
+
+    // MARK: Connections
+
+    /// Registers an authenticated device of `user`; the reply is the calls it should show:
+    /// those ringing this user (initiated, or a group call still ringing them, and not declined
+    /// by them) and the one they take part in (caller of a ringing call, or participant of an
+    /// answered one), oldest first. Stops the call grace periods of this user, since they are
+    /// back; it does not rejoin any session (a device must `joinSession` again).
+    ///
+    /// Connecting a connection that is registered already re-registers it as `user`.
+    /// Service thread only.
+    public func connect(_ connection: ConnectionID, user: User) -> Outcome<[Call]> {
+        transition { _ in
+            unregister(connection)
+            directory.add(connection, as: user)
+            if let pending = graceTimers.removeValue(forKey: user.uid) {
+                for timer in pending.values {
+                    timers.cancel(timer)
+                }
+            }
+            return activeCalls(of: user.uid)
+        }
+    }
+
+    /// Unregisters a device. When it was the user's last one, their grace period starts: as the
+    /// caller of a ringing call (`callerGracePeriod`, then the call is cancelled) or as a
+    /// participant of an answered call (`participantGracePeriod`, then they leave it with reason
+    /// `disconnected`). The device also leaves every session it joined; a user with no joined
+    /// device left in a session is removed from it after `participantGracePeriod` unless a
+    /// device of theirs joins it again (connecting alone does not). Runs the timers already
+    /// due, which includes the grace periods when they are zero. Unknown connections are
+    /// ignored. Service thread only.
+    public func disconnect(_ connection: ConnectionID) -> Outcome<Void> {
+        transition { list in
+            unregister(connection)
+            runDueTimers(into: &list)
+        }
+    }
+
+    private func unregister(_ connection: ConnectionID) {
+        guard let user = directory.remove(connection) else { return }
+        detachFromSessions(connection)
+        guard directory.connections(of: user.uid).isEmpty,
+              let sessionId = engagedCall[user.uid],
+              let live = calls[sessionId]
+        else { return }
+        let period = live.call.callStatus == .initiated
+            ? configuration.callerGracePeriod
+            : configuration.participantGracePeriod
+        startGrace(for: user.uid, in: sessionId, lasting: period)
+    }
+
+    /// Decides whether `connection`'s user may get a call token for session `sessionId`; the
+    /// server asks before it signs one, and signs it for the user returned.
+    ///
+    /// Not logged in: `ERR_USER_NOT_LOGGED_IN`. A malformed id: `ERR_INVALID_SESSION_ID`. A live
+    /// ringing call: only its caller and the users it rang (callees, group members) get a token,
+    /// others `ERR_NOT_PARTICIPANT`; whether they may join is decided at `joinSession`. A finished
+    /// call still remembered: its terminal error (`ERR_CALL_CANCELLED`, `ERR_CALL_REJECTED`,
+    /// `ERR_CALL_ENDED`). A live standalone session, or any other id: allowed, as joining it
+    /// starts a standalone session. Changes nothing, so token requests cannot grow memory.
+    /// Service thread only.
+    public func authorizeCallToken(sessionId: String, from connection: ConnectionID) -> Result<User, CoreError> {
+        do throws(CoreError) {
+            let user = try requireUser(connection)
+            guard SessionIDFormat.isValid(sessionId) else { throw .invalidSessionID }
+            if let live = calls[sessionId] {
+                guard live.state(of: user.uid) != nil else { throw .notParticipant("you are not in this call") }
+            } else if let call = finishedCalls[sessionId] {
+                throw .finished(call.callStatus)
+            }
+            return .success(user)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: Timers
+
+    /// The deadline, on the clock's monotonic milliseconds, of the earliest pending timer (ring
+    /// timeout, grace period, idle timeout or retention expiry), nil when none is pending.
+    /// Every outcome carries it too. Service thread only.
+    public var nextDeadline: Int64? {
+        timers.nextDeadline()
+    }
+
+    /// Runs every timer whose deadline is at or before the clock's now, earliest first:
+    /// - ring timeout, nobody answered: the call ends `unanswered`, the caller's devices get
+    ///   `onOutgoingCallRejected {call}` (no `by`), ringing devices get `onIncomingCallCanceled`
+    ///   with reason `unanswered`;
+    /// - ring timeout of an answered group call: members still ringing stop with reason
+    ///   `unanswered` and the call goes on;
+    /// - the caller's grace period: the ringing call is cancelled;
+    /// - a participant's grace period: they leave the call with reason `disconnected`;
+    /// - retention: a finished call is forgotten, later ops on it get `ERR_CALL_NOT_FOUND`;
+    /// - a session's idle timeout: its only participant gets `onSessionTimeout`, is removed, and
+    ///   the session ends (with its ringing call, if any; see `joinSession`);
+    /// - a session participant's grace period: they leave the session as with `leaveSession`,
+    ///   with reason `disconnected`;
+    /// - history retention: a finished session's history is forgotten;
+    /// - a meeting resumed after a restart that nobody joined again within
+    ///   `participantGracePeriod` ends.
+    ///
+    /// A call that ends here ends its session too, with `onCallEnded`. Service thread only.
+    public func fireDueTimers() -> Outcome<Void> {
+        transition { list in runDueTimers(into: &list) }
+    }
+
+    func runDueTimers(into list: inout DeliveryList) {
+        let now = monotonicNow
+        while let event = timers.popDue(now: now) {
+            switch event {
+            case .ringTimeout(let sessionId):
+                ringTimedOut(sessionId, into: &list)
+            case .grace(let uid, let sessionId):
+                graceEnded(for: uid, in: sessionId, into: &list)
+            case .forget(let sessionId):
+                finishedCalls[sessionId] = nil
+            case .idle(let sessionId):
+                idleTimedOut(sessionId, into: &list)
+            case .sessionGrace(let uid, let sessionId):
+                sessionGraceEnded(for: uid, in: sessionId, into: &list)
+            case .forgetHistory(let sessionId):
+                finishedHistories[sessionId] = nil
+                historyExpiry[sessionId] = nil
+            case .vacant(let sessionId):
+                if let session = sessions[sessionId], session.uids.isEmpty {
+                    closeSession(sessionId, alsoTelling: [], excluding: nil, into: &list)
+                }
+            }
+        }
+    }
+
+    // MARK: Shared by the ops
+
+    /// Runs one op and gathers everything it did into its outcome: the reply (a thrown
+    /// `CoreError` becomes the error reply, with no pushes), the deliveries it added, the log
+    /// entries it changed, the calls it finished and the next timer deadline.
+    func transition<Reply>(_ op: (inout DeliveryList) throws(CoreError) -> Reply) -> Outcome<Reply> {
+        var list = DeliveryList()
+        let reply: Result<Reply, CoreError>
+        do {
+            reply = .success(try op(&list))
+        } catch {
+            reply = .failure(error)
+            list = DeliveryList()
+        }
+        let finished = finishedNow
+        finishedNow.removeAll(keepingCapacity: true)
+        return Outcome(
+            reply: reply, deliveries: list.deliveries, logChanges: takeLogChanges(), finishedCalls: finished,
+            nextDeadline: timers.nextDeadline())
+    }
+
+    /// The authenticated user of `connection`, or `ERR_USER_NOT_LOGGED_IN`.
+    func requireUser(_ connection: ConnectionID) throws(CoreError) -> User {
+        guard let user = directory.user(of: connection) else { throw .notLoggedIn }
+        return user
+    }
+
+    /// A session id no live or remembered call or session has.
+    func freshSessionID() -> String {
+        while true {
+            let candidate = sessionIDs.makeSessionID()
+            if calls[candidate] == nil, finishedCalls[candidate] == nil,
+               sessions[candidate] == nil, finishedHistories[candidate] == nil {
+                return candidate
+            }
+        }
+    }
+
+    /// The number of a new call or meeting.
+    func nextOrdinal() -> Int64 {
+        lastOrdinal += 1
+        return lastOrdinal
+    }
+
+    /// The best description of a user: their newest connection's, else the one they joined
+    /// their current call with, else just their uid.
+    func profile(of uid: String) -> User {
+        if let user = directory.profile(of: uid) {
+            return user
+        }
+        if let sessionId = engagedCall[uid], let user = calls[sessionId]?.profiles[uid] {
+            return user
+        }
+        return User(uid: uid, name: uid)
+    }
+
+    /// The current time in Unix milliseconds, for dates.
+    var nowMillis: Int64 {
+        clock.nowMillis()
+    }
+
+    /// The current monotonic time in milliseconds: every timer's deadline is on this clock.
+    var monotonicNow: Int64 {
+        clock.monotonicMillis()
+    }
+
+    /// The current time in Unix seconds, as call timestamps carry it.
+    var nowSeconds: Int64 {
+        clock.nowMillis() / 1000
     }
 }

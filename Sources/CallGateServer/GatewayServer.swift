@@ -50,9 +50,9 @@ public final class GatewayServer: Sendable {
         }
         do {
             try context.start(webSocketDelegate: service, httpHandler: service)
-            context.post { service.armCoreTimer() }
+            context.post { service.armCoreTimer(at: service.core.nextDeadline) }
         } catch {
-            service.writer.stop()
+            service.pipeline.writer.stop()
             throw error
         }
         logger.info(
@@ -74,6 +74,6 @@ public final class GatewayServer: Sendable {
         let timeout = service.configuration.shutdownTimeout
         let deadline = ContinuousClock.now + timeout
         context.stop(closeCode: CloseCode.goingAway, grace: timeout / 2)
-        return service.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
+        return service.pipeline.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
     }
 }

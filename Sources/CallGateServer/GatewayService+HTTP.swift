@@ -6,12 +6,11 @@ import LWS
 /// Plain HTTP on the gateway's port: the call log API through `CallLogRouter`, the web demo
 /// through `WebAppRouter`, the admin API and health through `AdminRouter`, metrics and
 /// readiness through `handleMonitoring`.
-/// Service thread, but for the token checks and store work they start, which come back
-/// through the mailbox.
+/// Service thread, but for the token checks (Swift concurrency's pool) and store reads
+/// (`storeReads`) they start, which come back through the mailbox (`answer`).
 extension GatewayService: HTTPHandler {
     func handle(_ exchange: HTTPExchange) {
         context.assertOnServiceThread()
-        beginOutput()
         if let problem = exchange.framingProblem {
             write(.error(400, .badRequest, problem, headers: [("Connection", "close")]), to: exchange)
             return
@@ -35,8 +34,8 @@ extension GatewayService: HTTPHandler {
         let backlog = request.method == .get ? nil : storeBacklog()
         switch webApp.route(request) ?? router.route(request, refusingChangesFor: backlog) {
         case .respond(let response):
-            persistChanges()
-            emit(.http(box, response))
+            // An admin change to the groups is answered once it is durable.
+            emit(.http(box, response), after: pipeline.submit([], groupWrites: groups.takeWrites()))
         case .mintToken(let tokenRequest):
             let tokens = router.tokens
             Task {
@@ -70,8 +69,117 @@ extension GatewayService: HTTPHandler {
     /// Any thread: sends `response` back to the service thread for `exchange`.
     func answer(_ exchange: ServiceThreadBox<HTTPExchange>, with response: HTTPResponse) {
         context.post { [self] in
-            beginOutput()
             emit(.http(exchange, response))
         }
     }
+
+    // MARK: Call log API
+
+    /// The call log API: the user's token is checked off the service thread, the store is read
+    /// on `storeReads`, and the response comes back through the mailbox.
+    func handleCallLog(_ route: CallLogRoute, for exchange: ServiceThreadBox<HTTPExchange>) {
+        switch route {
+        case .respond(let response):
+            emit(.http(exchange, response))
+        case .list(let token, let request):
+            read(for: token, exchange) { store, viewer, now in
+                let page = try store.page(request.query(for: viewer))
+                return .json(200, Self.listBody(page, perPage: request.perPage, viewer: viewer, now: now))
+            }
+        case .detail(let token, let sessionId):
+            read(for: token, exchange) { store, viewer, now in
+                let records = try store.calls(sessionId: sessionId, visibleTo: viewer)
+                guard !records.isEmpty else {
+                    return .error(404, .notFound, "no call with session id '\(sessionId)' that you were part of")
+                }
+                return .json(200, CallLogDetailBody(data: records.map { $0.log(for: viewer, at: now) }))
+            }
+        }
+    }
+
+    /// Checks `token`, runs `body` with the store and the token's uid on `storeReads`, and
+    /// answers with what it returns (401 for a refused token, 500 if the store fails).
+    private func read(
+        for token: String, _ exchange: ServiceThreadBox<HTTPExchange>,
+        _ body: @escaping @Sendable (any CallLogStore, String, Int64) throws -> HTTPResponse
+    ) {
+        let tokens = tokens
+        let store = store
+        let clock = clock
+        let queue = storeReads
+        Task {
+            switch await tokens.verify(token) {
+            case .failure(let error):
+                answer(exchange, with: CallLogRouter.unauthorized("token: \(error.message)"))
+            case .success(let user):
+                queue.async {
+                    let response: HTTPResponse
+                    do {
+                        response = try body(store, user.uid, clock.nowMillis() / 1000)
+                    } catch {
+                        response = .error(500, .internalError, "the call log could not be read")
+                    }
+                    self.answer(exchange, with: response)
+                }
+            }
+        }
+    }
+
+    /// The body of a list page as `viewer` sees it.
+    static func listBody(_ page: CallLogPage, perPage: Int, viewer: String, now: Int64) -> CallLogListBody {
+        let pagination = CallLogPagination(
+            total: page.total, perPage: perPage, currentPage: page.currentPage,
+            totalPages: (page.total + perPage - 1) / perPage)
+        return CallLogListBody(
+            data: page.records.map { $0.log(for: viewer, at: now) },
+            meta: CallLogListMeta(
+                pagination: pagination,
+                cursor: CallLogCursors(next: page.next?.encoded, previous: page.previous?.encoded)))
+    }
+
+    // MARK: Monitoring
+
+    /// `GET /metrics` and `GET /readyz`, without authentication: keep them off the public
+    /// internet (the reverse proxy should not forward them).
+    ///
+    /// Both answer past the pipeline and without touching the store: they report on the gateway
+    /// rather than show call state to a client, and they must answer at once while the store is
+    /// stuck, which is when the pipeline holds output back and they matter most.
+    /// Answers `endpoint`: GET only (405 otherwise). Readiness is what the writer last saw (its
+    /// writes, retries, and its probe every 10 s while idle) and whether the store is behind,
+    /// so a flood of probes costs no store work.
+    func handleMonitoring(_ endpoint: MonitoringEndpoint, method: HTTPMethod, exchange: HTTPExchange) {
+        guard method == .get else {
+            write(.error(405, .methodNotAllowed, "method not allowed here; allowed: GET", headers: [("Allow", "GET")]), to: exchange)
+            return
+        }
+        switch endpoint {
+        case .metrics:
+            write(HTTPResponse(status: 200, contentType: GatewayMetrics.contentType, body: metrics.exposition()), to: exchange)
+        case .readiness:
+            write(readiness(), to: exchange)
+        }
+    }
+
+    private func readiness() -> HTTPResponse {
+        let health = pipeline.writer.health
+        if let since = health.failingSince {
+            let seconds = (ContinuousClock.now - since).components.seconds
+            return .error(
+                503, .notReady,
+                "the call log store does not accept writes (for \(seconds) s: \(health.lastError ?? "unknown error"))")
+        }
+        if let backlog = storeBacklog() {
+            return .error(503, .notReady, backlog)
+        }
+        return .json(200, ["status": "ready"])
+    }
+}
+
+/// The unauthenticated monitoring paths: Prometheus metrics and readiness.
+enum MonitoringEndpoint: String {
+    /// `GET /metrics`: every metric in the Prometheus text format.
+    case metrics = "/metrics"
+    /// `GET /readyz`: 200 while the store accepts writes, else 503.
+    case readiness = "/readyz"
 }

@@ -2,68 +2,122 @@ import CallGateCore
 import CallGateProtocol
 import LWS
 
-/// Socket lifecycle: open, message, close. Service thread only.
+/// Socket lifecycle (open, frame, message, close), the per-socket limits (the `connect`
+/// deadline, the message rate) and the dispatch of request frames to the Core.
+/// Service thread only.
 extension GatewayService: WebSocketDelegate {
-    func webSocketDidOpen(_ connection: WebSocketConnection) {
+    func webSocketDidOpen(_ socket: WebSocketConnection) {
         context.assertOnServiceThread()
         metrics.socketOpened()
-        let id = ConnectionID(connection.id)
         let deadline = clock.monotonicMillis() + configuration.authTimeout.wholeMilliseconds
         let clientAddress = configuration.trustedProxies.clientAddress(
-            peer: connection.peerAddress, forwardedFor: connection.forwardedFor)
-        let session = ClientSession(
-            connectionID: id, authDeadline: deadline, clientAddress: clientAddress, messageBudget: newMessageBudget())
-        session.countedAddress = admission.socketOpened(peer: connection.peerAddress, clientAddress: clientAddress)
-        connection.attachment = session
-        logger.debug("socket opened", metadata: ["connection": "\(id)", "client": "\(clientAddress)"])
-        sockets[id] = connection
+            peer: socket.peerAddress, forwardedFor: socket.forwardedFor)
+        let connection = ClientConnection(
+            socket: socket, authDeadline: deadline, clientAddress: clientAddress, messageBudget: newMessageBudget())
+        connection.countedAddress = admission.socketOpened(peer: socket.peerAddress, clientAddress: clientAddress)
+        logger.debug("socket opened", metadata: ["connection": "\(connection.id)", "client": "\(clientAddress)"])
+        connections[connection.id] = connection
         if authQueue.nextDeadline == nil {
             authTimer.schedule(afterMicroseconds: configuration.authTimeout.wholeMilliseconds * 1000)
         }
-        authQueue.append(id, deadline: deadline)
+        authQueue.append(connection.id, deadline: deadline)
     }
 
-    func webSocketDidReceiveFrame(_ connection: WebSocketConnection) -> Bool {
+    func webSocketDidReceiveFrame(_ socket: WebSocketConnection) -> Bool {
         context.assertOnServiceThread()
-        guard let session = connection.attachment as? ClientSession else { return false }
-        return withinMessageRate(session)
+        guard let connection = connections[ConnectionID(socket.id)] else { return false }
+        return withinMessageRate(connection)
     }
 
-    func webSocket(_ connection: WebSocketConnection, didReceive message: [UInt8], binary: Bool) {
+    func webSocket(_ socket: WebSocketConnection, didReceive message: [UInt8], binary: Bool) {
         context.assertOnServiceThread()
         metrics.frameReceived()
-        guard let session = connection.attachment as? ClientSession else { return }
-        beginOutput()
+        guard let connection = connections[ConnectionID(socket.id)] else { return }
         if binary {
-            fail(connection, requestID: nil, code: .badRequest, message: "binary frames are not supported: send JSON text")
+            refuse(frameFrom: connection.id, requestID: nil, message: "binary frames are not supported: send JSON text")
             return
         }
         let frame: RequestFrame
         do {
             frame = try RequestFrame.decode(message)
         } catch {
-            fail(connection, requestID: error.id, code: .badRequest, message: error.message)
+            refuse(frameFrom: connection.id, requestID: error.id, message: error.message)
             return
         }
-        handle(frame, from: connection, session: session)
+        handle(frame, from: connection)
     }
 
-    func webSocketDidClose(_ connection: WebSocketConnection, error: String?) {
+    func webSocketDidClose(_ socket: WebSocketConnection, error: String?) {
         context.assertOnServiceThread()
-        countClose(of: connection)
-        guard let session = connection.attachment as? ClientSession else { return }
-        connection.attachment = nil
-        sockets[session.connectionID] = nil
-        forgetExpiry(of: session)
-        if let address = session.countedAddress {
+        metrics.socketClosed(code: CloseCodeLabel.label(
+            local: socket.localCloseCode, peer: socket.peerCloseCode, peerSentClose: socket.peerSentClose))
+        guard let connection = connections.removeValue(forKey: ConnectionID(socket.id)) else { return }
+        forgetExpiry(of: connection)
+        if let address = connection.countedAddress {
             admission.socketClosed(countedUnder: address)
         }
-        if let user = session.user {
+        if let user = core.user(of: connection.id) {
             logger.info(
                 "disconnected",
-                metadata: ["uid": "\(user.uid)", "connection": "\(session.connectionID)", "client": "\(session.clientAddress)"])
-            beginOutput()
-            deliver(core.disconnect(session.connectionID))
+                metadata: ["uid": "\(user.uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
+            send(core.disconnect(connection.id))
+        }
+    }
+
+    /// One request frame, by op and by where its connection is in the handshake.
+    private func handle(_ frame: RequestFrame, from connection: ClientConnection) {
+        let id = connection.id
+        let request = address(frame.id, on: id, concerning: frame.request.sessionId)
+        if connection.isConnected, frame.request.writesCallLog, let backlog = storeBacklog() {
+            fail(request, code: .storeUnavailable, message: backlog)
+            return
+        }
+        switch (frame.request, connection.phase) {
+        case (.connect(let params), .awaitingConnect):
+            connection.phase = .verifying
+            verify(params.token, answering: request)
+        case (.connect, .verifying), (.connect, .connected):
+            fail(request, code: .badRequest, message: "this socket already sent connect")
+        case (_, .awaitingConnect), (_, .verifying):
+            fail(request, code: .userNotLoggedIn, message: "send connect with a token first")
+        case (.refreshToken(let params), .connected):
+            refreshToken(params, answering: request)
+        case (.ping, .connected):
+            succeed(request, with: PingResult(serverTime: clock.nowMillis()))
+        case (.initiateCall(let params), .connected):
+            initiateCall(params, answering: request)
+        case (.acceptCall(let params), .connected):
+            send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
+        case (.rejectCall(let params), .connected):
+            send(core.rejectCall(params, from: id), answering: request)
+        case (.endCall(let params), .connected):
+            send(core.endCall(sessionId: params.sessionId, from: id), answering: request)
+        case (.generateToken(let params), .connected):
+            generateToken(params, answering: request)
+        case (.joinSession(let params), .connected):
+            joinSession(params, answering: request)
+        case (.leaveSession(let params), .connected):
+            send(core.leaveSession(sessionId: params.sessionId, from: id).mapReply(SessionResult.init), answering: request)
+        case (.setMuted(let params), .connected):
+            send(core.setMuted(params, from: id).mapReply(SessionResult.init), answering: request)
+        case (.startRecording(let params), .connected):
+            send(core.setRecording(sessionId: params.sessionId, on: true, from: id).mapReply(SessionResult.init), answering: request)
+        case (.stopRecording(let params), .connected):
+            send(core.setRecording(sessionId: params.sessionId, on: false, from: id).mapReply(SessionResult.init), answering: request)
+        case (.switchToVideo(let params), .connected):
+            send(core.switchToVideo(sessionId: params.sessionId, from: id).mapReply(SessionResult.init), answering: request)
+        }
+    }
+
+    /// Runs `initiateCall` and, when it rang a device, measures how long the gateway took from
+    /// taking up the request to handing the ring frames to the sockets: a marker goes through
+    /// the pipeline behind those frames, so the store commit they wait for is included.
+    private func initiateCall(_ params: InitiateCallParams, answering request: ReplyAddress) {
+        let received = ContinuousClock.now
+        let outcome = core.initiateCall(params, from: request.connection)
+        send(outcome, answering: request)
+        if outcome.deliveries.contains(where: { $0.push.event == .onIncomingCallReceived }) {
+            emit(.ringHandedOver(since: received))
         }
     }
 
@@ -71,15 +125,32 @@ extension GatewayService: WebSocketDelegate {
     func closeUnauthenticated() {
         let now = clock.monotonicMillis()
         for id in authQueue.popExpired(now: now) {
-            guard let connection = sockets[id], let session = connection.attachment as? ClientSession,
-                session.user == nil
-            else { continue }
+            guard let connection = connections[id], !connection.isConnected else { continue }
             logger.debug("closing socket that did not connect in time", metadata: ["connection": "\(id)"])
             metrics.authFailed(.connectTimeout)
-            connection.close(code: CloseCode.unauthorized, reason: "connect timeout")
+            connection.socket.close(code: CloseCode.unauthorized, reason: "connect timeout")
         }
         if let next = authQueue.nextDeadline {
             authTimer.schedule(afterMicroseconds: max(0, next - now) * 1000)
         }
+    }
+
+    /// A full message budget for a new socket; nil when there is no limit.
+    private func newMessageBudget() -> TokenBucket? {
+        let rate = configuration.maxMessagesPerSecond
+        guard rate > 0 else { return nil }
+        return TokenBucket(ratePerSecond: rate, burst: rate, now: clock.monotonicMillis())
+    }
+
+    /// Spends one frame of the connection's budget (`maxMessagesPerSecond`). Over it, the socket
+    /// is closed with 4029 after the output already queued to it, and every later frame of it
+    /// is dropped.
+    private func withinMessageRate(_ connection: ClientConnection) -> Bool {
+        if connection.rateLimited { return false }
+        guard connection.messageBudget?.take(now: clock.monotonicMillis()) == false else { return true }
+        connection.rateLimited = true
+        noteLimit(.rateLimited, metadata: ["address": "\(connection.clientAddress)", "connection": "\(connection.id)"])
+        emit(.close(connection.id, code: CloseCode.rateLimited, reason: "too many messages"))
+        return false
     }
 }

@@ -5,12 +5,18 @@ import LWS
 import Logging
 
 /// The gateway on its service thread: takes socket events and HTTP requests from libwebsockets,
-/// runs them through the Core, has the store write what changed, and sends each reply and push
-/// once the writes it depends on are durable.
+/// runs them through the Core, and carries out each `Outcome`: the store writes what changed,
+/// and the reply and pushes go to the sockets once the writes they depend on are durable.
 ///
-/// All state is confined to the service thread of `context`; the only entry from other threads
-/// is work they `post` to it (token checks, store commits and reads coming back). Hence
-/// `@unchecked Sendable`.
+/// Threads (docs/architecture.md): all state here is confined to the service thread of
+/// `context`, checked by `context.assertOnServiceThread()` at every entry. Other work runs
+/// elsewhere and comes back through `context.post`: token checks and signing on Swift
+/// concurrency's pool (`offServiceThread`), call log reads on `storeReads`, and commits on the
+/// writer's thread (`StorePipeline`). Hence `@unchecked Sendable`.
+///
+/// The extensions: `+WebSocket` (socket lifecycle and request dispatch), `+Tokens` (connect,
+/// refresh, expiry, call tokens), `+Output` (the one path from an outcome to the sockets),
+/// `+HTTP` (call log API, admin, monitoring) and `+Admission` (which connections are served).
 final class GatewayService: @unchecked Sendable {
     let configuration: ServerConfiguration
     let context: LWSContext
@@ -24,22 +30,15 @@ final class GatewayService: @unchecked Sendable {
     let logger: Logger
     /// This server's metrics, served at `GET /metrics`.
     let metrics: GatewayMetrics
-    /// Which call log changes finish a rung call, for `callgate_calls_finished_total`.
-    var finishedCalls = FinishedCallTracker()
-    /// Where call logs and groups are kept; read off the service thread, written by `writer`.
+    /// Where call logs and groups are kept; read off the service thread, written by `pipeline`.
     let store: any CallLogStore
     /// Runs store reads for the call log API, off the service thread.
     let storeReads = DispatchQueue(label: "callgate.store-reads", attributes: .concurrent)
-    /// Every open socket, connected or not, by the Core's connection id.
-    var sockets: [ConnectionID: WebSocketConnection] = [:]
-    /// Sockets in the order they opened, for the `connect` deadline sweep.
+    /// Every open socket's connection, connected or not, by the Core's connection id: the one
+    /// registry of sockets in the service.
+    var connections: [ConnectionID: ClientConnection] = [:]
+    /// Connections in the order they opened, for the `connect` deadline sweep.
     var authQueue = AuthDeadlineQueue()
-    /// Output waiting for store writes to commit.
-    var gate = OutputGate<HeldOutput>()
-    /// The write the output being produced now must wait for (0: none); see `beginOutput`.
-    var barrier: UInt64 = 0
-    /// Session id -> the sequence number of its terminal status write, until it is durable.
-    var pendingTerminal: [String: UInt64] = [:]
     /// Which upgrades may proceed (origins, socket caps) and how many sockets are open.
     var admission: AdmissionControl
     /// One per kind of limit, so that a flood of refusals logs a line per 10 s, not per socket.
@@ -52,13 +51,13 @@ final class GatewayService: @unchecked Sendable {
     var tokenExpiries = TimerQueue<ConnectionID>()
     /// Fires when the earliest token in `tokenExpiries` expires.
     lazy var expiryTimer = context.makeTimer { [unowned self] in self.closeExpired() }
-    /// Writes the Core's call log changes and the group changes, in order.
-    lazy var writer = CallLogWriter(
+    /// The writer of call log and group changes, and the output waiting for it.
+    lazy var pipeline = StorePipeline(writer: CallLogWriter(
         store: store, deadLetterPath: configuration.deadLetterPath, logger: logger, metrics: metrics.store,
         probeInterval: configuration.storeProbeInterval
     ) { [unowned self] sequence in
         context.post { [unowned self] in self.release(upTo: sequence) }
-    }
+    })
 
     /// A service over `store`, with the groups it holds. Call `resume` before the context starts.
     init(
@@ -83,60 +82,11 @@ final class GatewayService: @unchecked Sendable {
     /// ring timeout passed meanwhile are closed) before anyone can read the log. Call once,
     /// before the context starts; throws when the store cannot write.
     func resume(openCalls: [CallLogRecord], lastCallID: Int64) throws {
-        core.restore(openCalls: openCalls, lastCallID: lastCallID)
-        finishedCalls = FinishedCallTracker(openCalls: openCalls, lastCallID: lastCallID)
-        let changes = core.takeCallLogChanges()
-        try store.apply(changes.map(StoreWrite.call))
-        countFinishedCalls(changes)
-    }
-
-    /// Sends a Core outcome: the reply to the asking socket first, then every push.
-    func send(_ outcome: CallOutcome, replyTo requestID: String, on connection: WebSocketConnection) {
-        persistChanges()
-        reply(outcome.reply, to: requestID, on: connection)
-        deliver(outcome.deliveries)
-    }
-
-    /// Sends a Core result as the reply to one request: its value, or its error.
-    func reply(_ result: Result<some Encodable, CoreError>, to requestID: String, on connection: WebSocketConnection) {
-        switch result {
-        case .success(let value):
-            transmit(OutboundFrame(ReplyFrame.success(id: requestID, result: value)), to: connection)
-        case .failure(let error):
-            fail(connection, requestID: requestID, code: error.code, message: error.message)
+        let outcome = core.restore(openCalls: openCalls, lastCallID: lastCallID)
+        try store.apply(outcome.logChanges.map(StoreWrite.call))
+        for call in outcome.finishedCalls {
+            metrics.callFinished(call.callStatus)
         }
-    }
-
-    /// Encodes each push once and queues the same bytes to every recipient socket.
-    func deliver(_ deliveries: [Delivery]) {
-        persistChanges()
-        for delivery in deliveries {
-            let bytes: Data
-            do {
-                bytes = try delivery.push.encodedFrame()
-            } catch {
-                logger.error(
-                    "push not sent: it could not be encoded",
-                    metadata: ["event": "\(delivery.push.event.rawValue)", "error": "\(error.description)"])
-                continue
-            }
-            let frame = OutboundFrame(bytes)
-            metrics.pushesDelivered(delivery.push.event, count: delivery.connections.count)
-            for id in delivery.connections {
-                emit(.frame(id, frame))
-            }
-        }
-        armCoreTimer()
-    }
-
-    /// Replies with an error to a request (or to an unreadable frame when `requestID` is nil).
-    func fail(_ connection: WebSocketConnection, requestID: String?, code: ErrorCode, message: String) {
-        transmit(OutboundFrame(ReplyFrame.failure(id: requestID, code: code, message: message)), to: connection)
-    }
-
-    /// Queues `frame` to `connection`, behind any output waiting for the store.
-    func transmit(_ frame: OutboundFrame, to connection: WebSocketConnection) {
-        emit(.frame(ConnectionID(connection.id), frame))
     }
 
     /// Runs `work` off the service thread (token checks: jwt-kit is async), then `finish` with
@@ -154,9 +104,9 @@ final class GatewayService: @unchecked Sendable {
         }
     }
 
-    /// Points the Core timer at the Core's earliest deadline.
-    func armCoreTimer() {
-        guard let deadline = core.nextDeadline else {
+    /// Points the Core timer at `deadline` (the Core's monotonic ms; nil: no timer pending).
+    func armCoreTimer(at deadline: Int64?) {
+        guard let deadline else {
             coreTimer.cancel()
             return
         }
@@ -164,7 +114,6 @@ final class GatewayService: @unchecked Sendable {
     }
 
     private func fireCoreTimers() {
-        beginOutput()
-        deliver(core.fireDueTimers())
+        send(core.fireDueTimers())
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// SIGINT and SIGTERM, caught so that `serve` can shut down in order instead of dying.
 final class TerminationSignals {
@@ -28,5 +29,15 @@ final class TerminationSignals {
 
     deinit {
         for source in sources { source.cancel() }
+    }
+}
+
+/// A flag that lets exactly one caller through, from any thread.
+final class OnceFlag: Sendable {
+    private let claimed = Atomic<Bool>(false)
+
+    /// True for the first caller only.
+    func claim() -> Bool {
+        !claimed.exchange(true, ordering: .acquiringAndReleasing)
     }
 }

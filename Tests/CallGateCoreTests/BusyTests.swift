@@ -55,7 +55,7 @@ import Testing
     @Test func aBusyCalleeWhoseDevicesAreGoneIsStillNamed() throws {
         let (f, c, b, _) = try setUp()
         for connection in b {
-            _ = f.core.disconnect(connection)
+            _ = f.disconnect(connection)
         }
         let call = try #require(f.call("bob", from: c[0]).call)
         #expect(call.callStatus == .busy)

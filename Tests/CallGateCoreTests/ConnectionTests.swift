@@ -10,10 +10,10 @@ import Testing
         #expect(f.core.connectionCount == 3)
         #expect(f.core.connections(of: "alice") == a)
         #expect(f.core.user(of: b) == Fixture.user("bob"))
-        _ = f.core.disconnect(a[0])
+        _ = f.disconnect(a[0])
         #expect(f.core.connections(of: "alice") == [a[1]])
         #expect(f.core.user(of: a[0]) == nil)
-        #expect(f.core.disconnect(a[0]).isEmpty)
+        #expect(f.disconnect(a[0]).isEmpty)
         #expect(f.core.connectionCount == 2)
         #expect(f.core.connections(of: "nobody").isEmpty)
     }
@@ -21,7 +21,7 @@ import Testing
     @Test func connectingAgainReRegistersTheConnection() {
         let f = Fixture()
         let x = f.connect("alice")
-        _ = f.core.connect(x, user: Fixture.user("bob"))
+        _ = f.connect(x, user: Fixture.user("bob"))
         #expect(f.core.connections(of: "alice").isEmpty)
         #expect(f.core.connections(of: "bob") == [x])
         #expect(f.core.connectionCount == 1)
@@ -39,14 +39,14 @@ import Testing
         f.advance(seconds: 1)
         let byBob = try #require(f.call("dave", from: b).call)
 
-        #expect(f.core.connect(ConnectionID(100), user: Fixture.user("bob")) == [fromAlice, fromCarol, byBob])
-        #expect(f.core.connect(ConnectionID(101), user: Fixture.user("alice")) == [fromAlice])
+        #expect(f.connect(ConnectionID(100), user: Fixture.user("bob")) == [fromAlice, fromCarol, byBob])
+        #expect(f.connect(ConnectionID(101), user: Fixture.user("alice")) == [fromAlice])
         _ = f.reject(fromCarol.sessionId, .rejected, from: b)
         _ = f.reject(byBob.sessionId, .cancelled, from: b)
         let ongoing = try #require(f.accept(fromAlice.sessionId, from: b).call)
-        #expect(f.core.connect(ConnectionID(102), user: Fixture.user("bob")) == [ongoing])
-        #expect(f.core.connect(ConnectionID(103), user: Fixture.user("carol")).isEmpty)
-        #expect(f.core.connect(ConnectionID(104), user: Fixture.user("dave")).isEmpty)
+        #expect(f.connect(ConnectionID(102), user: Fixture.user("bob")) == [ongoing])
+        #expect(f.connect(ConnectionID(103), user: Fixture.user("carol")).isEmpty)
+        #expect(f.connect(ConnectionID(104), user: Fixture.user("dave")).isEmpty)
         _ = d
     }
 
@@ -57,7 +57,7 @@ import Testing
         let b = f.connect("bob")
         let ringing = try #require(f.call("team", from: a, type: .group).call)
         let ongoing = try #require(f.accept(ringing.sessionId, from: b).call)
-        #expect(f.core.connect(ConnectionID(9), user: Fixture.user("carol")) == [ongoing])
+        #expect(f.connect(ConnectionID(9), user: Fixture.user("carol")) == [ongoing])
     }
 
     @Test func aDeviceConnectedMidRingGetsTheLaterPushes() throws {
@@ -78,7 +78,7 @@ import Testing
         let f = Fixture()
         let a = f.connect("alice")
         let b = f.devices("bob", 3)
-        _ = f.core.disconnect(b[1])
+        _ = f.disconnect(b[1])
         let outcome = f.call("bob", from: a)
         let call = try #require(outcome.call)
         #expect(outcome.deliveries == [delivery(.incomingCallReceived(call: call), [b[0], b[2]])])

@@ -104,9 +104,9 @@ import Testing
     @Test func ringTimeoutLeavesTheCallUnanswered() throws {
         let ringing = try ring()
         f.advance(millis: 44_999)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         f.advance(millis: 1)
-        let deliveries = f.core.fireDueTimers()
+        let deliveries = f.fireDueTimers()
         var call = ringing
         call.callStatus = .unanswered
         call.endedAt = Fixture.start / 1000 + 45
@@ -115,13 +115,13 @@ import Testing
             delivery(.incomingCallCanceled(call: call, reason: .unanswered), b),
         ])
         #expect(f.core.activeCallCount == 0)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
     }
 
     @Test func aCustomRingTimeoutIsHonoured() throws {
         let ringing = try #require(f.call("bob", from: a[0], timeout: 5).call)
         f.advance(seconds: 5)
-        let deliveries = f.core.fireDueTimers()
+        let deliveries = f.fireDueTimers()
         #expect(deliveries.map(\.push.event) == [.onOutgoingCallRejected, .onIncomingCallCanceled])
         #expect(deliveries.map(\.push.sessionId) == [ringing.sessionId, ringing.sessionId])
         guard case .outgoingCallRejected(let call, nil)? = deliveries.first?.push else {
@@ -212,7 +212,7 @@ import Testing
         }
         let unanswered = try finished { _ in
             f.advance(seconds: 45)
-            _ = f.core.fireDueTimers()
+            _ = f.fireDueTimers()
         }
         let cases: [(String, ErrorCode)] = [
             (cancelled, .callCancelled), (rejected, .callRejected), (busy, .callRejected),

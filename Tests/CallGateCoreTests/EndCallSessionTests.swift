@@ -107,7 +107,7 @@ import Testing
         let ringing = try #require(f.call("bob", from: a[0], timeout: 20).call)
         _ = f.join(ringing.sessionId, from: a[0])
         f.advance(seconds: 20)
-        let deliveries = f.core.fireDueTimers()
+        let deliveries = f.fireDueTimers()
         #expect(deliveries.map(\.push.event) == [.onOutgoingCallRejected, .onIncomingCallCanceled, .onCallEnded])
         #expect(deliveries.last == delivery(.callEnded(sessionId: ringing.sessionId), a))
         #expect(f.core.activeSessionCount == 0)
@@ -116,12 +116,12 @@ import Testing
     @Test func aVanishedCallerEndsTheSessionWhenTheCallIsCancelled() throws {
         let ringing = try #require(f.call("bob", from: a[0]).call)
         _ = f.join(ringing.sessionId, from: a[0])
-        _ = f.core.disconnect(a[0])
-        _ = f.core.disconnect(a[1])
+        _ = f.disconnect(a[0])
+        _ = f.disconnect(a[1])
         f.advance(seconds: 10)
-        #expect(f.core.fireDueTimers().map(\.push.event) == [.onIncomingCallCanceled])
+        #expect(f.fireDueTimers().map(\.push.event) == [.onIncomingCallCanceled])
         #expect(f.core.activeSessionCount == 0)
         f.advance(seconds: 60)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
     }
 }

@@ -4,18 +4,19 @@ import CallGateProtocol
 /// Shorthands for the call log: taking the changes, setting the clock to a second after the
 /// start, and participant entries as the fixture names users.
 extension Fixture {
-    /// The call log rows changed since the last take.
+    /// The call log rows changed since the last take, as they stand now, in id order.
     func changes() -> [CallLogRecord] {
-        core.takeCallLogChanges()
+        defer { loggedChanges.removeAll() }
+        return loggedChanges.sorted { $0.key < $1.key }.map(\.value)
     }
 
     /// Sets the clock to `seconds` after `Fixture.start` (never backwards) and runs due timers.
     @discardableResult
-    func at(_ seconds: Int64) -> [Delivery] {
+    func at(_ seconds: Int64) -> [Sent] {
         let target = Self.start + seconds * 1000
         precondition(target >= nowMillis, "the clock only moves forward")
         advance(millis: target - nowMillis)
-        return core.fireDueTimers()
+        return fireDueTimers()
     }
 
     /// `Fixture.start` plus `seconds`, in Unix milliseconds (ring deadlines, timers).

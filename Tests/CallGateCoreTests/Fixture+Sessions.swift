@@ -8,24 +8,24 @@ extension Fixture {
 
     func join(
         _ sessionId: String, from connection: ConnectionID, audioOnly: Bool = false, idleTimeout: Int? = nil
-    ) -> SessionOutcome {
-        core.joinSession(sessionId: sessionId, from: connection, audioOnly: audioOnly, idleTimeout: idleTimeout)
+    ) -> Observed<Session> {
+        joinSession(sessionId: sessionId, from: connection, audioOnly: audioOnly, idleTimeout: idleTimeout)
     }
 
-    func leave(_ sessionId: String, from connection: ConnectionID) -> SessionOutcome {
-        core.leaveSession(sessionId: sessionId, from: connection)
+    func leave(_ sessionId: String, from connection: ConnectionID) -> Observed<Session> {
+        leaveSession(sessionId: sessionId, from: connection)
     }
 
-    func mute(_ sessionId: String, audio: Bool? = nil, video: Bool? = nil, from connection: ConnectionID) -> SessionOutcome {
-        core.setMuted(SetMutedParams(sessionId: sessionId, audioMuted: audio, videoMuted: video), from: connection)
+    func mute(_ sessionId: String, audio: Bool? = nil, video: Bool? = nil, from connection: ConnectionID) -> Observed<Session> {
+        setMuted(SetMutedParams(sessionId: sessionId, audioMuted: audio, videoMuted: video), from: connection)
     }
 
-    func record(_ sessionId: String, _ on: Bool, from connection: ConnectionID) -> SessionOutcome {
-        core.setRecording(sessionId: sessionId, on: on, from: connection)
+    func record(_ sessionId: String, _ on: Bool, from connection: ConnectionID) -> Observed<Session> {
+        setRecording(sessionId: sessionId, on: on, from: connection)
     }
 
-    func video(_ sessionId: String, from connection: ConnectionID) -> SessionOutcome {
-        core.switchToVideo(sessionId: sessionId, from: connection)
+    func video(_ sessionId: String, from connection: ConnectionID) -> Observed<Session> {
+        switchToVideo(sessionId: sessionId, from: connection)
     }
 
     func authorize(_ sessionId: String, from connection: ConnectionID) -> Result<User, CoreError> {

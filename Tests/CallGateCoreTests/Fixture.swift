@@ -12,6 +12,9 @@ final class Fixture {
     let sessionIDs: ScriptedSessionIDs
     let core: GatewayCore
     private var lastConnection: UInt64 = 0
+    /// Call log id -> the entry as the latest op run through the fixture left it, since the
+    /// last `changes()`: what the store would have rewritten.
+    var loggedChanges: [Int64: CallLogRecord] = [:]
 
     init(_ configuration: CoreConfiguration = .init(), sessionIDs: [String] = []) {
         self.sessionIDs = ScriptedSessionIDs(sessionIDs)
@@ -27,7 +30,7 @@ final class Fixture {
     func connect(_ uid: String) -> ConnectionID {
         lastConnection += 1
         let connection = ConnectionID(lastConnection)
-        _ = core.connect(connection, user: Self.user(uid))
+        _ = connect(connection, user: Self.user(uid))
         return connection
     }
 
@@ -60,46 +63,143 @@ final class Fixture {
     func call(
         _ receiver: String, from connection: ConnectionID, type: ReceiverType = .user,
         callType: CallType = .audio, timeout: Int? = nil, metadata: [String: JSONValue]? = nil
-    ) -> CallOutcome {
-        core.initiateCall(
+    ) -> Observed<Call> {
+        initiateCall(
             InitiateCallParams(
                 receiverId: receiver, receiverType: type, callType: callType, timeout: timeout, metadata: metadata),
             from: connection)
     }
 
-    func accept(_ sessionId: String, from connection: ConnectionID) -> CallOutcome {
-        core.acceptCall(sessionId: sessionId, from: connection)
+    func accept(_ sessionId: String, from connection: ConnectionID) -> Observed<Call> {
+        acceptCall(sessionId: sessionId, from: connection)
     }
 
-    func reject(_ sessionId: String, _ status: RejectStatus, from connection: ConnectionID) -> CallOutcome {
-        core.rejectCall(RejectCallParams(sessionId: sessionId, status: status), from: connection)
+    func reject(_ sessionId: String, _ status: RejectStatus, from connection: ConnectionID) -> Observed<Call> {
+        rejectCall(RejectCallParams(sessionId: sessionId, status: status), from: connection)
     }
 
-    func end(_ sessionId: String, from connection: ConnectionID) -> CallOutcome {
-        core.endCall(sessionId: sessionId, from: connection)
+    func end(_ sessionId: String, from connection: ConnectionID) -> Observed<Call> {
+        endCall(sessionId: sessionId, from: connection)
+    }
+
+    // MARK: The Core's ops, observed
+
+    func connect(_ connection: ConnectionID, user: User) -> [Call] {
+        (try? observe(core.connect(connection, user: user)).reply.get()) ?? []
+    }
+
+    func disconnect(_ connection: ConnectionID) -> [Sent] {
+        observe(core.disconnect(connection)).deliveries
+    }
+
+    func fireDueTimers() -> [Sent] {
+        observe(core.fireDueTimers()).deliveries
+    }
+
+    func restore(openCalls: [CallLogRecord], lastCallID: Int64) {
+        _ = observe(core.restore(openCalls: openCalls, lastCallID: lastCallID))
+    }
+
+    func initiateCall(_ params: InitiateCallParams, from connection: ConnectionID) -> Observed<Call> {
+        observe(core.initiateCall(params, from: connection))
+    }
+
+    func acceptCall(sessionId: String, from connection: ConnectionID) -> Observed<Call> {
+        observe(core.acceptCall(sessionId: sessionId, from: connection))
+    }
+
+    func rejectCall(_ params: RejectCallParams, from connection: ConnectionID) -> Observed<Call> {
+        observe(core.rejectCall(params, from: connection))
+    }
+
+    func endCall(sessionId: String, from connection: ConnectionID) -> Observed<Call> {
+        observe(core.endCall(sessionId: sessionId, from: connection))
+    }
+
+    func joinSession(sessionId: String, from connection: ConnectionID, audioOnly: Bool, idleTimeout: Int?) -> Observed<Session> {
+        observe(core.joinSession(sessionId: sessionId, from: connection, audioOnly: audioOnly, idleTimeout: idleTimeout))
+    }
+
+    func leaveSession(sessionId: String, from connection: ConnectionID) -> Observed<Session> {
+        observe(core.leaveSession(sessionId: sessionId, from: connection))
+    }
+
+    func setMuted(_ params: SetMutedParams, from connection: ConnectionID) -> Observed<Session> {
+        observe(core.setMuted(params, from: connection))
+    }
+
+    func setRecording(sessionId: String, on: Bool, from connection: ConnectionID) -> Observed<Session> {
+        observe(core.setRecording(sessionId: sessionId, on: on, from: connection))
+    }
+
+    func switchToVideo(sessionId: String, from connection: ConnectionID) -> Observed<Session> {
+        observe(core.switchToVideo(sessionId: sessionId, from: connection))
+    }
+
+    /// Keeps the outcome's log changes for `changes()`, checks the outcome's own invariants,
+    /// and resolves its deliveries to the connections that get them, as the server does.
+    private func observe<Reply>(_ outcome: Outcome<Reply>, sourceLocation: SourceLocation = #_sourceLocation) -> Observed<Reply> {
+        #expect(outcome.logChanges.map(\.id) == outcome.logChanges.map(\.id).sorted(), sourceLocation: sourceLocation)
+        for record in outcome.logChanges {
+            loggedChanges[record.id] = record
+        }
+        #expect(outcome.nextDeadline == core.nextDeadline, sourceLocation: sourceLocation)
+        if case .failure = outcome.reply {
+            #expect(outcome.deliveries.isEmpty, sourceLocation: sourceLocation)
+        }
+        let sent = outcome.deliveries.compactMap { delivery -> Sent? in
+            let connections = core.connections(receiving: delivery)
+            return connections.isEmpty ? nil : Sent(push: delivery.push, connections: connections)
+        }
+        return Observed(outcome: outcome, deliveries: sent)
     }
 }
 
-extension CallOutcome {
-    /// The call of a successful reply.
-    var call: Call? {
-        try? reply.get()
+/// An op's outcome with its deliveries as the connections of the fixture's gateway get them.
+struct Observed<Reply: Sendable> {
+    /// What the Core returned.
+    let outcome: Outcome<Reply>
+    /// The pushes that reached a connection, in order.
+    let deliveries: [Sent]
+
+    var reply: Result<Reply, CoreError> {
+        outcome.reply
     }
 
     /// The error code of a failed reply.
     var errorCode: ErrorCode? {
-        guard case .failure(let error) = reply else { return nil }
+        guard case .failure(let error) = outcome.reply else { return nil }
         return error.code
     }
 }
 
+extension Observed where Reply == Call {
+    /// The call of a successful reply.
+    var call: Call? {
+        try? outcome.reply.get()
+    }
+}
+
+extension Observed where Reply == Session {
+    /// The session of a successful reply.
+    var session: Session? {
+        try? outcome.reply.get()
+    }
+}
+
+/// One push as the connections that get it see it.
+struct Sent: Hashable {
+    var push: Push
+    var connections: [ConnectionID]
+}
+
 /// Shorthand for an expected delivery.
-func delivery(_ push: Push, _ connections: [ConnectionID]) -> Delivery {
-    Delivery(push: push, connections: connections)
+func delivery(_ push: Push, _ connections: [ConnectionID]) -> Sent {
+    Sent(push: push, connections: connections)
 }
 
 /// Checks the invariants every delivery list keeps: no empty delivery, no connection twice in one.
-func expectWellFormed(_ deliveries: [Delivery], sourceLocation: SourceLocation = #_sourceLocation) {
+func expectWellFormed(_ deliveries: [Sent], sourceLocation: SourceLocation = #_sourceLocation) {
     for item in deliveries {
         #expect(!item.connections.isEmpty, sourceLocation: sourceLocation)
         #expect(Set(item.connections).count == item.connections.count, sourceLocation: sourceLocation)

@@ -13,18 +13,18 @@ import Testing
         let b = f.devices("bob", 2)
         let ringing = try #require(f.call("bob", from: a).call)
         f.advance(seconds: 1)
-        #expect(f.core.disconnect(a).isEmpty)
+        #expect(f.disconnect(a).isEmpty)
         #expect(f.core.nextDeadline == Fixture.start + 11_000)
         f.advance(millis: 9_999)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         f.advance(millis: 1)
         var call = ringing
         call.callStatus = .cancelled
         call.endedAt = Fixture.start / 1000 + 11
-        #expect(f.core.fireDueTimers() == [delivery(.incomingCallCanceled(call: call, reason: .cancelled), b)])
+        #expect(f.fireDueTimers() == [delivery(.incomingCallCanceled(call: call, reason: .cancelled), b)])
         #expect(f.core.activeCallCount == 0)
         #expect(f.accept(ringing.sessionId, from: b[0]).errorCode == .callCancelled)
-        #expect(f.core.connect(a, user: alice).isEmpty)
+        #expect(f.connect(a, user: alice).isEmpty)
     }
 
     @Test func aCallerWithAnotherDeviceLeftHasNoGracePeriod() throws {
@@ -32,7 +32,7 @@ import Testing
         let a = f.devices("alice", 2)
         f.connect("bob")
         _ = try #require(f.call("bob", from: a[0]).call)
-        _ = f.core.disconnect(a[0])
+        _ = f.disconnect(a[0])
         #expect(f.core.nextDeadline == Fixture.start + 45_000)
     }
 
@@ -41,13 +41,13 @@ import Testing
         let a = f.connect("alice")
         let b = f.connect("bob")
         let ringing = try #require(f.call("bob", from: a).call)
-        _ = f.core.disconnect(a)
+        _ = f.disconnect(a)
         f.advance(seconds: 9)
         let back = ConnectionID(50)
-        #expect(f.core.connect(back, user: alice) == [ringing])
+        #expect(f.connect(back, user: alice) == [ringing])
         #expect(f.core.nextDeadline == Fixture.start + 45_000)
         f.advance(seconds: 5)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         let accepted = f.accept(ringing.sessionId, from: b)
         let call = try #require(accepted.call)
         #expect(accepted.deliveries == [delivery(.outgoingCallAccepted(call: call, by: bob), [back])])
@@ -58,7 +58,7 @@ import Testing
         let a = f.connect("alice")
         let b = f.connect("bob")
         let ringing = try #require(f.call("bob", from: a).call)
-        let deliveries = f.core.disconnect(a)
+        let deliveries = f.disconnect(a)
         var call = ringing
         call.callStatus = .cancelled
         call.endedAt = ringing.initiatedAt
@@ -70,15 +70,15 @@ import Testing
         let a = f.connect("alice")
         let b = f.devices("bob", 2)
         let ringing = try #require(f.call("bob", from: a).call)
-        _ = f.core.disconnect(a)
+        _ = f.disconnect(a)
         f.advance(seconds: 5)
         let accepted = f.accept(ringing.sessionId, from: b[0])
         #expect(accepted.deliveries.map(\.push.event) == [.onIncomingCallCanceled])
         #expect(f.core.nextDeadline == Fixture.start + 35_000)
         f.advance(seconds: 29)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         f.advance(seconds: 1)
-        let deliveries = f.core.fireDueTimers()
+        let deliveries = f.fireDueTimers()
         var call = try #require(accepted.call)
         call.callStatus = .ended
         call.endedAt = f.nowSeconds
@@ -93,17 +93,17 @@ import Testing
         let b = f.devices("bob", 2)
         let ringing = try #require(f.call("bob", from: a[0]).call)
         let ongoing = try #require(f.accept(ringing.sessionId, from: b[0]).call)
-        #expect(f.core.disconnect(b[0]).isEmpty)
+        #expect(f.disconnect(b[0]).isEmpty)
         #expect(f.core.nextDeadline == nil)
-        #expect(f.core.disconnect(b[1]).isEmpty)
+        #expect(f.disconnect(b[1]).isEmpty)
         #expect(f.core.nextDeadline == Fixture.start + 30_000)
         f.advance(millis: 29_999)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         f.advance(millis: 1)
         var call = ongoing
         call.callStatus = .ended
         call.endedAt = f.nowSeconds
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.callEndedMessageReceived(call: call, by: bob, reason: .disconnected), a),
         ])
         #expect(f.core.activeCallCount == 0)
@@ -116,11 +116,11 @@ import Testing
         let b = f.connect("bob")
         let ringing = try #require(f.call("bob", from: a).call)
         let ongoing = try #require(f.accept(ringing.sessionId, from: b).call)
-        _ = f.core.disconnect(b)
+        _ = f.disconnect(b)
         f.advance(seconds: 29)
-        #expect(f.core.connect(ConnectionID(77), user: bob) == [ongoing])
+        #expect(f.connect(ConnectionID(77), user: bob) == [ongoing])
         f.advance(seconds: 60)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         #expect(f.core.activeCallCount == 1)
     }
 
@@ -130,11 +130,11 @@ import Testing
         let b = f.connect("bob")
         let ringing = try #require(f.call("bob", from: a).call)
         _ = f.accept(ringing.sessionId, from: b)
-        _ = f.core.disconnect(a)
+        _ = f.disconnect(a)
         f.advance(seconds: 1)
-        _ = f.core.disconnect(b)
+        _ = f.disconnect(b)
         f.advance(seconds: 40)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         #expect(f.core.activeCallCount == 0)
         #expect(f.core.nextDeadline == Fixture.start + 41_000 + 300_000)
     }
@@ -144,7 +144,7 @@ import Testing
         let a = f.connect("alice")
         let b = f.connect("bob")
         _ = try #require(f.call("bob", from: a).call)
-        #expect(f.core.disconnect(b).isEmpty)
+        #expect(f.disconnect(b).isEmpty)
         #expect(f.core.nextDeadline == Fixture.start + 45_000)
     }
 
@@ -159,18 +159,18 @@ import Testing
         _ = f.accept(ringing.sessionId, from: b)
         let ongoing = try #require(f.accept(ringing.sessionId, from: c[0]).call)
 
-        _ = f.core.disconnect(c[0])
-        _ = f.core.disconnect(c[1])
+        _ = f.disconnect(c[0])
+        _ = f.disconnect(c[1])
         f.advance(seconds: 30)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         #expect(f.core.activeCalls(of: "bob") == [ongoing])
 
-        _ = f.core.disconnect(b)
+        _ = f.disconnect(b)
         f.advance(seconds: 30)
         var call = ongoing
         call.callStatus = .ended
         call.endedAt = f.nowSeconds
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.callEndedMessageReceived(call: call, by: bob, reason: .disconnected), [a]),
             delivery(.incomingCallCanceled(call: call, reason: .ended), [d]),
         ])

@@ -161,7 +161,7 @@ import Testing
     @Test func aDeclinersNameSurvivesTheirDisconnect() throws {
         _ = try #require(f.call("team", from: a, type: .group).call)
         _ = f.reject("s1", .rejected, from: d)
-        _ = f.core.disconnect(d)
+        _ = f.disconnect(d)
         _ = f.changes()
         f.at(45)
         let row = try #require(f.changes().first)

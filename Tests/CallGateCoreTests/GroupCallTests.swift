@@ -144,7 +144,7 @@ import Testing
         let ringing = try ring(timeout: 30)
         _ = f.reject(ringing.sessionId, .rejected, from: b[0])
         f.advance(seconds: 30)
-        let deliveries = f.core.fireDueTimers()
+        let deliveries = f.fireDueTimers()
         var call = ringing
         call.callStatus = .unanswered
         call.endedAt = f.nowSeconds
@@ -158,7 +158,7 @@ import Testing
         let ringing = try ring()
         let call = try #require(f.accept(ringing.sessionId, from: b[0]).call)
         f.advance(seconds: 45)
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.incomingCallCanceled(call: call, reason: .unanswered), c + [d]),
         ])
         #expect(f.core.activeCallCount == 1)
@@ -230,7 +230,7 @@ import Testing
         let ringing = try ring()
         f.group("team", ["alice", "bob", "carol", "dave", "erin"])
         let e = f.connect("erin")
-        #expect(f.core.connect(e, user: Fixture.user("erin")).isEmpty)
+        #expect(f.connect(e, user: Fixture.user("erin")).isEmpty)
         #expect(f.accept(ringing.sessionId, from: e).errorCode == .notParticipant)
         f.groups.delete("team")
         #expect(f.accept(ringing.sessionId, from: b[0]).call?.receiver

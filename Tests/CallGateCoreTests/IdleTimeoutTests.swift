@@ -18,9 +18,9 @@ import Testing
         _ = f.join("room:1", from: a[0])
         #expect(f.core.nextDeadline == Fixture.start + 180_000)
         f.advance(millis: 179_999)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         f.advance(millis: 1)
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.sessionTimeout(sessionId: "room:1"), a),
             delivery(.callEnded(sessionId: "room:1"), a),
         ])
@@ -32,9 +32,9 @@ import Testing
     @Test func aCustomIdleTimeoutIsHonoured() throws {
         _ = f.join("room:1", from: a[1], idleTimeout: 30)
         f.advance(seconds: 29)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         f.advance(seconds: 1)
-        #expect(f.core.fireDueTimers().map(\.push.event) == [.onSessionTimeout, .onCallEnded])
+        #expect(f.fireDueTimers().map(\.push.event) == [.onSessionTimeout, .onCallEnded])
     }
 
     @Test func theConfiguredDefaultApplies() throws {
@@ -53,9 +53,9 @@ import Testing
         _ = f.leave("room:1", from: b)
         #expect(f.core.nextDeadline == Fixture.start + 160_000)
         f.advance(seconds: 59)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         f.advance(seconds: 1)
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.sessionTimeout(sessionId: "room:1"), a),
             delivery(.callEnded(sessionId: "room:1"), a),
         ])
@@ -76,7 +76,7 @@ import Testing
         var ended = ongoing
         ended.callStatus = .ended
         ended.endedAt = t0 + 30
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.sessionTimeout(sessionId: ringing.sessionId), a),
             delivery(.callEnded(sessionId: ringing.sessionId), a + [b]),
         ])
@@ -91,7 +91,7 @@ import Testing
         var cancelled = ringing
         cancelled.callStatus = .cancelled
         cancelled.endedAt = t0 + 10
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.sessionTimeout(sessionId: ringing.sessionId), a),
             delivery(.incomingCallCanceled(call: cancelled, reason: .cancelled), [b]),
             delivery(.callEnded(sessionId: ringing.sessionId), a),
@@ -110,7 +110,7 @@ import Testing
         var ended = ongoing
         ended.callStatus = .ended
         ended.endedAt = t0 + 5
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.sessionTimeout(sessionId: ringing.sessionId), [b]),
             delivery(.incomingCallCanceled(call: ended, reason: .ended), [c]),
             delivery(.callEnded(sessionId: ringing.sessionId), [b] + a),

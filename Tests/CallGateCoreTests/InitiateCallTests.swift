@@ -35,7 +35,7 @@ import Testing
         let a = f.connect("alice")
         let call = try #require(f.call("bob", from: a).call)
         let b = ConnectionID(99)
-        #expect(f.core.connect(b, user: bob) == [call])
+        #expect(f.connect(b, user: bob) == [call])
         let cancel = f.reject(call.sessionId, .cancelled, from: a)
         let cancelled = try #require(cancel.call)
         #expect(cancel.deliveries == [delivery(.incomingCallCanceled(call: cancelled, reason: .cancelled), [b])])

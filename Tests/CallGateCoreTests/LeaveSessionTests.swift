@@ -152,7 +152,7 @@ import Testing
             participants: [Fixture.participant("bob", joinedAt: t0 + 7)], recording: false, startedAt: t0 + 7)))
         #expect(f.core.sessionHistory("room:1")?.participants.map(\.uid) == ["bob"])
         f.advance(seconds: 300)
-        #expect(f.core.fireDueTimers().map(\.push.event) == [.onSessionTimeout, .onCallEnded])
+        #expect(f.fireDueTimers().map(\.push.event) == [.onSessionTimeout, .onCallEnded])
         #expect(f.core.sessionHistory("room:1")?.startedAt == t0 + 7)
     }
 

@@ -27,7 +27,7 @@ import Testing
         try store.apply(old.changes().map(StoreWrite.call))
         let new = Fixture()
         new.advance(millis: Fixture.millis(second) - new.nowMillis)
-        new.core.restore(openCalls: try store.openCalls(), lastCallID: try store.lastCallID())
+        new.restore(openCalls: try store.openCalls(), lastCallID: try store.lastCallID())
         return new
     }
 
@@ -48,7 +48,7 @@ import Testing
         #expect(new.core.nextDeadline == Fixture.millis(30))
 
         let bobAgain = ConnectionID(100)
-        #expect(new.core.connect(bobAgain, user: bob) == [call])
+        #expect(new.connect(bobAgain, user: bob) == [call])
         new.at(25)
         #expect(new.accept("s1", from: bobAgain).call?.callStatus == .ongoing)
         var row = ringingRow(timeout: 60)
@@ -76,7 +76,7 @@ import Testing
         #expect(new.changes() == [row])
         #expect(new.changes() == [])
         #expect(new.core.activeCallCount == 0)
-        #expect(new.core.connect(ConnectionID(100), user: bob) == [])
+        #expect(new.connect(ConnectionID(100), user: bob) == [])
     }
 
     @Test func theCallerOfARestoredRingingCallHasTheCallerGracePeriod() throws {
@@ -84,9 +84,9 @@ import Testing
         old.at(5)
         let new = try restart(at: 10)
         let bobAgain = ConnectionID(100)
-        let ringing = try #require(new.core.connect(bobAgain, user: bob).first)
+        let ringing = try #require(new.connect(bobAgain, user: bob).first)
         new.advance(millis: 9_999)
-        #expect(new.core.fireDueTimers() == [])
+        #expect(new.fireDueTimers() == [])
         #expect(new.changes() == [])
 
         var cancelled = ringing
@@ -111,8 +111,8 @@ import Testing
 
         let aliceAgain = ConnectionID(100)
         let bobAgain = ConnectionID(101)
-        #expect(new.core.connect(aliceAgain, user: alice) == [ongoing])
-        #expect(new.core.connect(bobAgain, user: bob) == [ongoing])
+        #expect(new.connect(aliceAgain, user: alice) == [ongoing])
+        #expect(new.connect(bobAgain, user: bob) == [ongoing])
         new.at(80)
         #expect(new.changes() == [])
         #expect(new.end("s1", from: aliceAgain).call?.callStatus == .ended)
@@ -135,7 +135,7 @@ import Testing
         old.at(30)
         let new = try restart(at: 40)
         new.advance(millis: 29_999)
-        _ = new.core.fireDueTimers()
+        _ = new.fireDueTimers()
         #expect(new.changes() == [])
         new.at(70)
         var row = ringingRow()
@@ -164,7 +164,7 @@ import Testing
         #expect(new.changes().map(\.recordings) == [[stopped]])
 
         let aliceAgain = ConnectionID(100)
-        _ = new.core.connect(aliceAgain, user: alice)
+        _ = new.connect(aliceAgain, user: alice)
         _ = try #require(new.join("s1", from: aliceAgain).session)
         new.at(35)
         _ = try #require(new.record("s1", true, from: aliceAgain).session)
@@ -186,7 +186,7 @@ import Testing
             ])
         #expect(new.changes() == [row])
         new.advance(millis: 29_999)
-        _ = new.core.fireDueTimers()
+        _ = new.fireDueTimers()
         #expect(new.changes() == [])
         new.at(60)
         row.callStatus = .ended
@@ -205,7 +205,7 @@ import Testing
 
         new.at(40)
         let bobAgain = ConnectionID(100)
-        _ = new.core.connect(bobAgain, user: bob)
+        _ = new.connect(bobAgain, user: bob)
         _ = try #require(new.join("room:1", from: bobAgain).session)
         var row = CallLogRecord(
             id: 1, sessionId: "room:1", callCategory: .meet, callType: .video, callStatus: .ongoing,
@@ -247,8 +247,8 @@ import Testing
 
         let carolAgain = ConnectionID(100)
         let erinAgain = ConnectionID(101)
-        _ = new.core.connect(carolAgain, user: Fixture.user("carol"))
-        #expect(new.core.connect(erinAgain, user: Fixture.user("erin")).map(\.sessionId) == ["s1"])
+        _ = new.connect(carolAgain, user: Fixture.user("carol"))
+        #expect(new.connect(erinAgain, user: Fixture.user("erin")).map(\.sessionId) == ["s1"])
         #expect(new.accept("s1", from: carolAgain).errorCode == .callEnded)
         new.at(32)
         #expect(new.accept("s1", from: erinAgain).call?.callStatus == .ongoing)
@@ -290,7 +290,7 @@ import Testing
         row.callStatus = .cancelled
         row.endedAt = t0 + 1
         let new = Fixture()
-        new.core.restore(openCalls: [row], lastCallID: 1)
+        new.restore(openCalls: [row], lastCallID: 1)
         #expect(new.core.activeCallCount == 0)
         #expect(new.changes() == [])
         #expect(new.core.nextDeadline == nil)

@@ -11,10 +11,10 @@ import Testing
         _ = f.reject(ringing.sessionId, .rejected, from: b)
         #expect(f.core.nextDeadline == Fixture.start + 300_000)
         f.advance(millis: 299_999)
-        _ = f.core.fireDueTimers()
+        _ = f.fireDueTimers()
         #expect(f.accept(ringing.sessionId, from: b).errorCode == .callRejected)
         f.advance(millis: 1)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         #expect(f.accept(ringing.sessionId, from: b).errorCode == .callNotFound)
         #expect(f.core.nextDeadline == nil)
     }
@@ -29,7 +29,7 @@ import Testing
         let busy = try #require(f.call("bob", from: c).call)
         #expect(f.end(busy.sessionId, from: c).errorCode == .callRejected)
         f.advance(seconds: 5)
-        _ = f.core.fireDueTimers()
+        _ = f.fireDueTimers()
         #expect(f.end(busy.sessionId, from: c).errorCode == .callNotFound)
     }
 }

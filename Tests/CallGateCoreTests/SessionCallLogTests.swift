@@ -145,7 +145,7 @@ import Testing
         _ = f.join("room:1", from: a)
         _ = f.changes()
         f.at(10)
-        _ = f.core.disconnect(a)
+        _ = f.disconnect(a)
         #expect(f.changes() == [])
         f.at(40)
         #expect(f.changes() == [CallLogRecord(

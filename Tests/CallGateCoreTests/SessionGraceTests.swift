@@ -20,12 +20,12 @@ import Testing
     @Test func aVanishedParticipantIsRemovedAfterTheGracePeriod() throws {
         _ = f.join("room:1", from: a)
         _ = f.join("room:1", from: b)
-        #expect(f.core.disconnect(b).isEmpty)
+        #expect(f.disconnect(b).isEmpty)
         #expect(f.core.nextDeadline == Fixture.start + 30_000)
         f.advance(millis: 29_999)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         f.advance(millis: 1)
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.userLeft(sessionId: "room:1", user: bob), [a]),
             delivery(.userListChanged(sessionId: "room:1", participants: [Fixture.participant("alice", joinedAt: t0)]), [a]),
         ])
@@ -36,18 +36,18 @@ import Testing
     @Test func reconnectingAloneDoesNotRejoin() throws {
         _ = f.join("room:1", from: a)
         _ = f.join("room:1", from: b)
-        _ = f.core.disconnect(b)
+        _ = f.disconnect(b)
         f.advance(seconds: 10)
         let back = f.connect("bob")
         f.advance(seconds: 20)
-        #expect(f.core.fireDueTimers().map(\.push.event) == [.onUserLeft, .onUserListChanged])
+        #expect(f.fireDueTimers().map(\.push.event) == [.onUserLeft, .onUserListChanged])
         #expect(f.mute("room:1", audio: true, from: back).errorCode == .notParticipant)
     }
 
     @Test func joiningAgainBeforeTheDeadlineKeepsTheParticipant() throws {
         _ = f.join("room:1", from: a)
         _ = f.join("room:1", from: b)
-        _ = f.core.disconnect(b)
+        _ = f.disconnect(b)
         f.advance(seconds: 29)
         let back = f.connect("bob")
         let rejoin = f.join("room:1", from: back)
@@ -57,7 +57,7 @@ import Testing
         ])
         #expect(f.core.nextDeadline == nil)
         f.advance(seconds: 60)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         #expect(f.core.nextDeadline == nil)
         #expect(f.core.sessionHistory("room:1")?.participants.map(\.totalSeconds) == [89, 89])
     }
@@ -67,15 +67,15 @@ import Testing
         _ = f.join("room:1", from: a)
         _ = f.join("room:1", from: b)
         _ = f.join("room:1", from: b2)
-        _ = f.core.disconnect(b)
+        _ = f.disconnect(b)
         #expect(f.core.nextDeadline == nil)
     }
 
     @Test func theLastVanishedParticipantEndsAStandaloneSession() throws {
         _ = f.join("room:1", from: a)
-        _ = f.core.disconnect(a)
+        _ = f.disconnect(a)
         f.advance(seconds: 30)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         #expect(f.core.activeSessionCount == 0)
         #expect(f.core.sessionHistory("room:1")?.endedAt == t0 + 30)
     }
@@ -86,7 +86,7 @@ import Testing
         let y = g.connect("bob")
         _ = g.join("room:1", from: x)
         _ = g.join("room:1", from: y)
-        #expect(g.core.disconnect(y) == [
+        #expect(g.disconnect(y) == [
             delivery(.userLeft(sessionId: "room:1", user: bob), [x]),
             delivery(.userListChanged(sessionId: "room:1", participants: [Fixture.participant("alice", joinedAt: t0)]), [x]),
         ])
@@ -97,14 +97,14 @@ import Testing
         let ongoing = try #require(f.accept(ringing.sessionId, from: b).call)
         _ = f.join(ringing.sessionId, from: a)
         _ = f.join(ringing.sessionId, from: b)
-        _ = f.core.disconnect(b)
+        _ = f.disconnect(b)
         f.advance(seconds: 10)
         let back = f.connect("bob")
         f.advance(seconds: 20)
         var ended = ongoing
         ended.callStatus = .ended
         ended.endedAt = t0 + 30
-        #expect(f.core.fireDueTimers() == [
+        #expect(f.fireDueTimers() == [
             delivery(.userLeft(sessionId: ringing.sessionId, user: bob), [a]),
             delivery(.userListChanged(sessionId: ringing.sessionId,
                                       participants: [Fixture.participant("alice", joinedAt: t0)]), [a]),
@@ -120,13 +120,13 @@ import Testing
         _ = f.accept(ringing.sessionId, from: b)
         _ = f.join(ringing.sessionId, from: a)
         _ = f.join(ringing.sessionId, from: b)
-        _ = f.core.disconnect(b)
+        _ = f.disconnect(b)
         f.advance(seconds: 30)
-        #expect(f.core.fireDueTimers().map(\.push.event) == [
+        #expect(f.fireDueTimers().map(\.push.event) == [
             .onUserLeft, .onUserListChanged, .onCallEndedMessageReceived, .onCallEnded,
         ])
         f.advance(seconds: 300)
-        #expect(f.core.fireDueTimers().isEmpty)
+        #expect(f.fireDueTimers().isEmpty)
         #expect(f.core.nextDeadline == nil)
     }
 }

@@ -71,9 +71,9 @@ import Testing
         #expect(history.participants.map(\.uid) == ["bob", "alice"])
         #expect(history.participants.map(\.totalSeconds) == [64, 60])
         #expect(history.participants.map(\.leftAt) == [t0 + 69, t0 + 69])
-        at(368) { #expect(f.core.fireDueTimers().isEmpty) }
+        at(368) { #expect(f.fireDueTimers().isEmpty) }
         #expect(f.core.sessionHistory(ringing.sessionId) != nil)
-        at(369) { _ = f.core.fireDueTimers() }
+        at(369) { _ = f.fireDueTimers() }
         #expect(f.core.sessionHistory(ringing.sessionId) == nil)
         #expect(f.accept(ringing.sessionId, from: b).errorCode == .callNotFound)
         #expect(f.core.nextDeadline == nil)

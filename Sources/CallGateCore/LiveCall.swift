@@ -1,16 +1,23 @@
 import CallGateProtocol
 
-/// A live call and the state of every user in it. Service thread only.
-final class CallSession {
+/// A rung call while it lives (initiated or ongoing), and the state of every user in it.
+///
+/// Every change that shows in the call log marks the call in `changes`, so the op that made it
+/// carries the new log entry in its outcome. Service thread only.
+final class LiveCall {
     /// The call as the wire shows it now.
-    var call: Call
+    var call: Call {
+        didSet { changes.mark(self) }
+    }
     /// The call's number: creation order among all calls, unique across restarts, and its call
     /// log id.
     let ordinal: Int64
     /// The pending ring timeout, while anyone still rings.
     var ringTimer: TimerID?
     /// When the ring timeout passes, Unix milliseconds, for the call log.
-    var ringDeadline: Int64?
+    var ringDeadline: Int64? {
+        didSet { changes.mark(self) }
+    }
     /// Each user's time in the call once it was answered, for the call log.
     private(set) var stays: [String: StayLog] = [:]
     /// Recordings of the call's session before a restart; a session started again continues them.
@@ -25,16 +32,18 @@ final class CallSession {
     private var order: [String] = []
     private var states: [MemberState] = []
     private var positions: [String: Int] = [:]
-
     /// Callees that were busy in another call and not rung: the call log shows them as missed.
     let busySkipped: [String]
+    /// Where the call reports that its log entry changed.
+    private unowned let changes: LogChanges
 
     /// A fresh ringing call: the caller joined, everyone in `ringing` rings, and those in
     /// `busySkipped` are not rung as they are busy elsewhere.
-    init(call: Call, ordinal: Int64, ringing: [String], busySkipped: [String] = []) {
+    init(call: Call, ordinal: Int64, ringing: [String], busySkipped: [String] = [], changes: LogChanges) {
         self.call = call
         self.ordinal = ordinal
         self.busySkipped = busySkipped
+        self.changes = changes
         self.profiles = [call.initiator.uid: call.initiator]
         set(call.initiator.uid, .joined)
         for uid in ringing {
@@ -65,7 +74,7 @@ final class CallSession {
     /// Every user that was ever in the call with their state, in the same order.
     var memberships: Zip2Sequence<[String], [MemberState]> { zip(order, states) }
 
-    /// Moves `uid` to `state`; callers keep the core's indexes in step.
+    /// Moves `uid` to `state`; the Core keeps its indexes in step (see `GatewayCore.move`).
     func set(_ uid: String, _ state: MemberState) {
         let previous: MemberState?
         if let position = positions[uid] {
@@ -83,16 +92,19 @@ final class CallSession {
         if state == .ringing {
             ringingCount += 1
         }
+        changes.mark(self)
     }
 
     /// A stay of `uid` in the answered call starts at `now` (nothing if one runs).
     func startStay(of uid: String, at now: Int64) {
         stays[uid, default: StayLog()].start(at: now)
+        changes.mark(self)
     }
 
     /// The stay of `uid` in progress, if any, ends at `now`.
     func endStay(of uid: String, at now: Int64) {
         stays[uid]?.end(at: now)
+        changes.mark(self)
     }
 
     /// Every stay in progress ends at `now`: the call is over.
@@ -100,6 +112,7 @@ final class CallSession {
         for uid in stays.keys {
             stays[uid]?.end(at: now)
         }
+        changes.mark(self)
     }
 
     /// Puts back the stays a restarted gateway read from the call log.
@@ -107,8 +120,52 @@ final class CallSession {
         stays = restored
     }
 
-    /// Remembers who joined, for later pushes about them.
+    /// Remembers who joined, for later pushes about them and the names in the log.
     func remember(_ user: User) {
         profiles[user.uid] = user
+        changes.mark(self)
+    }
+}
+
+/// Where one user stands in one call.
+enum MemberState: Hashable {
+    /// Their devices ring.
+    case ringing
+    /// They take part: the caller from the start, a callee once they accepted.
+    case joined
+    /// They declined (rejected or busy).
+    case declined
+    /// They were still ringing when the ring timeout passed, while the group call went on.
+    case missed
+    /// They left an answered group call that went on without them.
+    case left
+}
+
+/// The times one user spent in an answered call: first join, last leave, and the seconds of
+/// every stay, with the stay in progress still open. Service thread only.
+struct StayLog: Hashable {
+    /// When their first stay started, Unix seconds.
+    var joinedAt: Int64?
+    /// When their last stay ended; nil while one runs.
+    var leftAt: Int64?
+    /// Seconds of the stays that are over.
+    var closedSeconds: Int64 = 0
+    /// When the stay in progress started; nil when none runs.
+    var stayStartedAt: Int64?
+
+    /// A stay starts at `now`, unless one runs; the first one sets `joinedAt`.
+    mutating func start(at now: Int64) {
+        guard stayStartedAt == nil else { return }
+        joinedAt = joinedAt ?? now
+        leftAt = nil
+        stayStartedAt = now
+    }
+
+    /// The stay in progress, if any, ends at `now`.
+    mutating func end(at now: Int64) {
+        guard let start = stayStartedAt else { return }
+        closedSeconds += max(0, now - start)
+        leftAt = now
+        stayStartedAt = nil
     }
 }

@@ -1,0 +1,75 @@
+import CallGateProtocol
+
+/// What one Core operation did: the reply for the connection that asked, and every effect the
+/// server must carry out, produced by the transition itself.
+///
+/// The server handles every outcome the same way: it hands `logChanges` to the store writer,
+/// sends the reply, then the deliveries in order (the reply and pushes wait for the write when
+/// they reveal a finished call), counts `finishedCalls`, and arms its timer for `nextDeadline`.
+public struct Outcome<Reply: Sendable>: Sendable {
+    /// The answer for the asking connection, or why the op was refused. Timers and disconnects
+    /// answer nobody: their reply is `()`.
+    public var reply: Result<Reply, CoreError>
+    /// Pushes to send after the reply, in order; empty when the op was refused.
+    public var deliveries: [Delivery]
+    /// Every call log entry the op created or changed, as it stands now, oldest call first.
+    public var logChanges: [CallLogRecord]
+    /// The rung calls the op brought to their final status (each once), as they ended.
+    public var finishedCalls: [Call]
+    /// The Core's earliest timer deadline after the op, on the clock's monotonic milliseconds;
+    /// nil when no timer is pending. The server calls `fireDueTimers` when it passes.
+    public var nextDeadline: Int64?
+
+    /// Makes an outcome.
+    public init(
+        reply: Result<Reply, CoreError>, deliveries: [Delivery] = [], logChanges: [CallLogRecord] = [],
+        finishedCalls: [Call] = [], nextDeadline: Int64? = nil
+    ) {
+        self.reply = reply
+        self.deliveries = deliveries
+        self.logChanges = logChanges
+        self.finishedCalls = finishedCalls
+        self.nextDeadline = nextDeadline
+    }
+
+    /// The same effects with the reply transformed (for the wire shape of a reply).
+    public func mapReply<Other>(_ transform: (Reply) -> Other) -> Outcome<Other> {
+        Outcome<Other>(
+            reply: reply.map(transform), deliveries: deliveries, logChanges: logChanges,
+            finishedCalls: finishedCalls, nextDeadline: nextDeadline)
+    }
+}
+
+extension Outcome: Equatable where Reply: Equatable {}
+
+/// One push for every device of some users: the server resolves the users to sockets where it
+/// sends (this process's sockets, in single-process mode), encodes the push once and sends the
+/// same bytes to each.
+public struct Delivery: Hashable, Sendable {
+    /// What to send.
+    public var push: Push
+    /// Whose devices get it, in order, each uid once.
+    public var users: [String]
+    /// The one device that does not get it: the connection that asked, which gets the reply
+    /// instead; nil for none.
+    public var excluding: ConnectionID?
+
+    /// Makes a delivery.
+    public init(push: Push, users: [String], excluding: ConnectionID? = nil) {
+        self.push = push
+        self.users = users
+        self.excluding = excluding
+    }
+}
+
+/// Collects the deliveries of one op or timer run, dropping pushes addressed to nobody.
+struct DeliveryList {
+    /// The deliveries so far, in the order they were added.
+    private(set) var deliveries: [Delivery] = []
+
+    /// Adds `push` for every device of `users` but `excluded`, unless `users` is empty.
+    mutating func send(_ push: Push, to users: [String], excluding excluded: ConnectionID? = nil) {
+        guard !users.isEmpty else { return }
+        deliveries.append(Delivery(push: push, users: users, excluding: excluded))
+    }
+}

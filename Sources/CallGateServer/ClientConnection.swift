@@ -1,0 +1,116 @@
+import CallGateCore
+import CallGateProtocol
+import LWS
+
+/// What the gateway knows about one client connection: its socket, where it is in the
+/// `connect` handshake, its limits and its token's life. The service keeps one per open socket,
+/// by the Core's connection id, from open to close. Service thread only.
+final class ClientConnection {
+    /// Where the connection is in the `connect` handshake.
+    enum Phase {
+        /// Open, no `connect` yet.
+        case awaitingConnect
+        /// `connect` received, token being verified off the service thread.
+        case verifying
+        /// Authenticated; registered with the Core, which knows its user.
+        case connected
+    }
+
+    let id: ConnectionID
+    /// The socket, for writes and closes.
+    let socket: WebSocketConnection
+    /// The client's IP address: the TCP peer, or what a trusted proxy forwarded (see
+    /// `TrustedProxies`). For logs, and for the limit of sockets per client address.
+    let clientAddress: String
+    /// The address this socket is counted under as a WebSocket (see `AdmissionControl`): the
+    /// forwarded client's when it came through a trusted proxy, nil when its connection is
+    /// counted from accept instead.
+    var countedAddress: String?
+    /// When (the clock's monotonic ms) a connection still not connected is closed with 4001.
+    let authDeadline: Int64
+    var phase = Phase.awaitingConnect
+    /// What is left of the connection's message rate; nil without a rate limit.
+    var messageBudget: TokenBucket?
+    /// Set once the connection went over its rate: it is closing, and its messages are ignored.
+    var rateLimited = false
+    /// When the connection's token expires, Unix seconds; 0 until connected.
+    var tokenExpiresAt: Int64 = 0
+    /// The timer that closes the socket with 4003 at `tokenExpiresAt`, once connected.
+    var expiryTimer: TimerID?
+
+    init(socket: WebSocketConnection, authDeadline: Int64, clientAddress: String, messageBudget: TokenBucket?) {
+        id = ConnectionID(socket.id)
+        self.socket = socket
+        self.clientAddress = clientAddress
+        self.authDeadline = authDeadline
+        self.messageBudget = messageBudget
+    }
+
+    /// Whether `connect` succeeded.
+    var isConnected: Bool {
+        if case .connected = phase { return true }
+        return false
+    }
+}
+
+/// to `burst` at once. Pure: the caller passes the time, in milliseconds of a monotonic clock.
+///
+/// Tokens are kept in thousandths so that refills stay exact in integers at any rate.
+struct TokenBucket {
+    let ratePerSecond: Int64
+    let burst: Int64
+    private var milliTokens: Int64
+    private var lastMillis: Int64
+
+    /// A full bucket at `now`.
+    init(ratePerSecond: Int, burst: Int, now: Int64) {
+        precondition(ratePerSecond > 0 && burst > 0)
+        self.ratePerSecond = Int64(ratePerSecond)
+        self.burst = Int64(burst)
+        milliTokens = Int64(burst) * 1000
+        lastMillis = now
+    }
+
+    /// Takes one token at `now`; false when the budget is spent. Time going backwards refills nothing.
+    mutating func take(now: Int64) -> Bool {
+        let elapsed = min(max(0, now - lastMillis), 3_600_000)
+        lastMillis = max(lastMillis, now)
+        milliTokens = min(burst * 1000, milliTokens + elapsed * ratePerSecond)
+        guard milliTokens >= 1000 else { return false }
+        milliTokens -= 1000
+        return true
+    }
+}
+
+/// Sockets waiting for `connect`, oldest first. Every socket gets the same timeout, so the
+/// oldest entry always has the earliest deadline and a sweep only looks at the front.
+struct AuthDeadlineQueue {
+    private var entries: [(connection: ConnectionID, deadline: Int64)] = []
+    private var head = 0
+
+    mutating func append(_ connection: ConnectionID, deadline: Int64) {
+        entries.append((connection, deadline))
+    }
+
+    /// The deadline of the oldest entry, if any.
+    var nextDeadline: Int64? {
+        head < entries.count ? entries[head].deadline : nil
+    }
+
+    /// Removes and returns every entry whose deadline is at or before `now`.
+    mutating func popExpired(now: Int64) -> [ConnectionID] {
+        var expired: [ConnectionID] = []
+        while head < entries.count, entries[head].deadline <= now {
+            expired.append(entries[head].connection)
+            head += 1
+        }
+        if head == entries.count {
+            entries.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024, head * 2 >= entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+        return expired
+    }
+}

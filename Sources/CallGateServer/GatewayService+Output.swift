@@ -1,0 +1,163 @@
+import CallGateCore
+import CallGateProtocol
+import Foundation
+import LWS
+
+/// Where the answer to one request goes, and the store write it must wait for: an answer about
+/// a call whose terminal status is not durable yet waits for it (see `StorePipeline`).
+struct ReplyAddress {
+    /// The request's `id`.
+    let requestID: String
+    /// The connection that asked.
+    let connection: ConnectionID
+    /// The write the answer waits for; 0 for none.
+    let barrier: UInt64
+}
+
+/// The one path from a Core outcome to the sockets: `send` persists the outcome's changes, then
+/// the reply and every push go through `emit` (held by the pipeline while the write they reveal
+/// is not durable) to `perform`, which queues the frame on the socket; libwebsockets writes it
+/// when the socket is writable (`WebSocketConnection.send`, then `lws_write`). Service thread only.
+extension GatewayService {
+    /// The address of the answer to `requestID` from `connection`, about `sessionId` if the
+    /// request names one.
+    func address(_ requestID: String, on connection: ConnectionID, concerning sessionId: String? = nil) -> ReplyAddress {
+        ReplyAddress(requestID: requestID, connection: connection, barrier: pipeline.barrier(concerning: sessionId))
+    }
+
+    /// Carries out the outcome of a request: its changes go to the writer, then the reply goes
+    /// to the asking socket and every push to its recipients, all after the write they reveal.
+    func send<Reply: Encodable>(_ outcome: Outcome<Reply>, answering request: ReplyAddress) {
+        let barrier = max(request.barrier, persist(outcome))
+        switch outcome.reply {
+        case .success(let value):
+            emit(.frame(request.connection, OutboundFrame(ReplyFrame.success(id: request.requestID, result: value))), after: barrier)
+        case .failure(let error):
+            fail(request, code: error.code, message: error.message, after: barrier)
+        }
+        deliver(outcome.deliveries, after: barrier)
+    }
+
+    /// Carries out the outcome of a timer or a disconnect, which answers nobody.
+    func send(_ outcome: Outcome<Void>) {
+        deliver(outcome.deliveries, after: persist(outcome))
+    }
+
+    /// Answers a frame that is not a request (binary, or not a request frame) with an error;
+    /// `requestID` is its `id` when one could be read.
+    func refuse(frameFrom connection: ConnectionID, requestID: String?, message: String) {
+        emit(.frame(connection, OutboundFrame(ReplyFrame.failure(id: requestID, code: .badRequest, message: message))))
+    }
+
+    /// Replies to a request with an error.
+    func fail(_ request: ReplyAddress, code: ErrorCode, message: String, after barrier: UInt64? = nil) {
+        let frame = OutboundFrame(ReplyFrame.failure(id: request.requestID, code: code, message: message))
+        emit(.frame(request.connection, frame), after: barrier ?? request.barrier)
+    }
+
+    /// Replies to a request with a value that needs no Core op (ping, connect, token results).
+    func succeed(_ request: ReplyAddress, with result: some Encodable) {
+        emit(.frame(request.connection, OutboundFrame(ReplyFrame.success(id: request.requestID, result: result))), after: request.barrier)
+    }
+
+    /// Hands the outcome's log changes (and the admin API's group changes) to the writer, counts
+    /// the calls it finished and re-arms the Core timer. Returns the write its output waits for.
+    private func persist<Reply>(_ outcome: Outcome<Reply>) -> UInt64 {
+        for call in outcome.finishedCalls {
+            metrics.callFinished(call.callStatus)
+        }
+        armCoreTimer(at: outcome.nextDeadline)
+        return pipeline.submit(outcome.logChanges, groupWrites: groups.takeWrites())
+    }
+
+    /// Resolves each push to this gateway's sockets, encodes it once and queues the same bytes
+    /// to every one of them.
+    private func deliver(_ deliveries: [Delivery], after barrier: UInt64) {
+        for delivery in deliveries {
+            let recipients = core.connections(receiving: delivery)
+            guard !recipients.isEmpty else { continue }
+            let bytes: Data
+            do {
+                bytes = try delivery.push.encodedFrame()
+            } catch {
+                logger.error(
+                    "push not sent: it could not be encoded",
+                    metadata: ["event": "\(delivery.push.event.rawValue)", "error": "\(error.description)"])
+                continue
+            }
+            let frame = OutboundFrame(bytes)
+            metrics.pushesDelivered(delivery.push.event, count: recipients.count)
+            for id in recipients {
+                emit(.frame(id, frame), after: barrier)
+            }
+        }
+    }
+
+    /// Performs `output` now, or once write `barrier` is durable and the earlier output to its
+    /// socket went. A socket with `maxQueuedFrames` outputs waiting already is closed with 4008
+    /// instead, as when its outbound queue is full: what waits for the store counts against the
+    /// same cap, so no socket piles up output while the store is behind.
+    func emit(_ output: HeldOutput, after barrier: UInt64 = 0) {
+        context.assertOnServiceThread()
+        if let id = output.connection, pipeline.waitingCount(for: id) >= configuration.maxQueuedFrames {
+            if let socket = connections[id]?.socket, !socket.isClosing {
+                metrics.framesDropped(socket.queuedFrames + pipeline.waitingCount(for: id) + 1)
+                socket.close(code: CloseCode.tooSlow, reason: "too much output waiting for the store", flushFirst: false)
+            }
+            return
+        }
+        if let output = pipeline.pass(output, after: barrier) {
+            perform(output)
+        }
+    }
+
+    /// The writer made everything up to `sequence` durable: the output waiting for it goes out.
+    func release(upTo sequence: UInt64) {
+        context.assertOnServiceThread()
+        for output in pipeline.committed(upTo: sequence) {
+            perform(output)
+        }
+    }
+
+    /// Why ops that write the call log are refused now, nil when they are not: the writer has
+    /// `maxQueuedWrites` writes waiting, or `maxHeldOutput` outputs wait for them. Other ops,
+    /// reads and the ringing already under way go on.
+    func storeBacklog() -> String? {
+        let queued = pipeline.writer.health.queuedWrites
+        if queued >= configuration.maxQueuedWrites {
+            return "the call log store is behind (\(queued) writes waiting); this op writes the call log and was not done: try again shortly"
+        }
+        if pipeline.heldCount >= configuration.maxHeldOutput {
+            return "the call log store is behind (\(pipeline.heldCount) outputs waiting for it); this op writes the call log and was not done: try again shortly"
+        }
+        return nil
+    }
+
+    private func perform(_ output: HeldOutput) {
+        switch output {
+        case .frame(let id, let frame):
+            if let socket = connections[id]?.socket {
+                queue(frame, on: socket)
+            }
+        case .close(let id, let code, let reason):
+            connections[id]?.socket.close(code: code, reason: reason)
+        case .http(let exchange, let response):
+            write(response, to: exchange.value)
+        case .ringHandedOver(let since):
+            metrics.rang(after: .now - since)
+        }
+    }
+
+    /// Queues `frame` on `socket` and counts it as sent; when this frame overflows the
+    /// socket's queue (which closes it with 4008), counts it and the frames the close
+    /// discards as dropped.
+    private func queue(_ frame: OutboundFrame, on socket: WebSocketConnection) {
+        let wasClosing = socket.isClosing
+        let waiting = socket.queuedFrames
+        if socket.send(frame) {
+            metrics.frameSent()
+        } else if !wasClosing && socket.isClosing {
+            metrics.framesDropped(waiting + 1)
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import CallGateCore
+import CallGateProtocol
+import Foundation
+import LWS
+
+/// Everything a token decides: `connect`, `refreshToken` and the close at a token's expiry, and
+/// the call tokens of `generateToken` and `joinSession`. Tokens are checked and signed off the
+/// service thread (jwt-kit is async, see `offServiceThread`); the result comes back through the
+/// mailbox and is acted on here, on the service thread.
+extension GatewayService {
+    // MARK: connect
+
+    /// Checks a `connect` token, then registers the connection or refuses it.
+    func verify(_ token: String, answering request: ReplyAddress) {
+        let tokens = tokens
+        offServiceThread({ await tokens.verifiedConnection(token) }) { [self] result in
+            finishConnect(result, answering: request)
+        }
+    }
+
+    /// Registers the user with the Core and replies, or rejects with AUTH_ERR and 4001, or with
+    /// ERR_TOO_MANY_DEVICES and 4009 when the user has `maxDevicesPerUser` sockets.
+    private func finishConnect(_ result: Result<TokenClaims, TokenError>, answering request: ReplyAddress) {
+        let id = request.connection
+        guard let connection = connections[id] else { return }
+        switch result {
+        case .failure(let error):
+            logger.info(
+                "connect refused",
+                metadata: ["connection": "\(id)", "client": "\(connection.clientAddress)", "reason": "\(error.message)"])
+            if let reason = AuthFailureReason(error) {
+                metrics.authFailed(reason)
+            }
+            fail(request, code: .authError, message: error.message)
+            emit(.close(id, code: CloseCode.unauthorized, reason: "unauthorized"))
+        case .success(let claims) where core.connections(of: claims.user.uid).count >= configuration.maxDevicesPerUser:
+            noteLimit(.tooManyDevices, metadata: ["uid": "\(claims.user.uid)", "client": "\(connection.clientAddress)"])
+            fail(
+                request, code: .tooManyDevices,
+                message: "\(claims.user.uid) has \(configuration.maxDevicesPerUser) devices connected already")
+            emit(.close(id, code: CloseCode.tooManyDevices, reason: "too many devices"))
+        case .success(let claims):
+            let user = claims.user
+            connection.phase = .connected
+            keepOpen(connection, until: claims.expiresAt)
+            logger.info(
+                "connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)", "client": "\(connection.clientAddress)"])
+            let outcome = core.connect(id, user: user).mapReply { activeCalls in
+                ConnectResult(
+                    user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(), activeCalls: activeCalls,
+                    tokenExpiresAt: connection.tokenExpiresAt)
+            }
+            send(outcome, answering: request)
+        }
+    }
+
+    // MARK: Token life
+
+    /// Checks a newer token, then extends the socket's life with it.
+    func refreshToken(_ params: RefreshTokenParams, answering request: ReplyAddress) {
+        let tokens = tokens
+        offServiceThread({ await tokens.verifiedConnection(params.token) }) { [self] result in
+            finishRefresh(result, answering: request)
+        }
+    }
+
+    /// A token for the socket's own uid extends its life; anything else is refused with
+    /// `AUTH_ERR` and the socket keeps the token it has.
+    private func finishRefresh(_ result: Result<TokenClaims, TokenError>, answering request: ReplyAddress) {
+        let id = request.connection
+        guard let connection = connections[id], let user = core.user(of: id) else { return }
+        switch result {
+        case .failure(let error):
+            logger.info("token refresh refused", metadata: ["uid": "\(user.uid)", "connection": "\(id)", "reason": "\(error.message)"])
+            fail(request, code: .authError, message: error.message)
+        case .success(let claims) where claims.user.uid != user.uid:
+            logger.info("token refresh refused", metadata: ["uid": "\(user.uid)", "connection": "\(id)", "reason": "another uid"])
+            fail(request, code: .authError, message: "the token is for another user than this socket's")
+        case .success(let claims):
+            keepOpen(connection, until: claims.expiresAt)
+            succeed(request, with: RefreshTokenResult(tokenExpiresAt: connection.tokenExpiresAt))
+        }
+    }
+
+    /// Schedules the close of `connection` at `expiresAt` (Unix seconds), or keeps the current
+    /// schedule when that is later: a refresh never shortens a socket's life, so two refreshes
+    /// whose checks finish out of order leave the later token in force.
+    private func keepOpen(_ connection: ClientConnection, until expiresAt: Int64) {
+        guard expiresAt > connection.tokenExpiresAt else { return }
+        connection.tokenExpiresAt = expiresAt
+        if let timer = connection.expiryTimer {
+            tokenExpiries.cancel(timer)
+        }
+        let remaining = max(0, expiresAt * 1000 - clock.nowMillis())
+        connection.expiryTimer = tokenExpiries.schedule(connection.id, at: clock.monotonicMillis() + remaining)
+        armExpiryTimer()
+    }
+
+    /// Forgets the expiry of a socket that closed.
+    func forgetExpiry(of connection: ClientConnection) {
+        guard let timer = connection.expiryTimer else { return }
+        tokenExpiries.cancel(timer)
+        connection.expiryTimer = nil
+        armExpiryTimer()
+    }
+
+    /// Closes, with 4003, every socket whose token expired; re-arms for the next one.
+    func closeExpired() {
+        let now = clock.monotonicMillis()
+        while let id = tokenExpiries.popDue(now: now) {
+            guard let connection = connections[id] else { continue }
+            connection.expiryTimer = nil
+            logger.info(
+                "closing socket whose token expired",
+                metadata: ["connection": "\(id)", "uid": "\(core.user(of: id)?.uid ?? "")"])
+            metrics.authFailed(.tokenExpired)
+            connection.socket.close(code: CloseCode.tokenExpired, reason: "token expired")
+        }
+        armExpiryTimer()
+    }
+
+    private func armExpiryTimer() {
+        guard let deadline = tokenExpiries.nextDeadline() else {
+            expiryTimer.cancel()
+            return
+        }
+        expiryTimer.schedule(afterMicroseconds: max(0, deadline - clock.monotonicMillis()) * 1000)
+    }
+
+    // MARK: Call tokens
+
+    /// Issues a call token once the Core agreed this user may have one for this session.
+    func generateToken(_ params: SessionParams, answering request: ReplyAddress) {
+        let user: User
+        switch core.authorizeCallToken(sessionId: params.sessionId, from: request.connection) {
+        case .failure(let error):
+            fail(request, code: error.code, message: error.message)
+            return
+        case .success(let authorized):
+            user = authorized
+        }
+        let tokens = tokens
+        offServiceThread({ () async -> GenerateTokenResult? in
+            guard let minted = try? await tokens.mintCallToken(uid: user.uid, sessionId: params.sessionId) else {
+                return nil
+            }
+            return GenerateTokenResult(callToken: minted.token, sessionId: params.sessionId, expiresAt: minted.expiresAt)
+        }) { [self] minted in
+            let request = address(request.requestID, on: request.connection, concerning: params.sessionId)
+            guard connections[request.connection] != nil else { return }
+            if let minted {
+                succeed(request, with: minted)
+            } else {
+                fail(request, code: .badRequest, message: "the gateway could not sign a call token")
+            }
+        }
+    }
+
+    /// Checks the call token, then joins this socket to the session it names: the token's user
+    /// must be this socket's user.
+    func joinSession(_ params: JoinSessionParams, answering request: ReplyAddress) {
+        let tokens = tokens
+        offServiceThread({ await tokens.verifyCallToken(params.callToken) }) { [self] grant in
+            let id = request.connection
+            guard connections[id] != nil, let user = core.user(of: id) else { return }
+            let request = address(request.requestID, on: id, concerning: try? grant.get().sessionId)
+            switch grant {
+            case .failure(let error):
+                fail(request, code: .authError, message: error.message)
+            case .success(let grant) where grant.uid != user.uid:
+                fail(request, code: .authError, message: "this call token was issued to another user")
+            case .success(let grant):
+                let outcome = core.joinSession(
+                    sessionId: grant.sessionId, from: id, audioOnly: params.audioOnly ?? false,
+                    idleTimeout: params.idleTimeout)
+                send(outcome.mapReply(SessionResult.init), answering: request)
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import CallGateCore
+import CallGateProtocol
+import LWS
+
+/// The path from a change to the output that may reveal it: the writer makes the Core's call log
+/// changes and the group changes durable, in order, on its own thread; the gate holds back the
+/// output that must not go out before them.
+///
+/// Ringing never waits for the disk: only output that reveals a finished call (its terminal
+/// status, or any answer about that call until the status is durable) or a group change waits,
+/// and later output to the same socket waits behind it. The store behind the writer is any
+/// `CallLogStore` (SQLite, or in memory), so another store or more writes in the same
+/// transaction change nothing here. Service thread only, but for the writer's own thread.
+final class StorePipeline {
+    /// Applies the writes to the store on its own thread.
+    let writer: CallLogWriter
+    private var gate = OutputGate<HeldOutput>()
+    /// Session id -> the sequence number of its terminal status write, until it is durable.
+    private var pendingTerminal: [String: UInt64] = [:]
+
+    /// A pipeline over `writer`.
+    init(writer: CallLogWriter) {
+        self.writer = writer
+    }
+
+    /// Hands `logChanges` and `groupWrites` to the writer. Returns the write that output
+    /// revealing them must wait for: theirs when they hold a terminal call status or a group
+    /// change, else 0 (none).
+    func submit(_ logChanges: [CallLogRecord], groupWrites: [StoreWrite]) -> UInt64 {
+        guard !logChanges.isEmpty || !groupWrites.isEmpty else { return 0 }
+        let sequence = writer.submit(groupWrites + logChanges.map(StoreWrite.call))
+        var barrier: UInt64 = groupWrites.isEmpty ? 0 : sequence
+        for record in logChanges where record.callStatus.isTerminal {
+            pendingTerminal[record.sessionId] = sequence
+            barrier = sequence
+        }
+        return barrier
+    }
+
+    /// The write that any answer about `sessionId` must wait for: its terminal status write
+    /// while that is not durable (so not even an error reply tells of the status before the
+    /// log has it), else 0.
+    func barrier(concerning sessionId: String?) -> UInt64 {
+        sessionId.flatMap { pendingTerminal[$0] } ?? 0
+    }
+
+    /// Returns `output` when it may go now; else keeps it until write `barrier` is durable and
+    /// the earlier output to its socket went.
+    func pass(_ output: HeldOutput, after barrier: UInt64) -> HeldOutput? {
+        gate.pass(output, to: output.connection, after: barrier)
+    }
+
+    /// The writer made everything up to `sequence` durable: returns the output that may now go,
+    /// in the order it was produced.
+    func committed(upTo sequence: UInt64) -> [HeldOutput] {
+        if !pendingTerminal.isEmpty {
+            pendingTerminal = pendingTerminal.filter { $0.value > sequence }
+        }
+        return gate.committed(upTo: sequence)
+    }
+
+    /// How many outputs wait for the store.
+    var heldCount: Int {
+        gate.heldCount
+    }
+
+    /// How many outputs to `connection` wait.
+    func waitingCount(for connection: ConnectionID) -> Int {
+        gate.waitingCount(for: connection)
+    }
+}
+
+/// One output of the service that the pipeline may hold back.
+enum HeldOutput {
+    /// A frame for a socket (dropped if the socket closed meanwhile).
+    case frame(ConnectionID, OutboundFrame)
+    /// Closing a socket with a code, after the frames before it.
+    case close(ConnectionID, code: UInt16, reason: String)
+    /// An HTTP response.
+    case http(ServiceThreadBox<HTTPExchange>, HTTPResponse)
+    /// The ring frames of an `initiateCall` taken up at `since` were handed to the sockets just
+    /// before: performing it records the ring latency.
+    case ringHandedOver(since: ContinuousClock.Instant)
+
+    /// The socket it goes to; nil for an HTTP response or a marker.
+    var connection: ConnectionID? {
+        switch self {
+        case .frame(let id, _), .close(let id, _, _): id
+        case .http, .ringHandedOver: nil
+        }
+    }
+}
+
+/// Holds outgoing frames back until the store writes they depend on are durable, without
+/// letting any output overtake an earlier one to the same socket.
+///
+/// An output waits when it carries state that must survive a crash (a terminal call status, a
+/// group change: its `barrier` is the sequence number of that write) or when its socket already
+/// has output waiting. Everything else goes out at once, so ringing never waits for the disk.
+/// Waiting outputs leave in the order they were produced. Service thread only.
+struct OutputGate<Item> {
+    /// The highest sequence number known to be durable.
+    private(set) var committed: UInt64 = 0
+    private var held: [(barrier: UInt64, connection: ConnectionID?, item: Item)] = []
+    private var head = 0
+    /// Connection -> how many of its outputs wait.
+    private var waiting: [ConnectionID: Int] = [:]
+
+    /// How many outputs wait.
+    var heldCount: Int {
+        held.count - head
+    }
+
+    /// How many outputs to `connection` wait.
+    func waitingCount(for connection: ConnectionID) -> Int {
+        waiting[connection, default: 0]
+    }
+
+    /// Keeps `item` (for `connection`, nil for an HTTP answer) until write `barrier` is durable
+    /// and every earlier output to the same connection went; returns it when it may go now.
+    mutating func pass(_ item: Item, to connection: ConnectionID?, after barrier: UInt64) -> Item? {
+        let queued = connection.map { waiting[$0] != nil } ?? false
+        if barrier <= committed, !queued {
+            return item
+        }
+        held.append((barrier, connection, item))
+        if let connection {
+            waiting[connection, default: 0] += 1
+        }
+        return nil
+    }
+
+    /// Records that every write up to `sequence` is durable and returns the outputs that may now
+    /// go, in the order they were produced.
+    mutating func committed(upTo sequence: UInt64) -> [Item] {
+        committed = max(committed, sequence)
+        var released: [Item] = []
+        while head < held.count, held[head].barrier <= committed {
+            let (_, connection, item) = held[head]
+            released.append(item)
+            if let connection {
+                let left = (waiting[connection] ?? 1) - 1
+                waiting[connection] = left > 0 ? left : nil
+            }
+            head += 1
+        }
+        if head == held.count {
+            held.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return released
+    }
+}
