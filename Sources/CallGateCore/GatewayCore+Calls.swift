@@ -115,7 +115,7 @@ extension GatewayCore {
         guard !ringing.isEmpty else {
             // Everyone is busy: the call ends at once, and every device of the caller learns why.
             let busyUser = profile(of: busy[0])
-            return finish(live, as: .busy, closingSessionFor: [], excluding: nil, into: &list) { call in
+            return finish(live, as: .busy, at: call.initiatedAt, closingSessionFor: [], excluding: nil, into: &list) { call in
                 [Delivery(push: .outgoingCallRejected(call: call, by: busyUser), users: [call.initiator.uid])]
             }
         }
@@ -390,11 +390,12 @@ extension GatewayCore {
     /// then `notices(call)` go out, every user still ringing stops ringing
     /// (`onIncomingCallCanceled`, for the reason `status` gives), and the call's session ends,
     /// telling `audience` as well as those in it (`onCallEnded`, but not to `excluding`).
-    /// Returns the final call.
+    /// The call ends now, or at `endedAt` (auto-busy: the second it started). Returns the final call.
     func finish(
-        _ live: LiveCall, as status: CallStatus, closingSessionFor audience: [String], excluding: ConnectionID?,
-        into list: inout DeliveryList, notices: (Call) -> [Delivery]
+        _ live: LiveCall, as status: CallStatus, at endedAt: Int64? = nil, closingSessionFor audience: [String],
+        excluding: ConnectionID?, into list: inout DeliveryList, notices: (Call) -> [Delivery]
     ) -> Call {
+        let now = endedAt ?? nowSeconds
         let ringing = live.members(in: .ringing)
         for (uid, state) in live.memberships {
             switch state {
@@ -412,8 +413,8 @@ extension GatewayCore {
         }
         calls[live.id] = nil
         live.call.callStatus = status
-        live.call.endedAt = nowSeconds
-        live.endAllStays(at: nowSeconds)
+        live.call.endedAt = now
+        live.endAllStays(at: now)
         let call = live.call
         finishedCalls[call.sessionId] = call
         timers.schedule(.forget(sessionId: call.sessionId), at: monotonicNow + configuration.terminalRetention.wholeMilliseconds)

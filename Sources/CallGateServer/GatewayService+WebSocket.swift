@@ -109,14 +109,17 @@ extension GatewayService: WebSocketDelegate {
         }
     }
 
-    /// Runs `initiateCall` and, when it rang a device, measures how long the gateway took from
+    /// Runs `initiateCall` and, when it rang a device of this gateway, measures how long the gateway took from
     /// taking up the request to handing the ring frames to the sockets: a marker goes through
     /// the pipeline behind those frames, so the store commit they wait for is included.
     private func initiateCall(_ params: InitiateCallParams, answering request: ReplyAddress) {
         let received = ContinuousClock.now
         let outcome = core.initiateCall(params, from: request.connection)
         send(outcome, answering: request)
-        if outcome.deliveries.contains(where: { $0.push.event == .onIncomingCallReceived }) {
+        let rang = outcome.deliveries.contains {
+            $0.push.event == .onIncomingCallReceived && !core.connections(receiving: $0).isEmpty
+        }
+        if rang {
             emit(.ringHandedOver(since: received))
         }
     }

@@ -48,6 +48,22 @@ struct MetricsTests {
         #expect(metrics["callgate_store_write_seconds_count"] == metrics["callgate_store_batch_size_count"])
     }
 
+    @Test func aCallThatRingsNoDeviceIsNotTimedAsARing() async throws {
+        let gateway = try await TestGateway()
+        defer { gateway.shutdown() }
+        let alice = try await gateway.device("alice")
+        let bob = try await gateway.device("bob")
+        _ = try await alice.initiateCall(to: "dave")
+        let call = try await bob.initiateCall(to: "alice")
+        _ = try await alice.expectPush()
+
+        let metrics = try await gateway.scrape { $0["callgate_ring_latency_seconds_count"] == 1 }
+        // dave has no device here: his call was taken up but rang nothing, and only alice's ring is timed.
+        #expect(metrics["callgate_ring_latency_seconds_count"] == 1)
+        #expect(metrics[#"callgate_pushes_delivered_total{event="onIncomingCallReceived"}"#] == 1)
+        #expect(call.callStatus == .initiated)
+    }
+
     @Test func aSlowConsumerLosesItsQueueAndIsCounted() async throws {
         let gateway = try await TestGateway { $0.maxQueuedFrames = 1 }
         defer { gateway.shutdown() }
