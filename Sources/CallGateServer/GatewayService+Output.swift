@@ -27,15 +27,17 @@ extension GatewayService {
 
     /// Carries out the outcome of a request: its changes go to the writer, then the reply goes
     /// to the asking socket and every push to its recipients, all after the write they reveal.
-    func send<Reply: Encodable>(_ outcome: Outcome<Reply>, answering request: ReplyAddress) {
+    /// Returns the events of the pushes that reached a socket of this gateway.
+    @discardableResult
+    func send<Reply: Encodable>(_ outcome: Outcome<Reply>, answering request: ReplyAddress) -> [EventName] {
         let barrier = max(request.barrier, persist(outcome))
         switch outcome.reply {
         case .success(let value):
-            emit(.frame(request.connection, OutboundFrame(ReplyFrame.success(id: request.requestID, result: value))), after: barrier)
+            succeed(request, with: value, after: barrier)
         case .failure(let error):
             fail(request, code: error.code, message: error.message, after: barrier)
         }
-        deliver(outcome.deliveries, after: barrier)
+        return deliver(outcome.deliveries, after: barrier)
     }
 
     /// Carries out the outcome of a timer or a disconnect, which answers nobody.
@@ -55,9 +57,10 @@ extension GatewayService {
         emit(.frame(request.connection, frame), after: barrier ?? request.barrier)
     }
 
-    /// Replies to a request with a value that needs no Core op (ping, connect, token results).
-    func succeed(_ request: ReplyAddress, with result: some Encodable) {
-        emit(.frame(request.connection, OutboundFrame(ReplyFrame.success(id: request.requestID, result: result))), after: request.barrier)
+    /// Replies to a request with a value.
+    func succeed(_ request: ReplyAddress, with result: some Encodable, after barrier: UInt64? = nil) {
+        let frame = OutboundFrame(ReplyFrame.success(id: request.requestID, result: result))
+        emit(.frame(request.connection, frame), after: barrier ?? request.barrier)
     }
 
     /// Hands the outcome's log changes (and the admin API's group changes) to the writer, counts
@@ -71,8 +74,10 @@ extension GatewayService {
     }
 
     /// Resolves each push to this gateway's sockets, encodes it once and queues the same bytes
-    /// to every one of them.
-    private func deliver(_ deliveries: [Delivery], after barrier: UInt64) {
+    /// to every one of them. Returns the events of the pushes that reached a socket.
+    @discardableResult
+    private func deliver(_ deliveries: [Delivery], after barrier: UInt64) -> [EventName] {
+        var sent: [EventName] = []
         for delivery in deliveries {
             let recipients = core.connections(receiving: delivery)
             guard !recipients.isEmpty else { continue }
@@ -90,7 +95,9 @@ extension GatewayService {
             for id in recipients {
                 emit(.frame(id, frame), after: barrier)
             }
+            sent.append(delivery.push.event)
         }
+        return sent
     }
 
     /// Performs `output` now, or once write `barrier` is durable and the earlier output to its

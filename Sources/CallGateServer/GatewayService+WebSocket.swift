@@ -114,12 +114,8 @@ extension GatewayService: WebSocketDelegate {
     /// the pipeline behind those frames, so the store commit they wait for is included.
     private func initiateCall(_ params: InitiateCallParams, answering request: ReplyAddress) {
         let received = ContinuousClock.now
-        let outcome = core.initiateCall(params, from: request.connection)
-        send(outcome, answering: request)
-        let rang = outcome.deliveries.contains {
-            $0.push.event == .onIncomingCallReceived && !core.connections(receiving: $0).isEmpty
-        }
-        if rang {
+        let sent = send(core.initiateCall(params, from: request.connection), answering: request)
+        if sent.contains(.onIncomingCallReceived) {
             emit(.ringHandedOver(since: received))
         }
     }
