@@ -71,7 +71,7 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "LWSTests", dependencies: ["LWS"]),
+        .testTarget(name: "LWSTests", dependencies: ["LWS", "TestSupport"]),
         .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol"]),
         .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
         .testTarget(

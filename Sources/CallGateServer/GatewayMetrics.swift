@@ -92,9 +92,9 @@ final class GatewayMetrics {
         framesReceived.increment()
     }
 
-    /// A frame was queued on a socket.
-    func frameSent() {
-        framesSent.increment()
+    /// `count` frames were written to sockets or queued on them.
+    func framesSent(_ count: Int) {
+        framesSent.increment(by: count)
     }
 
     /// `count` frames were lost to a full outbound queue (the socket is closed with 4008).

@@ -15,9 +15,10 @@ struct ReplyAddress {
 }
 
 /// The one path from a Core outcome to the sockets: `send` persists the outcome's changes, then
-/// the reply and every push go through `emit` (held by the pipeline while the write they reveal
-/// is not durable) to `perform`, which queues the frame on the socket; libwebsockets writes it
-/// when the socket is writable (`WebSocketConnection.send`, then `lws_write`). Service thread only.
+/// encodes the reply and each push once and hands the bytes to every recipient socket
+/// (`WebSocketConnection.send`, which writes at once when the socket can take it). Output that
+/// must wait for a write to be durable, or for earlier output to its socket, goes through `emit`
+/// and the pipeline instead, and out through `perform` once it may. Service thread only.
 extension GatewayService {
     /// The address of the answer to `requestID` from `connection`, about `sessionId` if the
     /// request names one.
@@ -73,8 +74,9 @@ extension GatewayService {
         return pipeline.submit(outcome.logChanges, groupWrites: groups.takeWrites())
     }
 
-    /// Resolves each push to this gateway's sockets, encodes it once and queues the same bytes
-    /// to every one of them. Returns the events of the pushes that reached a socket.
+    /// Resolves each push to this gateway's sockets, encodes it once and hands the same bytes
+    /// to every one of them: straight to the socket when nothing holds it back, else through
+    /// `emit`. Returns the events of the pushes that reached a socket.
     @discardableResult
     private func deliver(_ deliveries: [Delivery], after barrier: UInt64) -> [EventName] {
         var sent: [EventName] = []
@@ -92,9 +94,17 @@ extension GatewayService {
             }
             let frame = OutboundFrame(bytes)
             metrics.pushesDelivered(delivery.push.event, count: recipients.count)
+            var written = 0
             for id in recipients {
-                emit(.frame(id, frame), after: barrier)
+                if pipeline.isClear(for: id, after: barrier) {
+                    if let socket = connections[id]?.socket, write(frame, to: socket) {
+                        written += 1
+                    }
+                } else {
+                    emit(.frame(id, frame), after: barrier)
+                }
             }
+            metrics.framesSent(written)
             sent.append(delivery.push.event)
         }
         return sent
@@ -143,8 +153,8 @@ extension GatewayService {
     private func perform(_ output: HeldOutput) {
         switch output {
         case .frame(let id, let frame):
-            if let socket = connections[id]?.socket {
-                queue(frame, on: socket)
+            if let socket = connections[id]?.socket, write(frame, to: socket) {
+                metrics.framesSent(1)
             }
         case .close(let id, let code, let reason):
             connections[id]?.socket.close(code: code, reason: reason)
@@ -155,16 +165,18 @@ extension GatewayService {
         }
     }
 
-    /// Queues `frame` on `socket` and counts it as sent; when this frame overflows the
-    /// socket's queue (which closes it with 4008), counts it and the frames the close
-    /// discards as dropped.
-    private func queue(_ frame: OutboundFrame, on socket: WebSocketConnection) {
+    /// Hands `frame` to `socket`; returns whether it was written or queued. When this frame
+    /// overflows the socket's queue (which closes it with 4008), counts it and the frames the
+    /// close discards as dropped.
+    private func write(_ frame: OutboundFrame, to socket: WebSocketConnection) -> Bool {
         let wasClosing = socket.isClosing
         let waiting = socket.queuedFrames
         if socket.send(frame) {
-            metrics.frameSent()
-        } else if !wasClosing && socket.isClosing {
+            return true
+        }
+        if !wasClosing && socket.isClosing {
             metrics.framesDropped(waiting + 1)
         }
+        return false
     }
 }

@@ -44,6 +44,12 @@ final class StorePipeline {
         sessionId.flatMap { pendingTerminal[$0] } ?? 0
     }
 
+    /// Whether output to `connection` that waits for write `barrier` may go now, without the
+    /// pipeline: that write is durable and nothing to the socket waits before it.
+    func isClear(for connection: ConnectionID, after barrier: UInt64) -> Bool {
+        gate.isClear(for: connection, after: barrier)
+    }
+
     /// Returns `output` when it may go now; else keeps it until write `barrier` is durable and
     /// the earlier output to its socket went.
     func pass(_ output: HeldOutput, after barrier: UInt64) -> HeldOutput? {
@@ -114,6 +120,12 @@ struct OutputGate<Item> {
     /// How many outputs to `connection` wait.
     func waitingCount(for connection: ConnectionID) -> Int {
         waiting[connection, default: 0]
+    }
+
+    /// Whether an output to `connection` after write `barrier` would go at once: the write is
+    /// durable and no output to the connection waits.
+    func isClear(for connection: ConnectionID, after barrier: UInt64) -> Bool {
+        barrier <= committed && (waiting.isEmpty || waiting[connection] == nil)
     }
 
     /// Keeps `item` (for `connection`, nil for an HTTP answer) until write `barrier` is durable

@@ -8,6 +8,10 @@ public struct ContextConfiguration: Sendable {
     public var webSocketPath = "/ws"
     /// lws receive buffer per connection: small keeps per-socket memory low.
     public var rxBufferSize = 1024
+    /// Most bytes one write hands the kernel (lws's `tx_packet_size`); lws keeps the rest and
+    /// sends it when the socket is writable. Left at 0, lws would cap each write at
+    /// `rxBufferSize`, splitting every larger frame into a short write and a copied tail.
+    public var maxWriteBytes = 64 * 1024
     /// Largest reassembled incoming message; a larger one closes the socket with `messageTooBigCloseCode`.
     public var maxMessageBytes = 64 * 1024
     /// Close code for an over-size message, or one of more than `maxMessageFragments` frames.

@@ -65,6 +65,7 @@ public final class LWSContext: @unchecked Sendable {
         protocols[0].name = UnsafePointer(protocolNamePointer)
         protocols[0].callback = lwsCallback
         protocols[0].rx_buffer_size = configuration.rxBufferSize
+        protocols[0].tx_packet_size = configuration.maxWriteBytes
         idlePolicy = .allocate(capacity: 1)
         cg_zero(idlePolicy, MemoryLayout<lws_retry_bo_t>.size)
         stopTimer = .allocate(capacity: 1)

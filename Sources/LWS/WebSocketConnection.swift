@@ -2,9 +2,14 @@ import CLibWebSockets
 
 /// One WebSocket, server side or client side, owned by the service thread of its `LWSContext`.
 ///
-/// Every method must be called on that service thread. Outgoing messages wait in a bounded
-/// queue and go out one `lws_write` per writeable callback; a peer that lets the queue pass
-/// its cap is closed as a slow consumer instead of growing memory.
+/// Every method must be called on that service thread. A message goes out at once when the
+/// socket can take it: nothing of this connection is queued and lws holds no unsent tail of an
+/// earlier write (`lws_partial_buffered`). Otherwise it waits in a bounded queue that the
+/// writeable callback drains one `lws_write` at a time, after lws has sent that tail, so frames
+/// leave in order and are never cut. A peer that lets the queue pass its cap is closed as a slow
+/// consumer instead of growing memory. (lws 4.1.6, `lws_issue_raw`: what the kernel did not take
+/// is kept in the wsi's `buflist_out` and sent before any writeable callback; this holds only
+/// without permessage-deflate, which the context never offers.)
 public final class WebSocketConnection {
     /// Unique within its context, never reused.
     public let id: UInt64
@@ -25,7 +30,7 @@ public final class WebSocketConnection {
     /// message-too-big closes), or nil when it did not close it.
     public internal(set) var localCloseCode: UInt16?
     /// Whether the socket is gone or going: sends are dropped from then on.
-    public var isClosing: Bool { wsi == nil || pendingClose != nil }
+    public var isClosing: Bool { wsi == nil || pendingClose != nil || writeFailed }
     /// Messages waiting to be written.
     public var queuedFrames: Int { queue.count }
     /// Free slot for the layer above (the server's session state, the client's handle).
@@ -55,6 +60,8 @@ public final class WebSocketConnection {
     /// When `close` was first asked for, on `MonotonicClock`; nil while open.
     private(set) var closeRequestedMillis: Int64?
     private var pingDue = false
+    /// Set when a direct `lws_write` failed: the socket is being killed.
+    private var writeFailed = false
 
     struct PendingClose {
         let code: UInt16
@@ -68,12 +75,20 @@ public final class WebSocketConnection {
         self.context = context
     }
 
-    /// Queues a shared frame; returns false when it was not queued (closing, or over the cap,
-    /// in which case the connection is closed with the configured slow-consumer code).
+    /// Writes a shared frame now if the socket can take it, else queues it; returns false when
+    /// it was neither (closing, the write failed, or the queue is at its cap, in which case the
+    /// connection is closed with the configured slow-consumer code).
     @discardableResult
     public func send(_ frame: OutboundFrame) -> Bool {
         context.assertOnServiceThread()
-        guard let wsi, pendingClose == nil, context.acceptsWrites else { return false }
+        guard let wsi, pendingClose == nil, !writeFailed, context.acceptsWrites else { return false }
+        if queue.isEmpty, !pingDue, lws_partial_buffered(wsi) == 0 {
+            guard lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) >= frame.count else {
+                failWrite(wsi)
+                return false
+            }
+            return true
+        }
         if queue.count >= context.configuration.maxQueuedFrames {
             close(code: context.configuration.slowConsumerCloseCode, reason: "outbound queue full", flushFirst: false)
             return false
@@ -94,6 +109,14 @@ public final class WebSocketConnection {
         closeRequestedMillis = MonotonicClock.millis()
         if !flushFirst { queue.removeAll() }
         lws_callback_on_writable(wsi)
+    }
+
+    /// A direct write failed (lws marked the socket unusable): no more writes, and lws closes
+    /// the socket at its next service instead of in the middle of whatever called `send`.
+    private func failWrite(_ wsi: OpaquePointer) {
+        writeFailed = true
+        queue.removeAll()
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
     }
 
     /// Notes that the peer is alive: it sent something or answered a ping.

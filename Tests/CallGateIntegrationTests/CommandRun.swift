@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// One run of an external command (openssl, curl, nginx, systemd-analyze) to its end: its exit
 /// status and everything it printed, standard output and error together.

@@ -2,6 +2,7 @@ import CallGateClient
 import CallGateProtocol
 import Foundation
 import Testing
+import TestSupport
 
 /// Origins and socket caps, decided before the upgrade answers; seen with a hand-made socket
 /// that reads the HTTP status, and with the real client.

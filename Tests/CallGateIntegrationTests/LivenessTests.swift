@@ -2,6 +2,7 @@ import CallGateClient
 import CallGateProtocol
 import Foundation
 import Testing
+import TestSupport
 
 /// Dead peers are found by the gateway's own pings, and their calls follow the disconnect rules.
 @Suite("Liveness: silent sockets are dropped")

@@ -1,6 +1,7 @@
 import CallGateClient
 import CallGateProtocol
 import Testing
+import TestSupport
 
 /// Per-socket limits on what flows: message rate (4029), message size (1009), outbound queue (4008).
 @Suite("Message rate, size and queue limits")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs `tools/proto_check.py --frames` (jsonschema, draft 2020-12) over schema lines.
 enum ProtoChecker {

@@ -2,6 +2,7 @@ import CallGateClient
 import CallGateProtocol
 import CallGateServer
 import Testing
+import TestSupport
 
 /// The limit flags and variables of `callgate serve` reach the running gateway.
 @Suite("Limit flags of the real executable")

@@ -5,6 +5,7 @@ import CallGateServer
 import CallGateStoreSQLite
 import Foundation
 import Testing
+import TestSupport
 
 /// SIGTERM and SIGINT on the real executable: sockets closed with 1001, the call kept for the
 /// next start, exit 0 within the shutdown timeout.

@@ -47,7 +47,8 @@ import Testing
         metrics.socketClosed(code: "4001")
         metrics.socketClosed(code: "4029")
         for _ in 0..<5 { metrics.frameReceived() }
-        for _ in 0..<7 { metrics.frameSent() }
+        metrics.framesSent(4)
+        metrics.framesSent(3)
         metrics.framesDropped(4)
         metrics.pushesDelivered(.onIncomingCallReceived, count: 3)
         metrics.pushesDelivered(.onIncomingCallReceived, count: 2)

@@ -12,6 +12,7 @@ struct CloseCodeTests {
         var configuration = ContextConfiguration(listen: ListenAddress(host: "127.0.0.1", port: 0), protocolName: "test.v1")
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxQueuedFrames = maxQueuedFrames
+        configuration.maxWriteBytes = 1024
         let server = LWSContext(configuration: configuration)
         try server.start(webSocketDelegate: recorder)
         defer { server.stop() }

@@ -1,7 +1,7 @@
 import LWS
 
 /// A server delegate that reports how each socket ended, as the server side saw it. It closes
-/// a socket with 4001 on "close-me" and floods it with ten frames on "flood".
+/// a socket with 4001 on "close-me" and floods it with `EchoHandler.flood` on "flood".
 final class CloseRecorder: WebSocketDelegate, @unchecked Sendable {
     struct Closed: Equatable, Sendable {
         var local: UInt16?
@@ -23,8 +23,8 @@ final class CloseRecorder: WebSocketDelegate, @unchecked Sendable {
         case "close-me":
             connection.close(code: 4001, reason: "asked to")
         case "flood":
-            for index in 0..<10 {
-                connection.send(OutboundFrame(Array("frame \(index)".utf8)))
+            for frame in EchoHandler.flood {
+                connection.send(frame)
             }
         default:
             break

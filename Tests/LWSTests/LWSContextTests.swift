@@ -12,6 +12,7 @@ struct LWSContextTests {
         var configuration = ContextConfiguration(listen: ListenAddress(host: "127.0.0.1", port: 0), protocolName: "test.v1")
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxQueuedFrames = maxQueuedFrames
+        configuration.maxWriteBytes = 1024
         let context = LWSContext(configuration: configuration)
         try context.start(webSocketDelegate: handler, httpHandler: handler)
         return context
@@ -66,6 +67,7 @@ struct LWSContextTests {
         defer { client.stop() }
         #expect(await client.next() == .opened)
         client.send("flood")
+        #expect(await client.next() == .message(String(repeating: "0", count: 4000)))
         #expect(await client.next() == .closed(code: 4008, error: nil))
     }
 

@@ -5,37 +5,37 @@ import Glibc
 
 /// A WebSocket client written by hand on a blocking TCP socket, for what the real client does
 /// not do: send any `Origin`, read the HTTP status of a refused upgrade, leave pings unanswered,
-/// stop reading. Every blocking call runs through `offPool`, off Swift concurrency's threads.
-final class RawWebSocket: @unchecked Sendable {
+/// stop reading, see every frame as it came off the wire. Every blocking call runs through `offPool`, off Swift concurrency's threads.
+public final class RawWebSocket: @unchecked Sendable {
     /// One server frame (servers do not mask).
-    struct Frame {
-        let opcode: UInt8
-        let payload: [UInt8]
+    public struct Frame: Sendable {
+        public let opcode: UInt8
+        public let payload: [UInt8]
 
-        var text: String { String(decoding: payload, as: UTF8.self) }
+        public var text: String { String(decoding: payload, as: UTF8.self) }
         /// The close code of a close frame.
-        var closeCode: UInt16? {
+        public var closeCode: UInt16? {
             opcode == 0x8 && payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil
         }
     }
 
     /// What a read found.
-    enum Read {
+    public enum Read: Sendable {
         case frame(Frame)
         /// The server closed the TCP connection.
         case endOfStream
         case timedOut
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    private let fd: Int32
+    private var fd: Int32
     /// The status of the upgrade response: 101 when upgraded, 0 when the server hung up first.
-    private(set) var status = 0
+    public private(set) var status = 0
     /// The body of a refused upgrade.
-    private(set) var body = ""
+    public private(set) var body = ""
     private var buffer: [UInt8] = []
 
     private init(fd: Int32) {
@@ -43,18 +43,20 @@ final class RawWebSocket: @unchecked Sendable {
     }
 
     deinit {
-        Glibc.close(fd)
+        if fd >= 0 { Glibc.close(fd) }
     }
 
-    /// Connects to the gateway on `port` from `sourceAddress`, sends the upgrade for `/ws` with
-    /// `origin`, and reads the response. `receiveBufferBytes` shrinks the kernel's receive
-    /// buffer first, so that a socket that stops reading fills up quickly.
-    static func open(
-        port: Int, origin: String? = nil, sourceAddress: String = "127.0.0.1", receiveBufferBytes: Int32? = nil
+    /// Connects to the server on `port` from `sourceAddress`, sends the upgrade for `/ws` with
+    /// `origin` and `subprotocol` (none when nil), and reads the response. `receiveBufferBytes`
+    /// shrinks the kernel's receive buffer first, so that a socket that stops reading fills up
+    /// quickly.
+    public static func open(
+        port: Int, origin: String? = nil, subprotocol: String? = "callgate.v1", sourceAddress: String = "127.0.0.1",
+        receiveBufferBytes: Int32? = nil
     ) async throws -> RawWebSocket {
         var request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-        request += "Sec-WebSocket-Protocol: callgate.v1\r\n"
+        if let subprotocol { request += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
         if let origin { request += "Origin: \(origin)\r\n" }
         return try await exchange(
             port: port, sending: request + "\r\n", sourceAddress: sourceAddress, receiveBufferBytes: receiveBufferBytes)
@@ -62,7 +64,7 @@ final class RawWebSocket: @unchecked Sendable {
 
     /// Connects to the gateway on `port` from `sourceAddress` and sends `bytes` as they are (any
     /// HTTP request, half a request, nothing); with `readsResponse`, reads the response.
-    static func exchange(
+    public static func exchange(
         port: Int, sending bytes: String, sourceAddress: String = "127.0.0.1", receiveBufferBytes: Int32? = nil,
         readsResponse: Bool = true
     ) async throws -> RawWebSocket {
@@ -88,29 +90,44 @@ final class RawWebSocket: @unchecked Sendable {
     }
 
     /// Closes the TCP connection in both directions, without a close frame.
-    func hangUp() {
+    public func hangUp() {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// Aborts the TCP connection (an RST, whatever is unread or unsent), as a crashed client or
+    /// a dropped network path does. Nothing can be read or sent afterwards.
+    public func reset() {
+        guard fd >= 0 else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        Glibc.close(fd)
+        fd = -1
+    }
+
     /// Sends one masked text frame.
-    func send(_ text: String) async throws {
+    public func send(_ text: String) async throws {
         try await offPool { try self.write(Self.maskedFrame(Array(text.utf8))) }
     }
 
+    /// Sends one masked ping frame carrying `payload` (at most 125 bytes).
+    public func ping(_ payload: [UInt8]) async throws {
+        try await offPool { try self.write(Self.maskedFrame(payload, opcode: 0x9)) }
+    }
+
     /// Sends `connect` with `token` and returns the reply frame's text.
-    func connect(token: String) async throws -> String {
+    public func connect(token: String) async throws -> String {
         try await send(#"{"id":"raw-connect","op":"connect","data":{"token":"\#(token)"}}"#)
         return try await nextText(within: .seconds(5))
     }
 
     /// The next frame, the end of the stream, or `.timedOut` after `timeout`. Pings are
     /// returned like any frame and never answered.
-    func read(within timeout: Duration) async -> Read {
+    public func read(within timeout: Duration) async -> Read {
         (try? await offPool { self.readFrame(timeout: timeout) }) ?? .endOfStream
     }
 
     /// The next read that is not a ping, and how many pings came before it (never answered).
-    func readSkippingPings(within timeout: Duration) async -> (read: Read, pings: Int) {
+    public func readSkippingPings(within timeout: Duration) async -> (read: Read, pings: Int) {
         var pings = 0
         while true {
             let read = await read(within: timeout)
@@ -120,7 +137,7 @@ final class RawWebSocket: @unchecked Sendable {
     }
 
     /// The text of the next text frame, skipping pings.
-    func nextText(within timeout: Duration) async throws -> String {
+    public func nextText(within timeout: Duration) async throws -> String {
         while true {
             switch await read(within: timeout) {
             case .frame(let frame) where frame.opcode == 0x1:
@@ -231,8 +248,8 @@ final class RawWebSocket: @unchecked Sendable {
         return (Frame(opcode: bytes[0] & 0x0f, payload: Array(bytes[offset..<offset + length])), offset + length)
     }
 
-    private static func maskedFrame(_ payload: [UInt8]) -> [UInt8] {
-        var frame: [UInt8] = [0x81]
+    private static func maskedFrame(_ payload: [UInt8], opcode: UInt8 = 0x1) -> [UInt8] {
+        var frame: [UInt8] = [0x80 | opcode]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
         } else {
