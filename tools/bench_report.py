@@ -36,6 +36,11 @@ TARGET_RING_P99_MS = 5.0
 TARGET_GROUP_SIZE = 100
 TARGET_DELIVERIES_PER_SECOND = 60_000
 TARGET_FANOUT_P99_MS = 50.0
+TARGET_GROUP_RATE = 610  # group rings/s asked of the `group` runs whose delivered share is a target
+TARGET_DELIVERED_SHARE = 0.98  # of the deliveries asked at TARGET_GROUP_RATE
+TARGET_OVER_NODE = 1.15  # deliveries/s at saturation, CallGate / node-ws
+TARGET_OVER_LWS_C = 0.95  # deliveries/s at saturation, CallGate / lws-c
+TARGET_CPU_OVER_LWS_C = 1.3  # server CPU per delivery, CallGate / lws-c
 RATE_TOLERANCE = 0.95  # a ring run counts as "at 500 calls/s" when it reached 95% of that
 
 PASS, MISS, SKIP, UNKNOWN = "PASS", "MISS", "SKIP", "UNKNOWN"
@@ -131,8 +136,19 @@ def error_count(result: dict | None) -> int:
 # ------------------------------------------------------------------ ratios
 
 
-def group_ratios(results: dict[str, dict[str, dict]]) -> list[Ratio]:
-    """CallGate vs every peer that ran the group scenario: deliveries/s, p99 fan-out, memory."""
+def cpu_per_delivery(result: dict | None, cpu_seconds: float | None) -> float | None:
+    """Server CPU microseconds per delivery of a run: its CPU seconds (user + system, the whole
+    run, connects included) over the deliveries the generator counted; None without either."""
+    deliveries = number(result, "counts", "deliveries")
+    if cpu_seconds is None or not deliveries:
+        return None
+    return cpu_seconds * 1e6 / deliveries
+
+
+def group_ratios(results: dict[str, dict[str, dict]], cpu: dict[str, float] | None = None) -> list[Ratio]:
+    """CallGate vs every peer that ran the group scenario: deliveries/s, p99 fan-out, memory,
+    and server CPU per delivery when `cpu` ("<server>-<scenario>" -> CPU seconds) gives it for both."""
+    cpu = cpu or {}
     ours = results.get(CALLGATE, {}).get("group")
     rows = []
     for peer in sorted(p for p in results if is_peer(p) and "group" in results[p]):
@@ -142,6 +158,10 @@ def group_ratios(results: dict[str, dict[str, dict]]) -> list[Ratio]:
         rows.append(Ratio(peer, "p99 fan-out completion (ms)", metric(ours, "fanout"), metric(theirs, "fanout"), "lower"))
         rows.append(Ratio(peer, "memory per socket (bytes)", number(ours, "server", "bytesPerSocket"),
                           number(theirs, "server", "bytesPerSocket"), "lower"))
+        per_delivery = (cpu_per_delivery(ours, cpu.get(f"{CALLGATE}-group")),
+                        cpu_per_delivery(theirs, cpu.get(f"{peer}-group")))
+        if None not in per_delivery:
+            rows.append(Ratio(peer, "server CPU per delivery (µs)", *per_delivery, "lower"))
     return rows
 
 
@@ -154,9 +174,11 @@ def at_most(value: float | None, limit: float, unit: str, fmt: str = "{:.2f}") -
     return f"{fmt.format(value)} {unit}".strip(), PASS if value <= limit else MISS
 
 
-def check_targets(results: dict[str, dict[str, dict]], plan: Plan, failed: frozenset = frozenset()) -> list[Check]:
-    """One Check per target of the issue, in the issue's order. `failed` holds the
-    (server, scenario) runs that failed: their targets are UNKNOWN, not skipped."""
+def check_targets(results: dict[str, dict[str, dict]], plan: Plan, failed: frozenset = frozenset(),
+                  cpu: dict[str, float] | None = None) -> list[Check]:
+    """One Check per target of the issues, in their order. `failed` holds the (server,
+    scenario) runs that failed: their targets are UNKNOWN, not skipped. `cpu` maps
+    "<server>-<scenario>" to the server's CPU seconds."""
     ours = results.get(CALLGATE, {})
     idle, ring, group = ours.get("idle"), ours.get("ring"), ours.get("group")
     small = None if plan.full_scale else f"run at {plan.sockets:,} sockets, not {TARGET_SOCKETS:,}"
@@ -205,8 +227,42 @@ def check_targets(results: dict[str, dict[str, dict]], plan: Plan, failed: froze
         at_most(metric(group, "fanout"), TARGET_FANOUT_P99_MS, "ms p99"))
 
     peers_failed = sorted(server for server, scenario in failed if is_peer(server) and scenario == "group")
-    checks.append(ahead_of_peers(group_ratios(results), peers_failed))
+    ratios = group_ratios(results, cpu)
+    checks.append(ahead_of_peers(ratios, peers_failed))
+
+    asked = plan.group_rate * (plan.group_size - 1)
+    other_rate = None if plan.group_rate == TARGET_GROUP_RATE else f"run at {plan.group_rate:,} rings/s"
+    p99 = metric(group, "fanout")
+    if delivered is None or p99 is None:
+        measured = ("no number in the results", UNKNOWN)
+    else:
+        share = delivered / asked if asked else 0
+        measured = (f"{share:.1%} of {asked:,} deliveries/s asked, p99 {p99:.2f} ms",
+                    PASS if share >= TARGET_DELIVERED_SHARE and p99 <= TARGET_FANOUT_P99_MS else MISS)
+    add(f"group at {TARGET_GROUP_RATE} rings/s: >= {TARGET_DELIVERED_SHARE:.0%} of the asked deliveries, p99 fan-out "
+        f"<= {TARGET_FANOUT_P99_MS:g} ms", "group", other_size or other_rate, measured)
+    for name, peer, quantity, limit, at_least in (
+            ("group throughput", "node-ws", "deliveries per second", TARGET_OVER_NODE, True),
+            ("group throughput", "lws-c", "deliveries per second", TARGET_OVER_LWS_C, True),
+            ("server CPU per delivery", "lws-c", "server CPU per delivery (µs)", TARGET_CPU_OVER_LWS_C, False)):
+        target = f"{name}: CallGate / {peer} {'>=' if at_least else '<='} {limit:g}x"
+        checks.append(peer_ratio_check(target, ratios, peer, quantity, limit, at_least, peer in peers_failed))
     return checks
+
+
+def peer_ratio_check(target: str, ratios: list[Ratio], peer: str, quantity: str, limit: float, at_least: bool,
+                     peer_failed: bool) -> Check:
+    """The check `target`: CallGate's `quantity` is at least (or at most) `limit` times `peer`'s."""
+    if peer_failed:
+        return Check(target, f"the group run failed against {peer}", UNKNOWN)
+    row = next((r for r in ratios if r.peer == peer and r.quantity == quantity), None)
+    if row is None:
+        return Check(target, f"{peer} did not run the group scenario, or without this number", SKIP)
+    if row.value is None:
+        return Check(target, "no number in the results", UNKNOWN)
+    ok = row.value >= limit if at_least else row.value <= limit
+    digits = 1 if "(µs)" in quantity else 0
+    return Check(target, f"{row.value:.2f}x ({fmt(row.callgate, digits)} / {fmt(row.other, digits)})", PASS if ok else MISS)
 
 
 def ahead_of_peers(rows: list[Ratio], peers_failed: list[str] = ()) -> Check:
@@ -273,17 +329,20 @@ def render_body(results: dict[str, dict[str, dict]], checks: list[Check], cpu: d
             rows.append([server, scenario, fmt(number(result, "config", "sockets")), main_latency(scenario, result),
                          fmt(number(result, "rates", "callsPerSecond")), fmt(number(result, "rates", "deliveriesPerSecond")),
                          fmt(number(result, "server", "bytesPerSocket")), fmt(cpu.get(f"{server}-{scenario}"), 1),
+                         fmt(cpu_per_delivery(result, cpu.get(f"{server}-{scenario}")), 1),
                          ", ".join(f"{k} {v}" for k, v in sorted(errors.items())) or "0"])
     lines += table(["server", "scenario", "sockets", "p50 / p99 (ms)", "calls/s", "deliveries/s", "bytes/socket",
-                    "server CPU (s)", "errors"], rows)
+                    "server CPU (s)", "CPU µs/delivery", "errors"], rows)
     lines += ["", "p50 / p99 is ring latency for `ring` and fan-out completion for `group`. Server CPU is user + system",
-              "time of the server process over the whole run, connects included (generator and server share 2 cores).", ""]
+              "time of the server process over the whole run, connects included (generator and server share 2 cores);",
+              "CPU µs/delivery divides it by the deliveries of the run.", ""]
 
     lines += [f"## Group fan-out: CallGate / peer{suffix}", ""]
-    ratio_rows = group_ratios(results)
+    ratio_rows = group_ratios(results, cpu)
     if ratio_rows:
-        digits = {True: 2, False: 0}
-        rows = [[r.peer, r.quantity, fmt(r.callgate, digits["ms" in r.quantity]), fmt(r.other, digits["ms" in r.quantity]),
+        def digits(quantity: str) -> int:
+            return 2 if "(ms)" in quantity else 1 if "(µs)" in quantity else 0
+        rows = [[r.peer, r.quantity, fmt(r.callgate, digits(r.quantity)), fmt(r.other, digits(r.quantity)),
                  fmt(r.value, 2) + "x", f"{r.better} is better",
                  {True: "yes", False: "no", None: "n/a"}[r.ahead]] for r in ratio_rows]
         lines += table(["peer", "quantity", "CallGate", "peer", "ratio", "direction", "CallGate ahead"], rows)

@@ -12,7 +12,7 @@ import pytest
 
 import bench_report as br
 
-FULL = br.Plan(sockets=19_000, ring_rate=500, group_size=100, duration=30)
+FULL = br.Plan(sockets=19_000, ring_rate=500, group_size=100, duration=30, group_rate=610)
 QUICK = br.Plan(sockets=1_000, ring_rate=100, group_size=100, duration=5)
 
 
@@ -83,8 +83,49 @@ def test_no_peers_no_ratios():
 
 def test_every_target_passes_with_good_numbers():
     checks = br.check_targets(good_results(), FULL)
-    assert len(checks) == 7
-    assert [c.status for c in checks] == [br.PASS] * 7, checks
+    assert len(checks) == 11
+    assert [c.status for c in checks] == [br.PASS] * 9 + [br.SKIP] * 2, checks  # no lws-c in these results
+    assert checks[-2].measured == "lws-c did not run the group scenario, or without this number"
+
+
+def with_lws_c(results: dict, deliveries_per_second: float, deliveries: int) -> dict:
+    results["lws-c"] = {"group": result("group", {"fanout": (1.0, 9.0)}, {"deliveriesPerSecond": deliveries_per_second},
+                                        bytes_per_socket=1500)}
+    results["lws-c"]["group"]["counts"] = {"deliveries": deliveries}
+    results["callgate"]["group"]["counts"] = {"deliveries": 2_400_000}
+    return results
+
+
+def test_cpu_per_delivery_is_cpu_seconds_over_the_deliveries_of_the_run():
+    assert br.cpu_per_delivery({"counts": {"deliveries": 2_000_000}}, 50.0) == pytest.approx(25.0)
+    assert br.cpu_per_delivery({"counts": {"deliveries": 0}}, 50.0) is None
+    assert br.cpu_per_delivery({"counts": {"deliveries": 10}}, None) is None
+    assert br.cpu_per_delivery(None, 5.0) is None
+
+
+def test_the_lws_c_targets_read_throughput_and_cpu_per_delivery_ratios():
+    results = with_lws_c(good_results(), 82_000.0, 2_460_000)
+    cpu = {"callgate-group": 48.0, "lws-c-group": 41.0}  # 20.0 vs 16.67 µs per delivery: 1.2x
+    checks = br.check_targets(results, FULL, cpu=cpu)
+    throughput = by_target(checks, "group throughput: CallGate / lws-c")
+    assert throughput.status == br.PASS and throughput.measured.startswith("0.98x")
+    per_delivery = by_target(checks, "server CPU per delivery: CallGate / lws-c")
+    assert per_delivery.status == br.PASS and per_delivery.measured.startswith("1.20x")
+    cpu["callgate-group"] = 60.0  # 25 µs: 1.5x
+    assert by_target(br.check_targets(results, FULL, cpu=cpu), "server CPU per delivery").status == br.MISS
+    slow = with_lws_c(good_results(), 90_000.0, 2_700_000)
+    assert by_target(br.check_targets(slow, FULL, cpu=cpu), "group throughput: CallGate / lws-c").status == br.MISS
+    failed = br.check_targets(results, FULL, frozenset({("lws-c", "group")}), cpu)
+    assert by_target(failed, "server CPU per delivery").status == br.UNKNOWN
+
+
+def test_the_share_of_the_asked_rate_is_checked_at_610_rings_only():
+    results = good_results()
+    results["callgate"]["group"]["rates"]["deliveriesPerSecond"] = 59_000.0  # 97.7% of 610 x 99
+    check = by_target(br.check_targets(results, FULL), "group at 610 rings/s")
+    assert check.status == br.MISS and check.measured.startswith("97.7% of 60,390")
+    saturating = br.Plan(sockets=19_000, ring_rate=500, group_size=100, duration=30, group_rate=1500)
+    assert by_target(br.check_targets(results, saturating), "group at 610 rings/s").status == br.SKIP
 
 
 def test_memory_over_4_kib_per_socket_misses():
@@ -180,13 +221,13 @@ def test_summary_markdown_tables():
     text = br.render_summary(meta, results, checks)
     lines = text.splitlines()
     assert lines[0] == "# Benchmark run 2026-11-22T06:00:00Z"
-    assert "| callgate | group | 19,000 | 5.00 / 20.00 | n/a | 80,000 | 3,500 | 12.3 | 0 |" in lines
-    assert "| python-websockets | group | 19,000 | 30.00 / 90.00 | n/a | 10,000 | 40,000 | n/a | ERR_TIMEOUT 2 |" in lines
+    assert "| callgate | group | 19,000 | 5.00 / 20.00 | n/a | 80,000 | 3,500 | 12.3 | n/a | 0 |" in lines
+    assert "| python-websockets | group | 19,000 | 30.00 / 90.00 | n/a | 10,000 | 40,000 | n/a | n/a | ERR_TIMEOUT 2 |" in lines
     assert "| node-ws | deliveries per second | 80,000 | 40,000 | 2.00x | higher is better | yes |" in lines
     assert "| node-ws | p99 fan-out completion (ms) | 20.00 | 40.00 | 0.50x | lower is better | yes |" in lines
     assert "| ahead of every peer on every ratio | ahead on all 6 ratios | **PASS** |" in lines
     # callgate rows come first, then peers in name order
-    servers = [l.split("|")[1].strip() for l in lines if l.startswith("| ") and l.count("|") == 10][1:]
+    servers = [l.split("|")[1].strip() for l in lines if l.startswith("| ") and l.count("|") == 11][1:]
     assert servers == ["callgate", "callgate", "callgate", "node-ws", "python-websockets"]
 
 
@@ -318,8 +359,19 @@ def test_bench_options():
     assert defaults.callgate == bench.ROOT / ".build/release/callgate"
     with pytest.raises(SystemExit):
         bench.parse_args(["--repeat", "0"])
+    assert defaults.rate is None and bench.parse_args(["--rate", "1500"]).rate == 1500
+    for bad in ("0", "100001", "fast"):
+        with pytest.raises(SystemExit):
+            bench.parse_args(["--rate", bad])
     with pytest.raises(SystemExit):
         bench.parse_args(["--peers", "nginx"])
+
+
+def test_the_peers_include_the_c_peer_built_under_build():
+    bench = load_bench_script()
+    assert sorted(bench.PEERS) == ["lws-c", "node-ws", "python-websockets"]
+    assert bench.PEERS["lws-c"] == [str(bench.ROOT / ".build/peers/lws-c")]
+    assert bench.parse_args(["--peers", "lws-c,node-ws"]).peers == ["lws-c", "node-ws"]
 
 
 def with_baseline(results: dict, factor: float = 1.0) -> dict:
@@ -420,7 +472,7 @@ def test_summary_with_a_baseline_lists_it_after_callgate():
     results = with_baseline(good_results())
     lines = br.render_body(results, br.check_targets(results, FULL), {"callgate-baseline-group": 9.5}, " (repetition 2)")
     assert lines[0] == "## Runs (repetition 2)"
-    servers = [l.split("|")[1].strip() for l in lines if l.startswith("| ") and l.count("|") == 10][1:]
+    servers = [l.split("|")[1].strip() for l in lines if l.startswith("| ") and l.count("|") == 11][1:]
     assert servers == ["callgate"] * 3 + ["callgate-baseline"] * 3 + ["node-ws", "python-websockets"]
-    assert "| callgate-baseline | group | 19,000 | 5.00 / 20.00 | n/a | 80,000 | 3,500 | 9.5 | 0 |" in lines
+    assert "| callgate-baseline | group | 19,000 | 5.00 / 20.00 | n/a | 80,000 | 3,500 | 9.5 | n/a | 0 |" in lines
     assert "## Targets (repetition 2)" in lines

@@ -2,6 +2,8 @@
 # Installs the runtimes of the reference peers used by tools/bench and tools/peers/test_peers.py:
 #   node-ws            Debian's nodejs + node-ws (npm's registry is not used)
 #   python-websockets  the websockets version pinned in python-websockets/requirements.txt
+#   lws-c              what lws-c/build.sh compiles it with: gcc, pkg-config, libwebsockets-dev
+#                      (4.1) with its libev plugin, libev-dev, libssl-dev, libjansson-dev
 # Idempotent: does nothing when everything is present. Works as root, or through sudo.
 # PYTHON (default python3) is the interpreter that gets websockets; use the one that runs the peer.
 set -euo pipefail
@@ -14,8 +16,9 @@ if [ "$(id -u)" -eq 0 ]; then sudo=""
 elif command -v sudo >/dev/null 2>&1; then sudo="sudo"
 else sudo="none"; fi
 
-# --- Debian packages: nodejs and node-ws (ws lives in /usr/share/nodejs/ws), pip if missing.
-apt_packages="nodejs node-ws"
+# --- Debian packages: nodejs and node-ws (ws lives in /usr/share/nodejs/ws), the C peer's
+# compiler and libraries, pip if missing.
+apt_packages="nodejs node-ws gcc libc6-dev pkg-config libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libjansson-dev"
 "$python" -m pip --version >/dev/null 2>&1 || apt_packages="$apt_packages python3-pip"
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -56,4 +59,4 @@ if [ "$have" != "$pinned" ]; then
   have="$("$python" -c 'import websockets; print(websockets.__version__)')"
   [ "$have" = "$pinned" ] || { echo "install.sh: websockets $have installed, expected $pinned" >&2; exit 1; }
 fi
-echo "install.sh: node $(node --version), ws $(node -p 'require("/usr/share/nodejs/ws/package.json").version'), websockets $have"
+echo "install.sh: node $(node --version), ws $(node -p 'require("/usr/share/nodejs/ws/package.json").version'), websockets $have, libwebsockets $(pkg-config --modversion libwebsockets)"

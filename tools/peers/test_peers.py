@@ -4,6 +4,8 @@ Each peer runs as a subprocess on port 0; a small websockets client plays the be
 scenario (auth, admin PUT, ring a group, cancel) and every frame sent or received is validated
 against proto/schemas with tools/proto_check.py. A peer is skipped only when its runtime is
 missing and tools/peers/install.sh cannot install it (or CALLGATE_PEERS_NO_INSTALL is set).
+The C peer is compiled first by lws-c/build.sh (to .build/peers/lws-c; nothing to do when it is
+up to date); a build that fails fails its tests.
 
 Run with `python3 -m pytest -q tools/peers` from the repository root.
 """
@@ -36,7 +38,9 @@ SECRET = "peer-test-secret"
 ADMIN_KEY = "peer-test-admin"
 STEP = 5.0  # seconds any single wait may take before the test fails
 PINNED = (HERE / "python-websockets/requirements.txt").read_text().split("==")[1].strip()
+LWS_C = HERE.parent.parent / ".build/peers/lws-c"
 PEERS = {
+    "lws-c": lambda port: [str(LWS_C)],
     "node-ws": lambda port: ["node", str(HERE / "node-ws/server.js")],
     "python-websockets": lambda port: [sys.executable, str(HERE / "python-websockets/server.py")],
 }
@@ -58,6 +62,14 @@ def runtime_problem(peer: str) -> str | None:
             return "node is not installed"
         if not Path("/usr/share/nodejs/ws/index.js").exists():
             return "Debian's node-ws is not installed (/usr/share/nodejs/ws)"
+    if peer == "lws-c":
+        for tool in ("cc", "pkg-config"):
+            if shutil.which(tool) is None:
+                return f"{tool} is not installed"
+        if subprocess.run(["pkg-config", "--exists", "libwebsockets", "jansson", "libcrypto"]).returncode != 0:
+            return "libwebsockets-dev, libjansson-dev or libssl-dev is not installed"
+        if not Path("/usr/include/ev.h").exists():
+            return "libev-dev is not installed"
     return None
 
 
@@ -86,11 +98,21 @@ def ensure_runtime(peer: str) -> None:
 # ------------------------------------------------------------------ the peer process
 
 
+def build(peer: str) -> None:
+    """Compiles a peer that needs it (lws-c); a compiler error fails the test with its output."""
+    if peer != "lws-c":
+        return
+    done = subprocess.run(["bash", str(HERE / "lws-c/build.sh"), str(LWS_C)], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        pytest.fail(f"lws-c/build.sh failed (exit {done.returncode}):\n{done.stdout}{done.stderr}")
+
+
 @pytest.fixture(scope="module", params=sorted(PEERS))
 def peer(request):
     """(name, port) of a running peer; stopped after the module."""
     name = request.param
     ensure_runtime(name)
+    build(name)
     argv = PEERS[name](0) + ["--host", "127.0.0.1", "--port", "0", "--jwt-secret", SECRET, "--admin-key", ADMIN_KEY]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
