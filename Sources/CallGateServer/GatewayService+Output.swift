@@ -167,14 +167,14 @@ extension GatewayService {
 
     /// Hands `frame` to `socket`; returns whether it was written or queued. When this frame
     /// overflows the socket's queue (which closes it with 4008), counts it and the frames the
-    /// close discards as dropped.
+    /// close discards as dropped; a socket whose write failed is not a slow consumer.
     private func write(_ frame: OutboundFrame, to socket: WebSocketConnection) -> Bool {
         let wasClosing = socket.isClosing
         let waiting = socket.queuedFrames
         if socket.send(frame) {
             return true
         }
-        if !wasClosing && socket.isClosing {
+        if !wasClosing && socket.localCloseCode == CloseCode.tooSlow {
             metrics.framesDropped(waiting + 1)
         }
         return false

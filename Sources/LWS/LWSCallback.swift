@@ -32,6 +32,7 @@ func lwsCallback(
         return 0
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         if let connection = attached(wsi) as? WebSocketConnection {
+            connection.isEstablished = true
             connection.finishTLSHandshake()
             context.webSocketDelegate?.webSocketDidOpen(connection)
         }

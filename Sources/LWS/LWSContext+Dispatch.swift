@@ -4,6 +4,7 @@ import CLibWebSockets
 extension LWSContext {
     func serverConnectionOpened(_ wsi: OpaquePointer) {
         let connection = WebSocketConnection(id: makeConnectionID(), wsi: wsi, context: self)
+        connection.isEstablished = true
         connection.peerAddress = WSIHeaders.peerAddress(wsi)
         connection.clientAddress = clientAddress(of: wsi)
         connection.path = WSIHeaders.string(wsi, WSI_TOKEN_GET_URI) ?? ""
@@ -54,6 +55,7 @@ extension LWSContext {
     func peerClosed(_ wsi: OpaquePointer, payload: UnsafeRawBufferPointer) -> Int32 {
         guard let connection = attached(wsi) as? WebSocketConnection else { return 0 }
         connection.peerSentClose = true
+        connection.endWrites()
         guard payload.count >= 2 else {
             return payload.count == 1 ? fail(connection, on: wsi, code: Self.protocolErrorCloseCode, reason: "") : 0
         }
@@ -75,6 +77,7 @@ extension LWSContext {
     /// `reason`, then drops it (the -1 this returns).
     private func fail(_ connection: WebSocketConnection, on wsi: OpaquePointer, code: UInt16, reason: String) -> Int32 {
         connection.localCloseCode = code
+        connection.endWrites()
         var text = Array(reason.utf8)
         lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &text, text.count)
         return -1

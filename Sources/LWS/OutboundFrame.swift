@@ -3,7 +3,9 @@ import CLibWebSockets
 /// One encoded text message, written once and shared by every connection it is queued on.
 ///
 /// The payload sits after `LWS_PRE` bytes of headroom, where `lws_write` puts the frame header.
-/// Connections write it one after another on the service thread, so the shared headroom is safe.
+/// Server connections write it one after another on the service thread, so the shared headroom
+/// is safe. A client connection must get a frame of its own: lws masks a client's payload in
+/// place.
 public final class OutboundFrame: @unchecked Sendable {
     let storage: UnsafeMutableRawBufferPointer
     /// Payload length in bytes.

@@ -30,7 +30,7 @@ public final class WebSocketConnection {
     /// message-too-big closes), or nil when it did not close it.
     public internal(set) var localCloseCode: UInt16?
     /// Whether the socket is gone or going: sends are dropped from then on.
-    public var isClosing: Bool { wsi == nil || pendingClose != nil || writeFailed }
+    public var isClosing: Bool { wsi == nil || pendingClose != nil || writesEnded }
     /// Messages waiting to be written.
     public var queuedFrames: Int { queue.count }
     /// Free slot for the layer above (the server's session state, the client's handle).
@@ -60,8 +60,13 @@ public final class WebSocketConnection {
     /// When `close` was first asked for, on `MonotonicClock`; nil while open.
     private(set) var closeRequestedMillis: Int64?
     private var pingDue = false
-    /// Set when a direct `lws_write` failed: the socket is being killed.
-    private var writeFailed = false
+    /// Set once the WebSocket handshake is done (server sockets are made then; client sockets
+    /// at `CLIENT_ESTABLISHED`): before it, lws would send a frame raw into the HTTP upgrade.
+    var isEstablished = false
+    /// Set when lws closes the socket on its own: a direct write failed, the peer's close frame
+    /// came, or a protocol failure was returned to lws. No frame may follow the close frame, so
+    /// nothing more is written.
+    private var writesEnded = false
 
     struct PendingClose {
         let code: UInt16
@@ -81,8 +86,8 @@ public final class WebSocketConnection {
     @discardableResult
     public func send(_ frame: OutboundFrame) -> Bool {
         context.assertOnServiceThread()
-        guard let wsi, pendingClose == nil, !writeFailed, context.acceptsWrites else { return false }
-        if queue.isEmpty, !pingDue, lws_partial_buffered(wsi) == 0 {
+        guard let wsi, pendingClose == nil, !writesEnded, context.acceptsWrites else { return false }
+        if isEstablished, queue.isEmpty, !pingDue, lws_partial_buffered(wsi) == 0 {
             guard lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) >= frame.count else {
                 failWrite(wsi)
                 return false
@@ -103,7 +108,7 @@ public final class WebSocketConnection {
     /// Closes with `code`; with `flushFirst` the frames already queued go out before the close frame.
     public func close(code: UInt16, reason: String, flushFirst: Bool = true) {
         context.assertOnServiceThread()
-        guard let wsi, pendingClose == nil, context.acceptsWrites else { return }
+        guard let wsi, pendingClose == nil, !writesEnded, context.acceptsWrites else { return }
         pendingClose = PendingClose(code: code, reason: reason, flushFirst: flushFirst)
         localCloseCode = code
         closeRequestedMillis = MonotonicClock.millis()
@@ -112,11 +117,18 @@ public final class WebSocketConnection {
     }
 
     /// A direct write failed (lws marked the socket unusable): no more writes, and lws closes
-    /// the socket at its next service instead of in the middle of whatever called `send`.
+    /// the socket once its loop turns (woken now, so a write from a timer does not wait for the
+    /// next I/O), not in the middle of whatever called `send`.
     private func failWrite(_ wsi: OpaquePointer) {
-        writeFailed = true
-        queue.removeAll()
+        endWrites()
         lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+        lws_cancel_service(context.lwsContext)
+    }
+
+    /// lws closes the socket on its own from here on: drops what is queued and refuses more.
+    func endWrites() {
+        writesEnded = true
+        queue.removeAll()
     }
 
     /// Notes that the peer is alive: it sent something or answered a ping.

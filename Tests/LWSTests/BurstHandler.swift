@@ -42,7 +42,7 @@ final class BurstHandler: WebSocketDelegate, @unchecked Sendable {
     private var sent: [WeakFrame] = []
     private var queuedAfterSending: [UInt64: Int] = [:]
     private var closeCodes: [UInt64: UInt16] = [:]
-    private var closedIDs: Set<UInt64> = []
+    private var closedIDs: [UInt64: Int] = [:]
     private var openedIDs: [UInt64] = []
 
     func webSocketDidOpen(_ connection: WebSocketConnection) {
@@ -74,7 +74,7 @@ final class BurstHandler: WebSocketDelegate, @unchecked Sendable {
 
     func webSocketDidClose(_ connection: WebSocketConnection, error: String?) {
         open[connection.id] = nil
-        locked { _ = closedIDs.insert(connection.id) }
+        locked { closedIDs[connection.id, default: 0] += 1 }
     }
 
     private func send(_ frame: OutboundFrame, to connections: [WebSocketConnection]) {
@@ -109,7 +109,9 @@ final class BurstHandler: WebSocketDelegate, @unchecked Sendable {
     /// The code the server closed socket `id` with during a burst or broadcast, if it did.
     func closeCode(_ id: UInt64) -> UInt16? { locked { closeCodes[id] } }
     /// Whether the server heard socket `id` close.
-    func closed(_ id: UInt64) -> Bool { locked { closedIDs.contains(id) } }
+    func closed(_ id: UInt64) -> Bool { closeCount(id) > 0 }
+    /// How many times the server heard socket `id` close (once, whatever ended it).
+    func closeCount(_ id: UInt64) -> Int { locked { closedIDs[id, default: 0] } }
     /// How many frames the handler sent are still held by anyone.
     var framesAlive: Int { locked { sent.count { $0.frame != nil } } }
 }

@@ -8,11 +8,13 @@ import Testing
 @Suite("Writing at once, queueing when the socket is full")
 struct WritePathTests {
     private func withServer(
-        maxQueuedFrames: Int = 1024, _ body: (LWSContext, BurstHandler) async throws -> Void
+        maxQueuedFrames: Int = 1024, maxMessageBytes: Int = 64 * 1024,
+        _ body: (LWSContext, BurstHandler) async throws -> Void
     ) async throws {
         let handler = BurstHandler()
         var configuration = ContextConfiguration(listen: ListenAddress(host: "127.0.0.1", port: 0), protocolName: "test.v1")
         configuration.maxQueuedFrames = maxQueuedFrames
+        configuration.maxMessageBytes = maxMessageBytes
         let server = LWSContext(configuration: configuration)
         try server.start(webSocketDelegate: handler)
         defer { server.stop() }
@@ -96,6 +98,7 @@ struct WritePathTests {
             let reading = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port))
             defer { reading.stop() }
             #expect(await reading.next() == .opened)
+            try #require(try await eventually { handler.opened.count == 2 })
             let (stalledID, readingID) = (handler.opened[0], handler.opened[1])
             for round in 0..<50 {
                 reading.send("broadcast 6")
@@ -137,6 +140,56 @@ struct WritePathTests {
             reader.reset()
             #expect(try await eventually { handler.closed(id) })
             #expect(try await eventually { handler.framesAlive == 0 })
+        }
+    }
+
+    @Test func nothingFollowsTheCloseFrameOfAFailedConnection() async throws {
+        try await withServer(maxMessageBytes: 2048) { server, handler in
+            let failing = try await stalledReader(of: server)
+            try #require(try await eventually { handler.opened.count == 1 })
+            try await failing.send(String(repeating: "y", count: 5000))
+            guard case .frame(let close) = await failing.read(within: .seconds(10)) else {
+                Issue.record("no close frame for the over-size message")
+                return
+            }
+            #expect(close.closeCode == 1009)
+            let reading = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port))
+            defer { reading.stop() }
+            #expect(await reading.next() == .opened)
+            reading.send("broadcast 3")
+            for index in 0..<3 {
+                let expected = String(decoding: BurstHandler.broadcastPayload(index), as: UTF8.self)
+                #expect(await reading.next() == .message(expected))
+            }
+            switch await failing.read(within: .milliseconds(500)) {
+            case .frame(let frame):
+                Issue.record("a frame (opcode \(frame.opcode)) came after the close frame")
+            case .timedOut, .endOfStream:
+                break
+            }
+        }
+    }
+
+    @Test func aBroadcastToASocketThatWasResetClosesItOnce() async throws {
+        try await withServer { server, handler in
+            let reset = try await stalledReader(of: server)
+            try #require(try await eventually { handler.opened.count == 1 })
+            let reading = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port))
+            defer { reading.stop() }
+            #expect(await reading.next() == .opened)
+            try #require(try await eventually { handler.opened.count == 2 })
+            let resetID = handler.opened[0]
+            reset.reset()
+            for round in 0..<5 {
+                reading.send("broadcast 6")
+                for index in round * 6..<round * 6 + 6 {
+                    let expected = String(decoding: BurstHandler.broadcastPayload(index), as: UTF8.self)
+                    #expect(await reading.next() == .message(expected))
+                }
+            }
+            #expect(try await eventually { handler.closed(resetID) })
+            #expect(try await eventually { handler.framesAlive == 0 })
+            #expect(handler.closeCount(resetID) == 1)
         }
     }
 }
