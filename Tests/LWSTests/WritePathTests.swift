@@ -28,6 +28,43 @@ struct WritePathTests {
         return reader
     }
 
+    /// A stalled reader that asked for a burst of `count` frames, once the server handed them
+    /// over, and the server's id of its socket.
+    private func stalledReaderAfterBurst(
+        _ count: Int, of server: LWSContext, _ handler: BurstHandler
+    ) async throws -> (RawWebSocket, UInt64) {
+        let reader = try await stalledReader(of: server)
+        try #require(try await eventually { handler.opened.count == 1 })
+        let id = handler.opened[0]
+        try await reader.send("burst \(count)")
+        try #require(try await eventually { handler.queued(id) != nil })
+        return (reader, id)
+    }
+
+    /// A client that reads everything, once the server knows it as its `count`th socket.
+    private func readingClient(of server: LWSContext, _ handler: BurstHandler, count: Int) async throws -> LoopbackClient {
+        let reading = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port))
+        #expect(await reading.next() == .opened)
+        try #require(try await eventually { handler.opened.count == count })
+        return reading
+    }
+
+    /// Asks through `reading` for `rounds` broadcasts of six frames, each after the last
+    /// arrived, and checks that every frame reached it; false at the first that did not.
+    private func broadcast(rounds: Int, through reading: LoopbackClient) async -> Bool {
+        for round in 0..<rounds {
+            reading.send("broadcast 6")
+            for index in round * 6..<round * 6 + 6 {
+                let expected = String(decoding: BurstHandler.broadcastPayload(index), as: UTF8.self)
+                guard await reading.next() == .message(expected) else {
+                    Issue.record("the reading client lost frame \(index)")
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
     /// Waits up to ten seconds for `condition`, which another thread makes true.
     private func eventually(_ condition: () -> Bool) async throws -> Bool {
         for _ in 0..<1000 where !condition() {
@@ -47,11 +84,7 @@ struct WritePathTests {
 
     @Test func framesLeaveWholeAndInOrderWhenTheReaderIsSlow() async throws {
         try await withServer { server, handler in
-            let reader = try await stalledReader(of: server)
-            try #require(try await eventually { handler.opened.count == 1 })
-            let id = handler.opened[0]
-            try await reader.send("burst 60")
-            try #require(try await eventually { handler.queued(id) != nil })
+            let (reader, id) = try await stalledReaderAfterBurst(60, of: server, handler)
             #expect(handler.queued(id)! > 0, "the burst should outrun the socket, so some frames wait in the queue")
             for index in 0..<60 {
                 guard case .frame(let frame) = await reader.read(within: .seconds(10)) else {
@@ -66,11 +99,7 @@ struct WritePathTests {
 
     @Test func aPongAndTheCloseFrameWaitForTheFrameBeingWritten() async throws {
         try await withServer { server, handler in
-            let reader = try await stalledReader(of: server)
-            try #require(try await eventually { handler.opened.count == 1 })
-            let id = handler.opened[0]
-            try await reader.send("burst 30")
-            try #require(try await eventually { handler.queued(id) != nil })
+            let (reader, _) = try await stalledReaderAfterBurst(30, of: server, handler)
             try await reader.ping(Array("are you there".utf8))
             try await reader.send("close-me")
             var pongs: [[UInt8]] = []
@@ -95,21 +124,10 @@ struct WritePathTests {
         try await withServer(maxQueuedFrames: 8) { server, handler in
             let stalled = try await stalledReader(of: server)
             try #require(try await eventually { handler.opened.count == 1 })
-            let reading = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port))
+            let reading = try await readingClient(of: server, handler, count: 2)
             defer { reading.stop() }
-            #expect(await reading.next() == .opened)
-            try #require(try await eventually { handler.opened.count == 2 })
             let (stalledID, readingID) = (handler.opened[0], handler.opened[1])
-            for round in 0..<50 {
-                reading.send("broadcast 6")
-                for index in round * 6..<round * 6 + 6 {
-                    let expected = String(decoding: BurstHandler.broadcastPayload(index), as: UTF8.self)
-                    guard await reading.next() == .message(expected) else {
-                        Issue.record("the reading client lost frame \(index)")
-                        return
-                    }
-                }
-            }
+            guard await broadcast(rounds: 50, through: reading) else { return }
             #expect(handler.closeCode(stalledID) == 4008)
             #expect(handler.closeCode(readingID) == nil)
             var index = 0
@@ -131,11 +149,7 @@ struct WritePathTests {
 
     @Test func aSocketResetMidWriteFreesItsQueue() async throws {
         try await withServer { server, handler in
-            let reader = try await stalledReader(of: server)
-            try #require(try await eventually { handler.opened.count == 1 })
-            let id = handler.opened[0]
-            try await reader.send("burst 60")
-            try #require(try await eventually { handler.queued(id) != nil })
+            let (reader, id) = try await stalledReaderAfterBurst(60, of: server, handler)
             #expect(handler.framesAlive > 0, "frames waiting in the queue are held by it")
             reader.reset()
             #expect(try await eventually { handler.closed(id) })
@@ -153,14 +167,9 @@ struct WritePathTests {
                 return
             }
             #expect(close.closeCode == 1009)
-            let reading = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port))
+            let reading = try await readingClient(of: server, handler, count: 2)
             defer { reading.stop() }
-            #expect(await reading.next() == .opened)
-            reading.send("broadcast 3")
-            for index in 0..<3 {
-                let expected = String(decoding: BurstHandler.broadcastPayload(index), as: UTF8.self)
-                #expect(await reading.next() == .message(expected))
-            }
+            guard await broadcast(rounds: 1, through: reading) else { return }
             switch await failing.read(within: .milliseconds(500)) {
             case .frame(let frame):
                 Issue.record("a frame (opcode \(frame.opcode)) came after the close frame")
@@ -174,19 +183,11 @@ struct WritePathTests {
         try await withServer { server, handler in
             let reset = try await stalledReader(of: server)
             try #require(try await eventually { handler.opened.count == 1 })
-            let reading = try LoopbackClient(ClientTarget(host: "127.0.0.1", port: server.port))
+            let reading = try await readingClient(of: server, handler, count: 2)
             defer { reading.stop() }
-            #expect(await reading.next() == .opened)
-            try #require(try await eventually { handler.opened.count == 2 })
             let resetID = handler.opened[0]
             reset.reset()
-            for round in 0..<5 {
-                reading.send("broadcast 6")
-                for index in round * 6..<round * 6 + 6 {
-                    let expected = String(decoding: BurstHandler.broadcastPayload(index), as: UTF8.self)
-                    #expect(await reading.next() == .message(expected))
-                }
-            }
+            guard await broadcast(rounds: 5, through: reading) else { return }
             #expect(try await eventually { handler.closed(resetID) })
             #expect(try await eventually { handler.framesAlive == 0 })
             #expect(handler.closeCount(resetID) == 1)
