@@ -140,16 +140,18 @@ public final class WebSocketConnection {
     /// Sends a WebSocket ping at the next writeable callback (ahead of queued messages).
     func ping() {
         context.assertOnServiceThread()
-        guard let wsi, pendingClose == nil, context.acceptsWrites else { return }
+        guard let wsi, pendingClose == nil, !writesEnded, context.acceptsWrites else { return }
         pingSent = true
         pingDue = true
         lws_callback_on_writable(wsi)
     }
 
     /// Writes a due ping, else at most one queued frame, or starts the close; returns -1 when
-    /// the write failed.
+    /// the write failed. Writes nothing once lws closes the socket on its own (it may still call
+    /// back while it waits for the peer's close frame).
     func writable() -> Int32 {
         guard let wsi else { return -1 }
+        guard !writesEnded else { return 0 }
         if pingDue, pendingClose == nil, let ping = context.liveness?.pingFrame {
             pingDue = false
             if lws_write(wsi, ping.payload, ping.count, LWS_WRITE_PING) < 0 { return -1 }
