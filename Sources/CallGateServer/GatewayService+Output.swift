@@ -97,7 +97,7 @@ extension GatewayService {
             var written = 0
             for id in recipients {
                 if pipeline.isClear(for: id, after: barrier) {
-                    if let socket = connections[id]?.socket, write(frame, to: socket) {
+                    if write(frame, to: id) {
                         written += 1
                     }
                 } else {
@@ -153,7 +153,7 @@ extension GatewayService {
     private func perform(_ output: HeldOutput) {
         switch output {
         case .frame(let id, let frame):
-            if let socket = connections[id]?.socket, write(frame, to: socket) {
+            if write(frame, to: id) {
                 metrics.framesSent(1)
             }
         case .close(let id, let code, let reason):
@@ -165,10 +165,12 @@ extension GatewayService {
         }
     }
 
-    /// Hands `frame` to `socket`; returns whether it was written or queued. When this frame
-    /// overflows the socket's queue (which closes it with 4008), counts it and the frames the
-    /// close discards as dropped; a socket whose write failed is not a slow consumer.
-    private func write(_ frame: OutboundFrame, to socket: WebSocketConnection) -> Bool {
+    /// Hands `frame` to the socket of connection `id`; returns whether it was written or queued
+    /// (false too when the connection is gone). When this frame overflows the socket's queue
+    /// (which closes it with 4008), counts it and the frames the close discards as dropped; a
+    /// socket whose write failed is not a slow consumer.
+    private func write(_ frame: OutboundFrame, to id: ConnectionID) -> Bool {
+        guard let socket = connections[id]?.socket else { return false }
         let wasClosing = socket.isClosing
         let waiting = socket.queuedFrames
         if socket.send(frame) {

@@ -131,8 +131,7 @@ struct OutputGate<Item> {
     /// Keeps `item` (for `connection`, nil for an HTTP answer) until write `barrier` is durable
     /// and every earlier output to the same connection went; returns it when it may go now.
     mutating func pass(_ item: Item, to connection: ConnectionID?, after barrier: UInt64) -> Item? {
-        let queued = connection.map { waiting[$0] != nil } ?? false
-        if barrier <= committed, !queued {
+        if connection.map({ isClear(for: $0, after: barrier) }) ?? (barrier <= committed) {
             return item
         }
         held.append((barrier, connection, item))

@@ -86,7 +86,7 @@ public final class WebSocketConnection {
     @discardableResult
     public func send(_ frame: OutboundFrame) -> Bool {
         context.assertOnServiceThread()
-        guard let wsi, pendingClose == nil, !writesEnded, context.acceptsWrites else { return false }
+        guard let wsi, !isClosing, context.acceptsWrites else { return false }
         if isEstablished, queue.isEmpty, !pingDue, lws_partial_buffered(wsi) == 0 {
             guard lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) >= frame.count else {
                 failWrite(wsi)
@@ -108,7 +108,7 @@ public final class WebSocketConnection {
     /// Closes with `code`; with `flushFirst` the frames already queued go out before the close frame.
     public func close(code: UInt16, reason: String, flushFirst: Bool = true) {
         context.assertOnServiceThread()
-        guard let wsi, pendingClose == nil, !writesEnded, context.acceptsWrites else { return }
+        guard let wsi, !isClosing, context.acceptsWrites else { return }
         pendingClose = PendingClose(code: code, reason: reason, flushFirst: flushFirst)
         localCloseCode = code
         closeRequestedMillis = MonotonicClock.millis()
@@ -140,7 +140,7 @@ public final class WebSocketConnection {
     /// Sends a WebSocket ping at the next writeable callback (ahead of queued messages).
     func ping() {
         context.assertOnServiceThread()
-        guard let wsi, pendingClose == nil, !writesEnded, context.acceptsWrites else { return }
+        guard let wsi, !isClosing, context.acceptsWrites else { return }
         pingSent = true
         pingDue = true
         lws_callback_on_writable(wsi)
