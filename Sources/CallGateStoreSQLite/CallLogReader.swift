@@ -7,17 +7,12 @@ import GRDB
 /// Lives for one read (any thread), inside the read's snapshot; never shared.
 struct CallLogReader {
     /// The columns every record query selects, from `calls AS c`.
-    static let columns = "c.id, c.has_recording, c.record"
+    static let columns = "c.id, c.has_recording, c.record, c.participants"
 
     /// The connection, inside a read transaction.
     let db: Database
     /// One decoder for the read.
     let decoder = JSONDecoder()
-    /// The participant rows.
-    var participants: ParticipantTable {
-        ParticipantTable(db: db)
-    }
-
     /// The records `sql` selects (it selects `CallLogReader.columns`), in its order.
     func records(_ sql: String, arguments: StatementArguments) throws -> [CallLogRecord] {
         let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
@@ -25,7 +20,7 @@ struct CallLogReader {
         while let row = try rows.next() {
             let json: String = row["record"]
             var record = try decoder.decode(CallLogRecord.self, from: Data(json.utf8))
-            record.participants = try participants.participants(of: record.id)
+            record.participants = try ParticipantsJSON.decode(row["participants"], callID: record.id, in: db)
             if row["has_recording"] as Bool {
                 try attachURLs(to: &record)
             }

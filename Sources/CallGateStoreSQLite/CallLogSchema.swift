@@ -1,3 +1,5 @@
+import CallGateCore
+import CallGateProtocol
 import GRDB
 
 /// The database schema as versioned migrations. A migration, once released, never changes:
@@ -11,19 +13,19 @@ enum CallLogSchema {
             try createGroups(db)
             try createWriteProbe(db)
         }
+        migrator.registerMigration("v2: participants as JSON in the calls row", migrate: moveParticipantsIntoCalls)
         return migrator
     }
 
-    /// The calls and what hangs off them.
+    /// The calls and what hangs off them, as v1 made them.
     ///
     /// `calls` keeps the record as JSON in `record`, except its participants, plus the columns
     /// the queries filter on; AUTOINCREMENT makes SQLite remember the highest id ever saved
-    /// (`sqlite_sequence`), even if rows are deleted later. Participants are rows of
-    /// `call_participants`, one per position: a transition usually changes one participant of
-    /// many, and re-encoding all of them as JSON on every save (and decoding them on every
-    /// read) costs more than everything else. `call_members` is the visibility table: one row
-    /// per distinct participant uid, its primary key (uid, call_id) lists a user's calls newest
-    /// first. Recording URLs are kept beside the record so saving the record again keeps them.
+    /// (`sqlite_sequence`), even if rows are deleted later. v1 kept participants as rows of
+    /// `call_participants`, one per position; v2 moved them into the call's row. `call_members`
+    /// is the visibility table: one row per distinct participant uid, its primary key
+    /// (uid, call_id) lists a user's calls newest first. Recording URLs are kept beside the
+    /// record so saving the record again keeps them.
     private static func createCalls(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE calls (
@@ -69,6 +71,43 @@ enum CallLogSchema {
                 PRIMARY KEY (call_id, rid)
             ) WITHOUT ROWID, STRICT;
             """)
+    }
+
+    /// v2: a call's participants become one column of its row, `calls.participants`
+    /// (`ParticipantsJSON`), and `call_participants` goes. A 100-member group ring wrote 100
+    /// participant rows at the ring and updated them all at the cancel, most of the writer's
+    /// time; now each save is one row, and only `call_members` changes row by row, once per
+    /// member, when the participants change.
+    private static func moveParticipantsIntoCalls(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE calls ADD COLUMN participants TEXT NOT NULL DEFAULT '[]'")
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT call_id, uid, name, avatar, state, joined_at, left_at, closed_seconds, stay_started_at
+            FROM call_participants ORDER BY call_id, position
+            """)
+        let update = try db.makeStatement(sql: "UPDATE calls SET participants = ? WHERE id = ?")
+        var callID: Int64?
+        var participants: [CallLogParticipantRecord] = []
+        func flush() throws {
+            guard let callID else { return }
+            try update.execute(arguments: [ParticipantsJSON.encode(participants), callID])
+            participants.removeAll(keepingCapacity: true)
+        }
+        while let row = try rows.next() {
+            let id: Int64 = row[0]
+            if id != callID {
+                try flush()
+                callID = id
+            }
+            let state: String = row[4]
+            guard let parsed = CallLogParticipantState(rawValue: state) else {
+                throw SQLiteStoreError(kind: .schema, message: "call \(id) has a participant in unknown state \(state)")
+            }
+            participants.append(CallLogParticipantRecord(
+                uid: row[1], name: row[2], avatar: row[3], state: parsed, joinedAt: row[5], leftAt: row[6],
+                closedSeconds: row[7], stayStartedAt: row[8]))
+        }
+        try flush()
+        try db.execute(sql: "DROP TABLE call_participants")
     }
 
     /// Groups with their members (a JSON array of uids, in order: a group is always written whole).

@@ -3,8 +3,8 @@ import CallGateProtocol
 import Foundation
 import GRDB
 
-/// The `calls` row of one record: the columns the queries filter on and the record as JSON,
-/// without its participants (they are rows of `call_participants`).
+/// The `calls` row of one record: the columns the queries filter on, the record as JSON
+/// without its participants, and the participants (`ParticipantsJSON`).
 ///
 /// Built on the writer thread inside `apply`.
 struct CallRow {
@@ -12,18 +12,19 @@ struct CallRow {
     let arguments: StatementArguments
 
     /// Inserts a call or replaces every column of the call with the same id. An upsert, not
-    /// `INSERT OR REPLACE`: the row is updated in place, so the participants, members and
-    /// recording URLs that reference it stay.
+    /// `INSERT OR REPLACE`: the row is updated in place, so the members and recording URLs
+    /// that reference it stay.
     static let upsertSQL = """
         INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type,
-                           receiver_id, initiated_at, started_at, ended_at, has_recording, record)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                           receiver_id, initiated_at, started_at, ended_at, has_recording, record, participants)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET
             session_id = excluded.session_id, category = excluded.category, call_type = excluded.call_type,
             status = excluded.status, initiator_uid = excluded.initiator_uid,
             receiver_type = excluded.receiver_type, receiver_id = excluded.receiver_id,
             initiated_at = excluded.initiated_at, started_at = excluded.started_at,
-            ended_at = excluded.ended_at, has_recording = excluded.has_recording, record = excluded.record
+            ended_at = excluded.ended_at, has_recording = excluded.has_recording, record = excluded.record,
+            participants = excluded.participants
         """
 
     /// The row of `record`, encoding JSON with `encoder`.
@@ -45,6 +46,7 @@ struct CallRow {
             record.id, record.sessionId, record.callCategory.rawValue, record.callType.rawValue,
             record.callStatus.rawValue, record.initiator.uid, receiverType, receiverID, record.initiatedAt,
             record.startedAt, record.endedAt, !record.recordings.isEmpty, json,
+            ParticipantsJSON.encode(record.participants),
         ]
     }
 }

@@ -17,14 +17,14 @@ extension SQLiteCallLogStore {
             }
         }
         try write("applying \(writes.count) writes") { db in
-            var writer = StoreTransaction(db: db, committed: committedParticipants)
+            var writer = StoreTransaction(db: db, committed: committedMembers)
             for (index, change) in writes.enumerated() {
                 if case .call(let record) = change, lastSave[record.id] != index {
                     continue
                 }
                 try writer.perform(change)
             }
-            committedParticipants.update(after: db, with: writer.saved)
+            committedMembers.update(after: db, with: writer.saved)
         }
     }
 
@@ -32,7 +32,7 @@ extension SQLiteCallLogStore {
     /// false when that call has no such recording (or there is no such call).
     public func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
         try write("attaching a recording URL") { db in
-            try StoreTransaction(db: db, committed: committedParticipants)
+            try StoreTransaction(db: db, committed: committedMembers)
                 .attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
         }
     }

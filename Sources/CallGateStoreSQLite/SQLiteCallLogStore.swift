@@ -16,8 +16,8 @@ public final class SQLiteCallLogStore: CallLogStore {
     public let durability: Durability
     /// One writer connection and a pool of readers.
     let pool: DatabasePool
-    /// The participants of the open calls as last committed (see `CommittedParticipants`).
-    let committedParticipants = CommittedParticipants()
+    /// The participant uids of the open calls as last committed (see `CommittedMembers`).
+    let committedMembers = CommittedMembers()
 
     /// Opens (creating if needed) the database at `path` and migrates its schema.
     ///

@@ -8,15 +8,15 @@ import GRDB
 struct StoreTransaction {
     /// The connection, inside a write transaction.
     let db: Database
-    /// The participants committed before this transaction, for the calls still open.
-    let committed: CommittedParticipants
+    /// The participant uids committed before this transaction, for the calls still open.
+    let committed: CommittedMembers
     /// One encoder for the batch.
     let encoder = JSONEncoder()
-    /// What this transaction wrote for each call it saved: the participants of an open call,
-    /// nil for a finished one. `committed` takes it over once the transaction commits.
-    private(set) var saved: [Int64: [CallLogParticipantRecord]?] = [:]
+    /// What this transaction wrote for each call it saved: the participant uids of an open
+    /// call, nil for a finished one. `committed` takes it over once the transaction commits.
+    private(set) var saved: [Int64: [String]?] = [:]
 
-    init(db: Database, committed: CommittedParticipants) {
+    init(db: Database, committed: CommittedMembers) {
         self.db = db
         self.committed = committed
     }
@@ -33,22 +33,29 @@ struct StoreTransaction {
         }
     }
 
-    /// Inserts or replaces the call with `record.id`, then writes only the participants that
-    /// changed (a transition usually changes one) and brings `call_members` in line with them.
-    /// The participants written before come from memory while the call is open, else from its rows.
+    /// Inserts or replaces the call with `record.id`, participants included (one row), and
+    /// brings `call_members` in line with its participants: a group ring writes its member
+    /// rows once, at the ring, and a later save of the same participants writes none. The
+    /// uids written before come from memory while the call is open, else from its row.
     mutating func save(_ record: CallLogRecord) throws {
-        let participants = ParticipantTable(db: db)
-        let old = try writtenParticipants(of: record.id) ?? participants.participants(of: record.id)
+        let old = try writtenUIDs(of: record.id) ?? storedUIDs(of: record.id)
         try db.cachedStatement(sql: CallRow.upsertSQL).execute(arguments: try CallRow(record, encoder: encoder).arguments)
-        try participants.update(record.id, from: old, to: record.participants)
-        saved[record.id] = record.callStatus.isTerminal ? .some(nil) : record.participants
-        guard !old.lazy.map(\.uid).elementsEqual(record.participants.lazy.map(\.uid)) else { return }
-        let before = Set(old.map(\.uid))
-        let after = Set(record.participants.map(\.uid))
+        let uids = record.participants.map(\.uid)
+        saved[record.id] = record.callStatus.isTerminal ? .some(nil) : uids
+        guard old != uids else { return }
+        let before = Set(old)
+        let after = Set(uids)
         guard before != after else { return }
-        let insert = try db.cachedStatement(sql: "INSERT INTO call_members (uid, call_id) VALUES (?, ?)")
-        for uid in after.subtracting(before) {
-            try insert.execute(arguments: [uid, record.id])
+        if before.isEmpty {
+            try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO call_members (uid, call_id)
+                SELECT json_extract(p.value, '$.uid'), c.id FROM calls AS c, json_each(c.participants) AS p WHERE c.id = ?
+                """).execute(arguments: [record.id])
+        } else {
+            let insert = try db.cachedStatement(sql: "INSERT INTO call_members (uid, call_id) VALUES (?, ?)")
+            for uid in after.subtracting(before) {
+                try insert.execute(arguments: [uid, record.id])
+            }
         }
         let delete = try db.cachedStatement(sql: "DELETE FROM call_members WHERE uid = ? AND call_id = ?")
         for uid in before.subtracting(after) {
@@ -56,13 +63,21 @@ struct StoreTransaction {
         }
     }
 
-    /// The participants of call `id` as this transaction or the last commit left them, when
-    /// known without reading its rows.
-    private func writtenParticipants(of id: Int64) -> [CallLogParticipantRecord]? {
+    /// The participant uids of call `id` as this transaction or the last commit left them,
+    /// when known without reading its row.
+    private func writtenUIDs(of id: Int64) -> [String]? {
         if let written = saved[id] {
             return written
         }
-        return committed.participants(of: id)
+        return committed.uids(of: id)
+    }
+
+    /// The participant uids of call `id` as its row has them; empty for a new call.
+    private func storedUIDs(of id: Int64) throws -> [String] {
+        try String.fetchAll(db.cachedStatement(sql: """
+            SELECT json_extract(p.value, '$.uid') FROM calls AS c, json_each(c.participants) AS p
+            WHERE c.id = ? ORDER BY p.key
+            """), arguments: [id])
     }
 
     /// Creates or replaces a group, members in order.
