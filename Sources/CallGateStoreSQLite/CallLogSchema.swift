@@ -1,5 +1,3 @@
-import CallGateCore
-import CallGateProtocol
 import GRDB
 
 /// The database schema as versioned migrations. A migration, once released, never changes:
@@ -78,18 +76,24 @@ enum CallLogSchema {
     /// participant rows at the ring and updated them all at the cancel, most of the writer's
     /// time; now each save is one row, and only `call_members` changes row by row, once per
     /// member, when the participants change.
+    ///
+    /// Each participant is written by SQLite's own `json_object` from its v1 row, so what this
+    /// migration does never changes with the code that writes the column later, and a state
+    /// this version does not know is copied as it is (a read of that one call fails, as in v1).
     private static func moveParticipantsIntoCalls(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE calls ADD COLUMN participants TEXT NOT NULL DEFAULT '[]'")
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT call_id, uid, name, avatar, state, joined_at, left_at, closed_seconds, stay_started_at
+            SELECT call_id, json_object('uid', uid, 'name', name, 'avatar', avatar, 'state', state,
+                                        'joinedAt', joined_at, 'leftAt', left_at, 'closedSeconds', closed_seconds,
+                                        'stayStartedAt', stay_started_at)
             FROM call_participants ORDER BY call_id, position
             """)
         let update = try db.makeStatement(sql: "UPDATE calls SET participants = ? WHERE id = ?")
         var callID: Int64?
-        var participants: [CallLogParticipantRecord] = []
+        var participants: [String] = []
         func flush() throws {
             guard let callID else { return }
-            try update.execute(arguments: [ParticipantsJSON.encode(participants), callID])
+            try update.execute(arguments: ["[" + participants.joined(separator: ",") + "]", callID])
             participants.removeAll(keepingCapacity: true)
         }
         while let row = try rows.next() {
@@ -98,13 +102,7 @@ enum CallLogSchema {
                 try flush()
                 callID = id
             }
-            let state: String = row[4]
-            guard let parsed = CallLogParticipantState(rawValue: state) else {
-                throw SQLiteStoreError(kind: .schema, message: "call \(id) has a participant in unknown state \(state)")
-            }
-            participants.append(CallLogParticipantRecord(
-                uid: row[1], name: row[2], avatar: row[3], state: parsed, joinedAt: row[5], leftAt: row[6],
-                closedSeconds: row[7], stayStartedAt: row[8]))
+            participants.append(row[1])
         }
         try flush()
         try db.execute(sql: "DROP TABLE call_participants")

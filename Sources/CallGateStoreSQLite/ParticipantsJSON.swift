@@ -40,9 +40,10 @@ enum ParticipantsJSON {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The participants in `json` (as `encode` writes it), read by SQLite inside `db`'s
-    /// transaction; throws when an element is not a participant (a missing uid, name or
-    /// state, an unknown state).
+    /// The participants in `json` (as `encode` or the v2 migration writes it), read by SQLite
+    /// inside `db`'s transaction; a missing or null optional field reads as nil (a missing
+    /// `closedSeconds` as 0). Throws when an element has no uid, name or state, or a state this
+    /// version does not know.
     static func decode(_ json: String, callID: Int64, in db: Database) throws -> [CallLogParticipantRecord] {
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: """

@@ -52,7 +52,7 @@ struct StoreTransaction {
                 SELECT json_extract(p.value, '$.uid'), c.id FROM calls AS c, json_each(c.participants) AS p WHERE c.id = ?
                 """).execute(arguments: [record.id])
         } else {
-            let insert = try db.cachedStatement(sql: "INSERT INTO call_members (uid, call_id) VALUES (?, ?)")
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO call_members (uid, call_id) VALUES (?, ?)")
             for uid in after.subtracting(before) {
                 try insert.execute(arguments: [uid, record.id])
             }
@@ -64,7 +64,8 @@ struct StoreTransaction {
     }
 
     /// The participant uids of call `id` as this transaction or the last commit left them,
-    /// when known without reading its row.
+    /// when known without reading its row. `apply` saves a call once per batch, but a
+    /// transaction stays right when a call is saved twice in it.
     private func writtenUIDs(of id: Int64) -> [String]? {
         if let written = saved[id] {
             return written

@@ -158,7 +158,8 @@ struct ParticipantTests {
     }
 
     /// A file written by v1 (participants as rows of `call_participants`) opens with every
-    /// participant in order, and its calls save and read as before.
+    /// participant in order, and its calls save and read as before; a participant in a state
+    /// this version does not know fails the reads of its own call only, as in v1.
     @Test func aVersionOneFileMovesItsParticipantsIntoTheCallRows() throws {
         try withDatabasePath { path in
             let ended = TestCalls.group(1, from: "alice", guid: "g", members: ["bob", "carol"], status: .ended)
@@ -200,8 +201,19 @@ struct ParticipantTests {
                     }
                 }
             }
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, initiated_at,
+                                       has_recording, record)
+                    VALUES (3, 'odd', 'meet', 'video', 'ended', 'zed', 1, 0, '{}');
+                    INSERT INTO call_participants (call_id, position, uid, name, state, closed_seconds)
+                    VALUES (3, 0, 'zed', 'Zed', 'dancing', 0);
+                    INSERT INTO call_members (uid, call_id) VALUES ('zed', 3);
+                    """)
+            }
             try queue.close()
             let store = try SQLiteCallLogStore(path: path, durability: .processCrash)
+            #expect(throws: SQLiteStoreError.self) { try store.calls(sessionId: "odd", visibleTo: "zed") }
             #expect(try store.openCalls() == [open])
             #expect(try store.calls(sessionId: "s1", visibleTo: "carol") == [ended])
             #expect(try store.pool.read { try $0.tableExists("call_participants") } == false)
