@@ -3,7 +3,8 @@ import CallGateProtocol
 import GRDB
 
 /// A call's participants as the `calls.participants` column keeps them: a JSON array of
-/// objects with the keys of `CallLogParticipantRecord`'s Codable form (a nil field left out),
+/// objects with the keys of `CallLogParticipantRecord`'s Codable form (a nil field left out;
+/// null where the v2 migration wrote it),
 /// in order, so a call is one row however many members it rang.
 ///
 /// Written here by hand and read back by SQLite's `json_each`, both because Foundation's
