@@ -469,6 +469,22 @@ struct group {
 	struct members *members;
 };
 
+/* Opens a group object with its summary fields (guid, name, icon, membersCount); the caller
+ * adds any more fields and the closing brace. */
+static void jw_group_fields(struct jw *w, const struct group *grp)
+{
+	jw_lit(w, "{\"guid\":");
+	jw_str(w, grp->guid.p, grp->guid.n);
+	jw_lit(w, ",\"name\":");
+	jw_str(w, grp->name.p, grp->name.n);
+	if (grp->icon.p) {
+		jw_lit(w, ",\"icon\":");
+		jw_str(w, grp->icon.p, grp->icon.n);
+	}
+	jw_lit(w, ",\"membersCount\":");
+	jw_int(w, (long long)grp->members->count);
+}
+
 /* A ringing call. Every live call here rings: nobody can accept. */
 struct call {
 	char sid[32];
@@ -1077,16 +1093,7 @@ static bool op_initiate(struct conn *c, json_t *data, struct jw *w, struct fail 
 		call->sid_len = 26;
 	} while (map_get(&g.calls, call->sid, call->sid_len) || map_get(&g.finished, call->sid, call->sid_len));
 	jw_start(&rw);
-	jw_lit(&rw, "{\"guid\":");
-	jw_str(&rw, grp->guid.p, grp->guid.n);
-	jw_lit(&rw, ",\"name\":");
-	jw_str(&rw, grp->name.p, grp->name.n);
-	if (grp->icon.p) {
-		jw_lit(&rw, ",\"icon\":");
-		jw_str(&rw, grp->icon.p, grp->icon.n);
-	}
-	jw_lit(&rw, ",\"membersCount\":");
-	jw_int(&rw, (long long)grp->members->count);
+	jw_group_fields(&rw, grp);
 	jw_lit(&rw, "}");
 	call->receiver = jw_take_text(&rw);
 	ev_timer_init(&call->ring, ring_timeout, seconds, 0.);
@@ -1415,16 +1422,7 @@ static bool group_detail(struct lws *wsi, const struct group *grp)
 {
 	struct jw w;
 	jw_start(&w);
-	jw_lit(&w, "{\"guid\":");
-	jw_str(&w, grp->guid.p, grp->guid.n);
-	jw_lit(&w, ",\"name\":");
-	jw_str(&w, grp->name.p, grp->name.n);
-	if (grp->icon.p) {
-		jw_lit(&w, ",\"icon\":");
-		jw_str(&w, grp->icon.p, grp->icon.n);
-	}
-	jw_lit(&w, ",\"membersCount\":");
-	jw_int(&w, (long long)grp->members->count);
+	jw_group_fields(&w, grp);
 	jw_lit(&w, ",\"members\":[");
 	for (size_t i = 0; i < grp->members->count; i++) {
 		if (i)
