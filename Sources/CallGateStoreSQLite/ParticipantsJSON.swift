@@ -4,8 +4,8 @@ import GRDB
 
 /// A call's participants as the `calls.participants` column keeps them: a JSON array of
 /// objects with the keys of `CallLogParticipantRecord`'s Codable form (a nil field left out;
-/// null where the v2 migration wrote it),
-/// in order, so a call is one row however many members it rang.
+/// null where the v2 migration wrote it), in order, so a call is one row however many
+/// members it rang.
 ///
 /// Written here by hand and read back by SQLite's `json_each`, both because Foundation's
 /// JSONEncoder and JSONDecoder cost about 5 and 7 µs per participant, more than SQLite took
