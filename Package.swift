@@ -72,12 +72,12 @@ let package = Package(
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LWSTests", dependencies: ["LWS", "TestSupport"]),
-        .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol"]),
+        .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol", "TestSupport"]),
         .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
         .testTarget(
             name: "CallGateStoreSQLiteTests",
             dependencies: [
-                "CallGateStoreSQLite", "CallGateCore", "CallGateProtocol",
+                "CallGateStoreSQLite", "CallGateCore", "CallGateProtocol", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -3,9 +3,19 @@ import Foundation
 /// Encodes reply frames, as the server sends them. Total: whatever the value, the result is a
 /// frame to send, never a trap.
 public enum ReplyFrame {
-    /// `{"id": id, "result": result}`; when `result` cannot be encoded (see `WireJSON.encode`),
-    /// the `ERR_INTERNAL` error reply to `id` instead.
+    /// `{"id": id, "result": result}`, written by `JSONWriter` when `result` is `JSONWritable`
+    /// (a call, a ping), else by Foundation's encoder; when that cannot encode `result` (see
+    /// `WireJSON.encode`), the `ERR_INTERNAL` error reply to `id` instead.
     public static func success(id: String, result: some Encodable) -> Data {
+        if let writable = result as? any JSONWritable {
+            var json = JSONWriter()
+            json.raw(#"{"id":"#)
+            json.string(id)
+            json.raw(#","result":"#)
+            json.value(writable)
+            json.raw("}")
+            return json.data
+        }
         do {
             return try WireJSON.encode(SuccessReplyEnvelope(id: id, result: result))
         } catch {
@@ -13,14 +23,18 @@ public enum ReplyFrame {
         }
     }
 
-    /// `{"id": id, "error": {"code": code, "message": message}}`, without the `id` key when
+    /// `{"error": {"code": code, "message": message}, "id": id}`, without the `id` key when
     /// `id` is nil (the request was too broken to have one).
     public static func failure(id: String?, code: ErrorCode, message: String) -> Data {
-        do {
-            return try WireJSON.encode(FailureReplyEnvelope(id: id, error: ErrorBody(code: code, message: message)))
-        } catch {
-            return Data(#"{"error":{"code":"ERR_INTERNAL","message":"the reply could not be encoded"}}"#.utf8)
+        var json = JSONWriter()
+        json.raw(#"{"error":"#)
+        json.value(ErrorBody(code: code, message: message))
+        if let id {
+            json.raw(#","id":"#)
+            json.string(id)
         }
+        json.raw("}")
+        return json.data
     }
 }
 
@@ -49,14 +63,6 @@ struct SuccessReplyEnvelope<Result: Encodable>: Encodable {
     var id: String
     /// The op's result.
     var result: Result
-}
-
-/// The `{"id"?, "error"}` shape of a failed reply; `id` is omitted when the request had none.
-struct FailureReplyEnvelope: Encodable {
-    /// The request's id, when one could be read.
-    var id: String?
-    /// What went wrong.
-    var error: ErrorBody
 }
 
 /// Reads only the `result` of a successful reply frame.

@@ -26,16 +26,14 @@ extension RequestFrame {
     /// A missing or `null` `data` counts as `{}`; unknown fields are ignored. Every failure says
     /// which field was wrong and carries the frame's id whenever a valid one (a string of 1 to 64
     /// UTF-8 bytes) could be read, so the server can echo it in the `ERR_BAD_REQUEST` reply. A
-    /// frame nesting arrays and objects deeper than `JSONNesting.maxDepth` is refused before it
-    /// is parsed.
+    /// frame nesting arrays and objects deeper than `JSONNesting.maxDepth` is refused before
+    /// anything deeper is built. `JSONParser` reads the text.
     public static func decode(_ bytes: some Collection<UInt8>) throws(FrameDecodingError) -> RequestFrame {
-        guard !JSONNesting.exceeds(JSONNesting.maxDepth, in: bytes) else {
-            throw FrameDecodingError(id: nil, message: "frame is not UTF-8 JSON nesting at most \(JSONNesting.maxDepth) levels")
-        }
-        let data = (bytes as? Data) ?? Data(bytes)
         let root: JSONValue
         do {
-            root = try WireJSON.decoder.decode(JSONValue.self, from: data)
+            root = try JSONParser.parse(bytes, maxDepth: JSONNesting.maxDepth)
+        } catch .tooDeep {
+            throw FrameDecodingError(id: nil, message: "frame is not UTF-8 JSON nesting at most \(JSONNesting.maxDepth) levels")
         } catch {
             throw FrameDecodingError(id: nil, message: "frame is not valid JSON")
         }

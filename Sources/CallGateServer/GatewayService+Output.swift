@@ -83,16 +83,7 @@ extension GatewayService {
         for delivery in deliveries {
             let recipients = core.connections(receiving: delivery)
             guard !recipients.isEmpty else { continue }
-            let bytes: Data
-            do {
-                bytes = try delivery.push.encodedFrame()
-            } catch {
-                logger.error(
-                    "push not sent: it could not be encoded",
-                    metadata: ["event": "\(delivery.push.event.rawValue)", "error": "\(error.description)"])
-                continue
-            }
-            let frame = OutboundFrame(bytes)
+            let frame = OutboundFrame(delivery.push.encodedFrame())
             metrics.pushesDelivered(delivery.push.event, count: recipients.count)
             var written = 0
             for id in recipients {

@@ -7,7 +7,7 @@ import GRDB
 /// null where the v2 migration wrote it), in order, so a call is one row however many
 /// members it rang.
 ///
-/// Written here by hand and read back by SQLite's `json_each`, both because Foundation's
+/// Written by `JSONWriter` and read back by SQLite's `json_each`, both because Foundation's
 /// JSONEncoder and JSONDecoder cost about 5 and 7 µs per participant, more than SQLite took
 /// to write a participant as a row of its own: a 100-member group ring would spend half a
 /// millisecond on each save. SQLite's JSON functions end a string at an escaped U+0000, so
@@ -17,28 +17,28 @@ import GRDB
 enum ParticipantsJSON {
     /// `participants` as JSON text.
     static func encode(_ participants: [CallLogParticipantRecord]) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(participants.count * 96 + 2)
+        var json = JSONWriter(capacity: participants.count * 96 + 2)
+        json.raw("[")
         for (index, participant) in participants.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            append(#"{"uid":"#, to: &bytes)
-            appendString(participant.uid, to: &bytes)
-            append(#","name":"#, to: &bytes)
-            appendString(participant.name, to: &bytes)
+            if index > 0 { json.raw(",") }
+            json.raw(#"{"uid":"#)
+            json.string(participant.uid)
+            json.raw(#","name":"#)
+            json.string(participant.name)
             if let avatar = participant.avatar {
-                append(#","avatar":"#, to: &bytes)
-                appendString(avatar, to: &bytes)
+                json.raw(#","avatar":"#)
+                json.string(avatar)
             }
-            append(#","state":"#, to: &bytes)
-            appendString(participant.state.rawValue, to: &bytes)
-            appendNumber(participant.joinedAt, key: #","joinedAt":"#, to: &bytes)
-            appendNumber(participant.leftAt, key: #","leftAt":"#, to: &bytes)
-            appendNumber(participant.closedSeconds, key: #","closedSeconds":"#, to: &bytes)
-            appendNumber(participant.stayStartedAt, key: #","stayStartedAt":"#, to: &bytes)
-            bytes.append(UInt8(ascii: "}"))
+            json.raw(#","state":"#)
+            json.string(participant.state.rawValue)
+            write(participant.joinedAt, key: #","joinedAt":"#, to: &json)
+            write(participant.leftAt, key: #","leftAt":"#, to: &json)
+            write(participant.closedSeconds, key: #","closedSeconds":"#, to: &json)
+            write(participant.stayStartedAt, key: #","stayStartedAt":"#, to: &json)
+            json.raw("}")
         }
-        bytes.append(UInt8(ascii: "]"))
-        return String(decoding: bytes, as: UTF8.self)
+        json.raw("]")
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     /// The participants in `json` (as `encode` or the v2 migration writes it), read by SQLite
@@ -69,37 +69,10 @@ enum ParticipantsJSON {
         return participants
     }
 
-    /// Appends `value` as a JSON string: quoted, with `"`, `\` and the control characters
-    /// escaped (RFC 8259 §7); everything else is copied as UTF-8.
-    private static func appendString(_ value: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0..<0x20:
-                append(#"\u00"#, to: &bytes)
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0xF)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// Appends a static piece of the text.
-    private static func append(_ piece: StaticString, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: piece.utf8Start, count: piece.utf8CodeUnitCount))
-    }
-
-    /// Appends `key` and `value` when `value` is not nil; `key` is `,"name":`.
-    private static func appendNumber(_ value: Int64?, key: StaticString, to bytes: inout [UInt8]) {
+    /// Writes `key` and `value` when `value` is not nil; `key` is `,"name":`.
+    private static func write(_ value: Int64?, key: StaticString, to json: inout JSONWriter) {
         guard let value else { return }
-        append(key, to: &bytes)
-        bytes.append(contentsOf: String(value).utf8)
+        json.raw(key)
+        json.integer(value)
     }
 }

@@ -1,4 +1,5 @@
 import CallGateCore
+import TestSupport
 import Testing
 
 @testable import CallGateStoreSQLite

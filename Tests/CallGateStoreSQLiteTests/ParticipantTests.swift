@@ -2,6 +2,7 @@ import CallGateCore
 import CallGateProtocol
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import CallGateStoreSQLite

@@ -1,5 +1,6 @@
 import CallGateCore
 import CallGateProtocol
+import TestSupport
 
 /// Random records, re-saves and queries over a small world of users, groups and sessions, so
 /// filters, visibility and paging positions collide often.

@@ -1,0 +1,209 @@
+import CallGateProtocol
+import Foundation
+import TestSupport
+import Testing
+
+/// `JSONWriter` writes the same bytes as Foundation's encoder (configured as the wire's: sorted
+/// keys, unescaped slashes) for every type that writes itself, whatever text and numbers the
+/// values hold.
+@Suite struct JSONWriterTests {
+    /// The `{"event", "data"}` envelope as Foundation encodes it.
+    struct Envelope<Payload: Encodable>: Encodable {
+        var event: String
+        var data: Payload
+    }
+
+    /// The push frame as Foundation encodes it, from the push's public data struct.
+    static func foundationFrame(_ push: Push) throws -> String {
+        let event = push.event.rawValue
+        switch push {
+        case .incomingCallReceived(let call):
+            return try JSONText.encode(Envelope(event: event, data: IncomingCallReceivedData(call: call)))
+        case .outgoingCallAccepted(let call, let by):
+            return try JSONText.encode(Envelope(event: event, data: OutgoingCallAcceptedData(call: call, by: by)))
+        case .outgoingCallRejected(let call, let by):
+            return try JSONText.encode(Envelope(event: event, data: OutgoingCallRejectedData(call: call, by: by)))
+        case .incomingCallCanceled(let call, let reason):
+            return try JSONText.encode(Envelope(event: event, data: IncomingCallCanceledData(call: call, reason: reason)))
+        case .callEndedMessageReceived(let call, let by, let reason):
+            return try JSONText.encode(Envelope(
+                event: event, data: CallEndedMessageReceivedData(call: call, by: by, reason: reason)))
+        case .userJoined(let sessionId, let user):
+            return try JSONText.encode(Envelope(event: event, data: UserJoinedData(sessionId: sessionId, user: user)))
+        case .userLeft(let sessionId, let user):
+            return try JSONText.encode(Envelope(event: event, data: UserLeftData(sessionId: sessionId, user: user)))
+        case .userListChanged(let sessionId, let participants):
+            return try JSONText.encode(Envelope(
+                event: event, data: UserListChangedData(sessionId: sessionId, participants: participants)))
+        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted):
+            return try JSONText.encode(Envelope(
+                event: event,
+                data: UserMutedData(sessionId: sessionId, user: user, audioMuted: audioMuted, videoMuted: videoMuted)))
+        case .recordingToggled(let sessionId, let recordingStarted, let user):
+            return try JSONText.encode(Envelope(
+                event: event, data: RecordingToggledData(sessionId: sessionId, recordingStarted: recordingStarted, user: user)))
+        case .callSwitchedToVideo(let sessionId, let requestedBy):
+            return try JSONText.encode(Envelope(
+                event: event, data: CallSwitchedToVideoData(sessionId: sessionId, requestedBy: requestedBy)))
+        case .sessionTimeout(let sessionId):
+            return try JSONText.encode(Envelope(event: event, data: SessionTimeoutData(sessionId: sessionId)))
+        case .callEnded(let sessionId):
+            return try JSONText.encode(Envelope(event: event, data: CallEndedData(sessionId: sessionId)))
+        }
+    }
+
+    @Test(arguments: PushTests.pushes + SessionPushTests.pushes)
+    func everyPushAsFoundationWritesIt(push: Push) throws {
+        #expect(JSONText.string(push.encodedFrame()) == (try Self.foundationFrame(push)))
+    }
+
+    @Test func randomValuesOfHostileTextAsFoundationWritesThem() throws {
+        var random = RandomWireValues(seed: 14)
+        for _ in 0..<300 {
+            let call = random.call()
+            var json = JSONWriter()
+            json.value(call)
+            #expect(String(decoding: json.bytes, as: UTF8.self) == (try JSONText.encode(call)))
+
+            let by = random.user()
+            let participants = (0..<random.count(upTo: 4)).map { _ in random.participant() }
+            let pushes: [Push] = [
+                .incomingCallReceived(call: call),
+                .outgoingCallRejected(call: call, by: random.flip() ? by : nil),
+                .callEndedMessageReceived(call: call, by: by, reason: .hungUp),
+                .userListChanged(sessionId: random.text(), participants: participants),
+                .userMuted(sessionId: random.text(), user: by, audioMuted: random.flip(), videoMuted: random.flip()),
+            ]
+            for push in pushes {
+                #expect(JSONText.string(push.encodedFrame()) == (try Self.foundationFrame(push)))
+            }
+        }
+    }
+
+    @Test func numbersAsJSONValueEncodesThem() throws {
+        let numbers: [Double] = [
+            0, -0.0, 1, -1, 1.5, 0.1, -2.25, 1e20, 1e300, 5e-324, 1.7976931348623157e308, 123_456_789.125,
+            9_007_199_254_740_992, 9_007_199_254_740_993, -9_007_199_254_740_992, 1e16, .infinity, -.infinity, .nan,
+        ]
+        for number in numbers {
+            var json = JSONWriter()
+            json.value(JSONValue.number(number))
+            #expect(String(decoding: json.bytes, as: UTF8.self) == (try JSONText.encode(JSONValue.number(number))))
+        }
+    }
+
+    @Test func repliesAsFoundationWritesThem() throws {
+        struct Success<Result: Encodable>: Encodable {
+            var id: String
+            var result: Result
+        }
+        struct Failure: Encodable {
+            var id: String?
+            var error: ErrorBody
+        }
+        var random = RandomWireValues(seed: 15)
+        for _ in 0..<100 {
+            let id = random.text()
+            let call = random.call()
+            #expect(JSONText.string(ReplyFrame.success(id: id, result: call)) == (try JSONText.encode(Success(id: id, result: call))))
+            let ping = PingResult(serverTime: Int64.random(in: 0...Int64.max, using: &random.generator))
+            #expect(JSONText.string(ReplyFrame.success(id: id, result: ping)) == (try JSONText.encode(Success(id: id, result: ping))))
+            let message = random.text()
+            for code in ErrorCode.allCases {
+                #expect(JSONText.string(ReplyFrame.failure(id: id, code: code, message: message))
+                    == (try JSONText.encode(Failure(id: id, error: ErrorBody(code: code, message: message)))))
+            }
+            #expect(JSONText.string(ReplyFrame.failure(id: nil, code: .badRequest, message: message))
+                == (try JSONText.encode(Failure(id: nil, error: ErrorBody(code: .badRequest, message: message)))))
+        }
+        let session = SessionResult(session: Session(
+            sessionId: "s", callCategory: .meet, callType: .audio, participants: [SessionPushTests.bobPart],
+            recording: false, startedAt: 1))
+        #expect(JSONText.string(ReplyFrame.success(id: "r", result: session))
+            == (try JSONText.encode(Success(id: "r", result: session))))
+    }
+}
+
+/// Random wire values whose text mixes everything JSON escapes with slashes, non-ASCII and
+/// the characters Foundation might treat specially, and whose metadata keys collide in their
+/// first bytes so key order matters.
+struct RandomWireValues {
+    var generator: SplitMix64
+
+    init(seed: UInt64) {
+        generator = SplitMix64(seed: seed)
+    }
+
+    private static let alphabet: [String] = [
+        "a", "Z", "_", "/", "\"", "\\", " ", "é", "e\u{301}", "\u{212B}", "Ð", "漢", "👩‍👩‍👧", "\u{2028}", "\u{2029}",
+        "\u{7F}", "\u{FFFD}", "\u{0}", "\u{1}", "\u{8}", "\u{9}", "\u{A}", "\u{C}", "\u{D}", "\u{1B}", "\u{1F}", "<", "&",
+    ]
+
+    mutating func count(upTo limit: Int) -> Int {
+        Int(generator.next() % UInt64(limit + 1))
+    }
+
+    mutating func flip() -> Bool {
+        generator.next() & 1 == 1
+    }
+
+    mutating func text() -> String {
+        (0..<count(upTo: 10)).map { _ in Self.alphabet[count(upTo: Self.alphabet.count - 1)] }.joined()
+    }
+
+    mutating func user() -> User {
+        User(uid: text(), name: text(), avatar: flip() ? text() : nil)
+    }
+
+    mutating func participant() -> Participant {
+        Participant(
+            uid: text(), name: text(), avatar: flip() ? text() : nil, joinedAt: Int64.random(in: .min ... .max, using: &generator),
+            audioMuted: flip(), videoMuted: flip())
+    }
+
+    mutating func number() -> Double {
+        switch count(upTo: 3) {
+        case 0: Double(Int64.random(in: -1_000_000...1_000_000, using: &generator))
+        case 1: Double.random(in: -1e6...1e6, using: &generator)
+        case 2: Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF) * (flip() ? 1 : -1)
+        default: Double(Int64.random(in: .min ... .max, using: &generator))
+        }
+    }
+
+    mutating func value(depth: Int) -> JSONValue {
+        switch count(upTo: depth >= 3 ? 3 : 5) {
+        case 0: .null
+        case 1: .bool(flip())
+        case 2: .number(number())
+        case 3: .string(text())
+        case 4: .array((0..<count(upTo: 3)).map { _ in value(depth: depth + 1) })
+        default: .object(object(depth: depth + 1))
+        }
+    }
+
+    mutating func object(depth: Int) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = [:]
+        for _ in 0..<count(upTo: 4) {
+            fields["k" + text()] = value(depth: depth)
+        }
+        return fields
+    }
+
+    mutating func call() -> Call {
+        let receiver: CallReceiver = flip()
+            ? .user(user())
+            : .group(Group(guid: text(), name: text(), icon: flip() ? text() : nil, membersCount: count(upTo: 1000)))
+        return Call(
+            sessionId: text(),
+            callType: CallType.allCases[count(upTo: CallType.allCases.count - 1)],
+            receiverType: flip() ? .user : .group,
+            callCategory: flip() ? .call : .meet,
+            callStatus: CallStatus.allCases[count(upTo: CallStatus.allCases.count - 1)],
+            initiator: user(),
+            receiver: receiver,
+            initiatedAt: Int64.random(in: .min ... .max, using: &generator),
+            joinedAt: flip() ? Int64.random(in: 0...2_000_000_000, using: &generator) : nil,
+            endedAt: flip() ? Int64.random(in: 0...2_000_000_000, using: &generator) : nil,
+            metadata: flip() ? object(depth: 1) : nil)
+    }
+}
