@@ -47,6 +47,10 @@ import Testing
 
     @Test(arguments: [
         ("not json", "frame is not valid JSON"),
+        (#"{"id":"1","op":"ping",}"#, "frame is not valid JSON"),
+        (#"{"id":"1","op":"ping","data":{"x":1e400}}"#, "frame is not valid JSON"),
+        (#"{"id":"1","op":"ping","data":{"x":"\ud800"}}"#, "frame is not valid JSON"),
+        ("{\"id\":\"1\",\"op\":\"ping\"}\u{0}", "frame is not valid JSON"),
         ("[1,2]", "frame: expected a JSON object"),
         (#"{"op":"ping"}"#, "id: expected a string of 1 to 64 UTF-8 bytes"),
         (#"{"id":7,"op":"ping"}"#, "id: expected a string of 1 to 64 UTF-8 bytes"),
@@ -109,6 +113,11 @@ import Testing
         #expect(throws: FrameDecodingError.self) { try RequestFrame.decode(bytes) }
         let shallow = #"{"id":"1","op":"ping"}"#.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
         #expect(throws: FrameDecodingError.self) { try RequestFrame.decode(shallow) }
+    }
+
+    @Test func theFirstOfTwoEqualKeysCounts() throws {
+        let frame = try RequestFrame.decode(JSONText.data(#"{"id":"first","op":"ping","id":"second","op":"dance"}"#))
+        #expect(frame == RequestFrame(id: "first", request: .ping))
     }
 
     @Test func framesNestedTooDeeplyAreRefusedBeforeParsing() throws {

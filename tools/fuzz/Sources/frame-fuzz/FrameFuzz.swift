@@ -1,5 +1,6 @@
-// libFuzzer target `frame`: the request and server frame decoders of CallGateProtocol and the
-// JSON nesting scan that guards them. The input is one WebSocket text message, as raw bytes.
+// libFuzzer target `frame`: the request and server frame decoders of CallGateProtocol, the
+// JSONParser and JSONWriter under them, and the JSON nesting scan that guards Foundation's
+// decoder elsewhere. The input is one WebSocket text message, as raw bytes.
 //
 // Properties checked (each failure traps, so libFuzzer saves the input as a crash):
 //  1. Nothing traps or overflows the stack, whatever the bytes.
@@ -8,8 +9,8 @@
 //     NUL (UTF-16/32 text, which the UTF-8 scan cannot measure) are `Int.max` unlimited and
 //     deeper than every limit.
 //  3. JSONNesting agrees with a reference on whether decoding is safe: whenever Foundation's
-//     JSONDecoder (what RequestFrame.decode uses) accepts the bytes as a JSONValue, the nesting it
-//     built is no deeper than JSONNesting measured. If it were deeper, the cap of
+//     JSONDecoder (what HTTP bodies and clients use) accepts the bytes as a JSONValue, the
+//     nesting it built is no deeper than JSONNesting measured. If it were deeper, the cap of
 //     JSONNesting.maxDepth levels would not bound the decoder's recursion.
 //  4. RequestFrame.decode gives the same result for [UInt8] and Data input; a FrameDecodingError
 //     carries either no id or a valid one (1 to 64 UTF-8 bytes).
@@ -17,6 +18,10 @@
 //     equal frame, and encoding that again gives the same bytes.
 //  6. ServerFrame.decode either throws or classifies the frame; a push's typed `Push` decode and a
 //     reply's `decodeResult` do not trap.
+//  7. JSONParser (what RequestFrame.decode uses) reads nothing Foundation would not read the
+//     same way: a value it parses nests at most the limit, Foundation's decoder reads the same
+//     bytes to an equal value (or refuses a zero such as `0.0e5`, its one stray from RFC 8259
+//     that way), and JSONWriter writes the value as text that parses back equal.
 import CallGateProtocol
 import Foundation
 
@@ -31,6 +36,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     checkNesting(bytes, message)
     checkRequestFrame(bytes, message)
     checkServerFrame(message)
+    checkParser(bytes, message)
     return 0
 }
 
@@ -122,5 +128,36 @@ private func checkServerFrame(_ message: Data) {
         _ = id
         _ = try? outcome.decodeResult(JSONValue.self)
         _ = try? outcome.decodeResult(AnyJSON.self)
+    }
+}
+
+// MARK: - 7: JSONParser and JSONWriter
+
+private func checkParser(_ bytes: [UInt8], _ message: Data) {
+    guard let value = try? JSONParser.parse(bytes, maxDepth: JSONNesting.maxDepth) else { return }
+    guard value.depth <= JSONNesting.maxDepth else {
+        fatalError("JSONParser built \(value.depth) levels, past its limit of \(JSONNesting.maxDepth)")
+    }
+    if let reference = try? referenceDecoder.decode(JSONValue.self, from: message) {
+        guard reference == value else {
+            fatalError("JSONParser read \(value), Foundation read \(reference)")
+        }
+    } else if !hasZero(value) {
+        fatalError("JSONParser accepted text Foundation refuses, and it holds no zero: \(value)")
+    }
+    var json = JSONWriter()
+    json.value(value)
+    guard let again = try? JSONParser.parse(json.bytes, maxDepth: JSONNesting.maxDepth), again == value else {
+        fatalError("JSONWriter's text does not parse back equal: \(String(decoding: json.bytes, as: UTF8.self))")
+    }
+}
+
+/// Whether `value` holds the number zero anywhere.
+private func hasZero(_ value: JSONValue) -> Bool {
+    switch value {
+    case .number(let number): number == 0
+    case .array(let values): values.contains(where: hasZero)
+    case .object(let fields): fields.values.contains(where: hasZero)
+    case .null, .bool, .string: false
     }
 }
