@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -26,7 +27,10 @@ let package = Package(
         ),
         .target(name: "LWS", dependencies: ["CLibWebSockets"]),
         .target(name: "CallGateProtocol"),
-        .target(name: "CallGateCore", dependencies: ["CallGateProtocol"]),
+        .target(
+            name: "CallGateCore",
+            dependencies: ["CallGateProtocol", .product(name: "DequeModule", package: "swift-collections")]
+        ),
         .target(
             name: "CallGateStoreSQLite",
             dependencies: ["CallGateCore", "CallGateProtocol", .product(name: "GRDB", package: "GRDB.swift")]

@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         // Only for the token harness, which signs fuzzed headers and payloads itself (HMAC-SHA256);
         // the same range jwt-kit asks for.
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
@@ -40,7 +41,10 @@ let package = Package(
         ),
         .target(name: "LWS", dependencies: ["CLibWebSockets"]),
         .target(name: "CallGateProtocol"),
-        .target(name: "CallGateCore", dependencies: ["CallGateProtocol"]),
+        .target(
+            name: "CallGateCore",
+            dependencies: ["CallGateProtocol", .product(name: "DequeModule", package: "swift-collections")]
+        ),
         .target(
             name: "CallGateServer",
             dependencies: [

@@ -1,0 +1,167 @@
+import DequeModule
+
+/// The push history of one gateway process, in memory.
+///
+/// A user's sequence exists while one of their devices is connected (`attach`/`detach`) and
+/// for `windowMillis` after their last push or last disconnect, whichever is later; forgotten,
+/// it begins again at seq 1 in a new epoch. Each push is kept for `windowMillis`, at most
+/// `maxEntriesPerUser` per user, and all of it in at most `maxBytes` (frames counted once
+/// however many users share them, plus a fixed cost per push and per user); what goes past a
+/// bound goes oldest first, and a device whose missed pushes went with it is told it did not
+/// recover. Epochs are `<origin>-<n>`: `origin` is fresh for every process, `n` counts the
+/// sequences it began. Service thread only.
+public final class InMemoryPushHistory: PushHistory {
+    /// The bookkeeping charged per kept push and per user against `maxBytes`, beyond the frames.
+    public static let bytesPerPush = 96
+    public static let bytesPerUser = 192
+
+    /// The bytes held now, as charged against `maxBytes`.
+    public var bytes: Int {
+        trim()
+        return held
+    }
+
+    private var held = 0
+
+    private struct Kept {
+        let seq: UInt64
+        let frame: HistoryFrame
+        let excluding: ConnectionID?
+    }
+
+    private struct Sequence {
+        let epoch: String
+        var last: UInt64 = 0
+        var entries: Deque<Kept> = []
+        var devices = 0
+        /// When it last had a push or lost its last device, monotonic milliseconds.
+        var touched: Int64
+    }
+
+    /// A kept push (`seq` > 0) or a sequence's last touch (`seq` 0), oldest first: what the
+    /// window and the byte bound evict from.
+    private struct Stamp {
+        let uid: String
+        let seq: UInt64
+        let at: Int64
+    }
+
+    private let limits: PushHistoryLimits
+    private let clock: any CoreClock
+    private let origin: String
+    private var begun: UInt64 = 0
+    private var sequences: [String: Sequence] = [:]
+    private var stamps: Deque<Stamp> = []
+
+    /// An empty history; `origin` starts every epoch it gives and must differ between processes
+    /// (the server draws 64 random bits).
+    public init(limits: PushHistoryLimits, clock: any CoreClock, origin: String) {
+        self.limits = limits
+        self.clock = clock
+        self.origin = origin
+    }
+
+    /// How many users have a sequence now.
+    public var userCount: Int {
+        trim()
+        return sequences.count
+    }
+
+    /// A device of `uid` connected: their sequence lives at least until it detaches.
+    public func attach(_ uid: String) {
+        trim()
+        var sequence = sequences[uid] ?? begin(uid)
+        sequence.devices += 1
+        sequences[uid] = sequence
+    }
+
+    /// A device of `uid` disconnected: with their last device gone, their sequence lives on for
+    /// the window, so a device back within it recovers.
+    public func detach(_ uid: String) {
+        guard var sequence = sequences[uid] else { return }
+        sequence.devices = max(0, sequence.devices - 1)
+        if sequence.devices == 0 {
+            sequence.touched = clock.monotonicMillis()
+            stamps.append(Stamp(uid: uid, seq: 0, at: sequence.touched))
+            held += Self.bytesPerPush
+        }
+        sequences[uid] = sequence
+        trim()
+    }
+
+    public func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition {
+        trim()
+        var sequence = sequences[uid] ?? begin(uid)
+        sequence.last += 1
+        sequence.touched = clock.monotonicMillis()
+        sequence.entries.append(Kept(seq: sequence.last, frame: frame, excluding: excluding))
+        if frame.holders == 0 { held += frame.head.count }
+        frame.holders += 1
+        held += Self.bytesPerPush
+        stamps.append(Stamp(uid: uid, seq: sequence.last, at: sequence.touched))
+        while sequence.entries.count > limits.maxEntriesPerUser, let oldest = sequence.entries.popFirst() {
+            release(oldest.frame)
+        }
+        let position = HistoryPosition(epoch: sequence.epoch, seq: sequence.last)
+        sequences[uid] = sequence
+        trim()
+        return position
+    }
+
+    public func position(of uid: String) -> HistoryPosition {
+        trim()
+        guard let sequence = sequences[uid] else {
+            let sequence = begin(uid)
+            sequences[uid] = sequence
+            stamps.append(Stamp(uid: uid, seq: 0, at: sequence.touched))
+            held += Self.bytesPerPush
+            return HistoryPosition(epoch: sequence.epoch, seq: 0)
+        }
+        return HistoryPosition(epoch: sequence.epoch, seq: sequence.last)
+    }
+
+    public func entries(for uid: String, after position: HistoryPosition) -> [HistoryEntry]? {
+        trim()
+        guard let sequence = sequences[uid], sequence.epoch == position.epoch, position.seq <= sequence.last else {
+            return nil
+        }
+        let firstKept = sequence.entries.first?.seq ?? sequence.last + 1
+        guard position.seq + 1 >= firstKept else { return nil }
+        return sequence.entries.filter { $0.seq > position.seq }.map {
+            HistoryEntry(seq: $0.seq, frame: $0.frame, excluding: $0.excluding)
+        }
+    }
+
+    private func begin(_ uid: String) -> Sequence {
+        begun += 1
+        held += Self.bytesPerUser + uid.utf8.count
+        return Sequence(epoch: "\(origin)-\(String(begun, radix: 36))", touched: clock.monotonicMillis())
+    }
+
+    private func release(_ frame: HistoryFrame) {
+        frame.holders -= 1
+        if frame.holders == 0 { held -= frame.head.count }
+    }
+
+    /// Evicts, oldest first, every push past the window and, while the history holds more than
+    /// `maxBytes`, the oldest pushes of all; a sequence whose last touch is evicted while it has
+    /// no device and no kept push is forgotten.
+    private func trim() {
+        let now = clock.monotonicMillis()
+        while let stamp = stamps.first, stamp.at <= now - limits.windowMillis || held > limits.maxBytes {
+            stamps.removeFirst()
+            held -= Self.bytesPerPush
+            guard var sequence = sequences[stamp.uid] else { continue }
+            if stamp.seq > 0, let oldest = sequence.entries.first, oldest.seq == stamp.seq {
+                sequence.entries.removeFirst()
+                release(oldest.frame)
+            }
+            if sequence.devices == 0 && sequence.entries.isEmpty && stamp.at >= sequence.touched {
+                sequences[stamp.uid] = nil
+                held -= Self.bytesPerUser + stamp.uid.utf8.count
+            } else {
+                sequences[stamp.uid] = sequence
+            }
+        }
+    }
+}

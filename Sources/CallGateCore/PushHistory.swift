@@ -1,0 +1,76 @@
+/// Each user's recent pushes, numbered, so a device that reconnects is given what it missed.
+///
+/// Every push to a user gets the next number of that user's sequence (`seq`, from 1), the same
+/// on each of the user's devices. A user's sequence lives in an `epoch`: a string that changes
+/// whenever the history of that user may have lost pushes (a restart, a sequence forgotten and
+/// begun again), so a position `(epoch, seq)` names one point of one unbroken sequence. The
+/// in-process store is `InMemoryPushHistory`; a shared one (the cluster's) implements the same
+/// protocol. Service thread only.
+public protocol PushHistory: AnyObject {
+    /// Numbers `frame` as the next push to `uid`, keeps it, and returns its position.
+    /// `excluding` is the device that did not get it (the one whose request caused it).
+    func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition
+
+    /// Where `uid`'s sequence stands now: its epoch and the last seq given (0 before any push).
+    func position(of uid: String) -> HistoryPosition
+
+    /// The pushes to `uid` after `position`, oldest first, or nil when they cannot all be given:
+    /// another epoch, a seq ahead of the sequence, or pushes after it no longer kept.
+    func entries(for uid: String, after position: HistoryPosition) -> [HistoryEntry]?
+}
+
+/// A point in one user's push sequence.
+public struct HistoryPosition: Hashable, Sendable {
+    /// The sequence's epoch.
+    public var epoch: String
+    /// A push's number in it; 0 for the point before the first push.
+    public var seq: UInt64
+
+    /// Makes a position.
+    public init(epoch: String, seq: UInt64) {
+        self.epoch = epoch
+        self.seq = seq
+    }
+}
+
+/// One push as the history keeps it: its frame without `seq` (see `Push.encodedHead`), one
+/// copy shared by every user it went to.
+public final class HistoryFrame {
+    /// The frame's bytes up to where `,"seq":N}` goes.
+    public let head: [UInt8]
+    /// How many users' histories hold this frame; the store's bookkeeping.
+    var holders = 0
+
+    /// Wraps a frame head.
+    public init(head: [UInt8]) {
+        self.head = head
+    }
+}
+
+/// A kept push: its number, its frame, and the device it was not sent to.
+public struct HistoryEntry {
+    /// Its number in the user's sequence.
+    public let seq: UInt64
+    /// Its frame, without `seq`.
+    public let frame: HistoryFrame
+    /// The device that did not get it, nil for none.
+    public let excluding: ConnectionID?
+}
+
+/// The bounds of an `InMemoryPushHistory`: every one of them a documented server limit.
+public struct PushHistoryLimits: Hashable, Sendable {
+    /// How long a push is kept, in milliseconds (`--history-seconds`).
+    public var windowMillis: Int64
+    /// The most pushes kept per user; older ones go first (`--history-per-user`).
+    public var maxEntriesPerUser: Int
+    /// The most bytes the history may hold, frames and bookkeeping; the oldest pushes of all
+    /// users go first (`--history-bytes`).
+    public var maxBytes: Int
+
+    /// Makes limits.
+    public init(windowMillis: Int64 = 120_000, maxEntriesPerUser: Int = 256, maxBytes: Int = 64 << 20) {
+        self.windowMillis = windowMillis
+        self.maxEntriesPerUser = maxEntriesPerUser
+        self.maxBytes = maxBytes
+    }
+}

@@ -1,0 +1,90 @@
+import CallGateCore
+import Testing
+
+/// `InMemoryPushHistory`: numbering per user, what a position recovers, and every bound.
+@Suite struct PushHistoryTests {
+    let clock = ManualClock(millis: 1_700_000_000_000)
+
+    func history(_ limits: PushHistoryLimits = PushHistoryLimits()) -> InMemoryPushHistory {
+        InMemoryPushHistory(limits: limits, clock: clock, origin: "test")
+    }
+
+    func frame(_ text: String) -> HistoryFrame {
+        HistoryFrame(head: Array(text.utf8))
+    }
+
+    @Test func eachUserHasTheirOwnSequenceFromOne() {
+        let history = history()
+        let shared = frame("ring")
+        #expect(history.record(shared, for: "alice", excluding: nil).seq == 1)
+        #expect(history.record(shared, for: "bob", excluding: nil).seq == 1)
+        #expect(history.record(frame("cancel"), for: "alice", excluding: ConnectionID(7)).seq == 2)
+        #expect(history.position(of: "alice") == HistoryPosition(epoch: "test-1", seq: 2))
+        #expect(history.position(of: "bob") == HistoryPosition(epoch: "test-2", seq: 1))
+        let missed = history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 0))
+        #expect(missed?.map(\.seq) == [1, 2])
+        #expect(missed?.map { String(decoding: $0.frame.head, as: UTF8.self) } == ["ring", "cancel"])
+        #expect(missed?.map(\.excluding) == [nil, ConnectionID(7)])
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2))?.isEmpty == true)
+    }
+
+    @Test func anotherEpochOrASeqAheadDoesNotRecover() {
+        let history = history()
+        _ = history.record(frame("a"), for: "alice", excluding: nil)
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "other-1", seq: 0)) == nil)
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2)) == nil)
+        #expect(history.entries(for: "nobody", after: HistoryPosition(epoch: "test-1", seq: 0)) == nil)
+    }
+
+    @Test func pushesLeaveWithTheWindowAndTheSequenceThenBeginsAnew() {
+        let history = history(PushHistoryLimits(windowMillis: 1_000))
+        _ = history.record(frame("a"), for: "alice", excluding: nil)
+        clock.advance(millis: 600)
+        _ = history.record(frame("b"), for: "alice", excluding: nil)
+        clock.advance(millis: 500)
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 0)) == nil)
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 1))?.map(\.seq) == [2])
+        clock.advance(millis: 600)
+        #expect(history.userCount == 0)
+        #expect(history.bytes == 0)
+        #expect(history.position(of: "alice") == HistoryPosition(epoch: "test-2", seq: 0))
+    }
+
+    @Test func aConnectedUsersSequenceOutlivesTheWindowAndTheirLastDeviceExtendsIt() {
+        let history = history(PushHistoryLimits(windowMillis: 1_000))
+        history.attach("alice")
+        _ = history.record(frame("a"), for: "alice", excluding: nil)
+        clock.advance(millis: 5_000)
+        let idle = history.position(of: "alice")
+        #expect(idle == HistoryPosition(epoch: "test-1", seq: 1))
+        #expect(history.entries(for: "alice", after: idle)?.isEmpty == true)
+        history.detach("alice")
+        clock.advance(millis: 900)
+        #expect(history.entries(for: "alice", after: idle)?.isEmpty == true)
+        clock.advance(millis: 200)
+        #expect(history.entries(for: "alice", after: idle) == nil)
+        #expect(history.userCount == 0)
+    }
+
+    @Test func thePerUserCapDropsTheOldestAndRecoveryBeforeThemFails() {
+        let history = history(PushHistoryLimits(maxEntriesPerUser: 3))
+        for _ in 0..<5 { _ = history.record(frame("x"), for: "alice", excluding: nil) }
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 1)) == nil)
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2))?.map(\.seq) == [3, 4, 5])
+    }
+
+    @Test func theByteBoundEvictsTheOldestOfAllAndSharedFramesCountOnce() {
+        let shared = frame(String(repeating: "g", count: 1_000))
+        let large = history(PushHistoryLimits(maxBytes: 1_000_000))
+        for user in 0..<100 { _ = large.record(shared, for: "u\(user)", excluding: nil) }
+        let perUser = InMemoryPushHistory.bytesPerUser + InMemoryPushHistory.bytesPerPush
+        #expect(large.bytes == 1_000 + 100 * perUser + (0..<100).map { "u\($0)".utf8.count }.reduce(0, +))
+
+        let small = history(PushHistoryLimits(maxBytes: 20_000))
+        for index in 0..<100 { _ = small.record(frame(String(repeating: "p", count: 500)), for: "u\(index % 10)", excluding: nil) }
+        #expect(small.bytes <= 20_000)
+        let newest = small.position(of: "u9")
+        #expect(small.entries(for: "u9", after: HistoryPosition(epoch: newest.epoch, seq: newest.seq - 1))?.map(\.seq) == [newest.seq])
+        #expect(small.entries(for: "u0", after: HistoryPosition(epoch: "test-1", seq: 0)) == nil)
+    }
+}
