@@ -220,6 +220,7 @@ public struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw .invalid }
             skipDigits()
         }
+        let mantissa = integerStart..<index
         if consume(UInt8(ascii: "e")) || consume(UInt8(ascii: "E")) {
             isIntegral = false
             if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
@@ -235,9 +236,7 @@ public struct JSONParser {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let number = Double(text), number.isFinite else { throw .invalid }
-        if number == 0 && text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: {
-            (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0)
-        }) {
+        if number == 0 && bytes[mantissa].contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
             throw .invalid
         }
         return number

@@ -39,6 +39,15 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// `number` as the integer it is when it is integral and within ±2^53, where every integer
+    /// is exact, so it is written without a fraction (`3`, not `3.0`); nil otherwise.
+    static func integer(exactly number: Double) -> Int64? {
+        guard number.isFinite, number.rounded() == number, abs(number) <= 9_007_199_254_740_992 else { return nil }
+        return Int64(number)
+    }
+}
+
 extension JSONValue: Codable {
     /// Reads whatever JSON value is at the decoder's position.
     public init(from decoder: any Decoder) throws {
@@ -70,8 +79,8 @@ extension JSONValue: Codable {
         case .number(let value):
             if !value.isFinite {
                 try container.encodeNil()
-            } else if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 {
-                try container.encode(Int64(value))
+            } else if let integer = Self.integer(exactly: value) {
+                try container.encode(integer)
             } else {
                 try container.encode(value)
             }

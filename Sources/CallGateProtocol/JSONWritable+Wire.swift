@@ -9,6 +9,7 @@ extension ReceiverType: JSONWritable {}
 extension CancelReason: JSONWritable {}
 extension EndReason: JSONWritable {}
 extension ErrorCode: JSONWritable {}
+extension EventName: JSONWritable {}
 
 extension User: JSONWritable {
     /// `{"avatar"?, "name", "uid"}`.
@@ -188,5 +189,3 @@ extension Push {
         json.value(value)
     }
 }
-
-extension EventName: JSONWritable {}

@@ -67,8 +67,8 @@ public struct JSONWriter {
     public mutating func number(_ value: Double) {
         if !value.isFinite {
             raw("null")
-        } else if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 {
-            integer(Int64(value))
+        } else if let exact = JSONValue.integer(exactly: value) {
+            integer(exact)
         } else {
             bytes.append(contentsOf: value.description.utf8)
         }

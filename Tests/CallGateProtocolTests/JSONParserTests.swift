@@ -128,6 +128,15 @@ import Testing
         return kept
     }
 
+    @Test func numbersAsLongAsAMessageAreReadWithoutTrapping() throws {
+        let digits = String(repeating: "7", count: 65_000)
+        #expect(try JSONParser.parse(Array(("[0." + digits + "]").utf8), maxDepth: 32) == .array([.number(0.7777777777777778)]))
+        #expect(throws: JSONParser.Failure.invalid) { try JSONParser.parse(Array(digits.utf8), maxDepth: 32) }
+        #expect(throws: JSONParser.Failure.invalid) { try JSONParser.parse(Array(("1e" + digits).utf8), maxDepth: 32) }
+        #expect(throws: JSONParser.Failure.invalid) { try JSONParser.parse(Array(("1e-" + digits).utf8), maxDepth: 32) }
+        #expect(try JSONParser.parse(Array(("0e" + digits).utf8), maxDepth: 32) == .number(0))
+    }
+
     @Test func nestingPastTheLimitIsTooDeepWhateverFollows() {
         let atLimit = String(repeating: "[", count: 32) + String(repeating: "]", count: 32)
         #expect(throws: Never.self) { try JSONParser.parse(Array(atLimit.utf8), maxDepth: 32) }

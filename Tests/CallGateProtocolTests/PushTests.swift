@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func envelopeShapeAndMissingBy() throws {
-        let text = try JSONText.string(Push.outgoingCallRejected(call: Samples.ringing, by: nil).encodedFrame())
+        let text = JSONText.string(Push.outgoingCallRejected(call: Samples.ringing, by: nil).encodedFrame())
         let call = try JSONText.encode(Samples.ringing)
         #expect(text == #"{"data":{"call":"# + call + #"},"event":"onOutgoingCallRejected"}"#)
     }
@@ -34,7 +34,7 @@ import Testing
         let push = Push.callEndedMessageReceived(call: Samples.ended, by: Samples.bob, reason: .hungUp)
         let data = try ServerFrame.decodePushData(CallEndedMessageReceivedData.self, from: push.encodedFrame())
         #expect(data == CallEndedMessageReceivedData(call: Samples.ended, by: Samples.bob, reason: .hungUp))
-        let text = try JSONText.string(push.encodedFrame())
+        let text = JSONText.string(push.encodedFrame())
         #expect(text.contains(#""by":{"name":"Bob","uid":"bob"},"call":"#))
         #expect(text.hasSuffix(#","reason":"hungUp"},"event":"onCallEndedMessageReceived"}"#))
     }

@@ -34,32 +34,32 @@ import Testing
     }
 
     @Test func exactFrames() throws {
-        #expect(try JSONText.string(Push.callEnded(sessionId: "room:1").encodedFrame())
+        #expect(JSONText.string(Push.callEnded(sessionId: "room:1").encodedFrame())
             == #"{"data":{"sessionId":"room:1"},"event":"onCallEnded"}"#)
-        #expect(try JSONText.string(Push.sessionTimeout(sessionId: "room:1").encodedFrame())
+        #expect(JSONText.string(Push.sessionTimeout(sessionId: "room:1").encodedFrame())
             == #"{"data":{"sessionId":"room:1"},"event":"onSessionTimeout"}"#)
-        #expect(try JSONText.string(Push.userMuted(sessionId: "s", user: Samples.bob, audioMuted: true, videoMuted: false)
+        #expect(JSONText.string(Push.userMuted(sessionId: "s", user: Samples.bob, audioMuted: true, videoMuted: false)
             .encodedFrame())
             == #"{"data":{"audioMuted":true,"sessionId":"s","user":{"name":"Bob","uid":"bob"},"videoMuted":false},"#
             + #""event":"onUserMuted"}"#)
-        #expect(try JSONText.string(Push.recordingToggled(sessionId: "s", recordingStarted: true, user: Samples.bob)
+        #expect(JSONText.string(Push.recordingToggled(sessionId: "s", recordingStarted: true, user: Samples.bob)
             .encodedFrame())
             == #"{"data":{"recordingStarted":true,"sessionId":"s","user":{"name":"Bob","uid":"bob"}},"#
             + #""event":"onRecordingToggled"}"#)
-        #expect(try JSONText.string(Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame())
+        #expect(JSONText.string(Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame())
             == #"{"data":{"requestedBy":{"name":"Bob","uid":"bob"},"sessionId":"s"},"event":"onCallSwitchedToVideo"}"#)
-        #expect(try JSONText.string(Push.userListChanged(sessionId: "s", participants: [Self.bobPart]).encodedFrame())
+        #expect(JSONText.string(Push.userListChanged(sessionId: "s", participants: [Self.bobPart]).encodedFrame())
             == #"{"data":{"participants":[{"audioMuted":true,"joinedAt":1700000004,"name":"Bob","uid":"bob","#
             + #""videoMuted":false}],"sessionId":"s"},"event":"onUserListChanged"}"#)
     }
 
     @Test func dataStructsMatchTheEncoding() throws {
-        let joined = try Push.userJoined(sessionId: "s", user: Samples.alice).encodedFrame()
+        let joined = Push.userJoined(sessionId: "s", user: Samples.alice).encodedFrame()
         #expect(try ServerFrame.decodePushData(UserJoinedData.self, from: joined)
             == UserJoinedData(sessionId: "s", user: Samples.alice))
-        let left = try Push.userLeft(sessionId: "s", user: Samples.bob).encodedFrame()
+        let left = Push.userLeft(sessionId: "s", user: Samples.bob).encodedFrame()
         #expect(try ServerFrame.decodePushData(UserLeftData.self, from: left) == UserLeftData(sessionId: "s", user: Samples.bob))
-        let switched = try Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame()
+        let switched = Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame()
         #expect(try ServerFrame.decodePushData(CallSwitchedToVideoData.self, from: switched)
             == CallSwitchedToVideoData(sessionId: "s", requestedBy: Samples.bob))
     }
