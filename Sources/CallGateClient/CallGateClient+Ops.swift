@@ -4,9 +4,13 @@ import Foundation
 /// Typed calls for each op of protocol v1. Each throws the server's `ErrorBody` when the gateway
 /// answers with an error, and `CallGateClientError` when the socket fails.
 extension CallGateClient {
-    /// Authenticates this socket with a connection token.
-    public func connect(token: String) async throws -> ConnectResult {
-        try await send(.connect(ConnectParams(token: token))).decodeResult(ConnectResult.self)
+    /// Authenticates this socket with a connection token. With `recover` (an earlier socket's
+    /// `recoveryPoint`), the pushes that socket missed come right after the reply, before any
+    /// new push, when the result's `recovery.recovered` says so.
+    public func connect(token: String, recover: RecoverParams? = nil) async throws -> ConnectResult {
+        let result = try await send(.connect(ConnectParams(token: token, recover: recover))).decodeResult(ConnectResult.self)
+        connected(result)
+        return result
     }
 
     /// Extends this socket's life with a newer connection token for the same user; send it
@@ -99,9 +103,10 @@ extension CallGateClient {
     /// refresh that fails is tried again halfway through the time then left (at least 100 ms
     /// apart); if none succeeds before the token expires, the gateway closes the socket with 4003.
     public func connect(
-        token: String, refreshingWith fetchToken: @escaping @Sendable () async throws -> String
+        token: String, recover: RecoverParams? = nil,
+        refreshingWith fetchToken: @escaping @Sendable () async throws -> String
     ) async throws -> ConnectResult {
-        let connected = try await connect(token: token)
+        let connected = try await connect(token: token, recover: recover)
         let clockOffset = connected.serverTime - Self.localMillis()
         let task = Task { [weak self] in
             var expiresAt = connected.tokenExpiresAt

@@ -15,6 +15,10 @@ public final class CallGateClient: Sendable {
         var closeCode: UInt16?
         /// Keeps the token fresh, when `connect(token:refreshingWith:)` started it.
         var refresher: Task<Void, Never>?
+        /// The epoch and connection id of the last connect result.
+        var connected: (epoch: String, connectionId: String)?
+        /// The highest push number seen on this socket, or the connect result's `seq`.
+        var lastSeq: UInt64 = 0
     }
 
     private let loop: ClientLoop
@@ -55,6 +59,23 @@ public final class CallGateClient: Sendable {
     /// The close code the server sent, once the socket is closed.
     public var closeCode: UInt16? {
         state.withLock { $0.closeCode }
+    }
+
+    /// Where this device stands in its user's push sequence: the connect result's epoch and
+    /// connection id with the last push seen. Pass it as `recover` when connecting again (on a
+    /// new socket) to be given what was missed in between. Nil before `connect` succeeded.
+    public var recoveryPoint: RecoverParams? {
+        state.withLock { state in
+            state.connected.map { RecoverParams(epoch: $0.epoch, seq: state.lastSeq, connectionId: $0.connectionId) }
+        }
+    }
+
+    /// Records a connect result: the sequence this socket's pushes are numbered in.
+    func connected(_ result: ConnectResult) {
+        state.withLock { state in
+            state.connected = (result.epoch, result.connectionId)
+            state.lastSeq = max(state.lastSeq, result.seq)
+        }
     }
 
     /// The next push, unmatched reply or close, waiting at most `timeout` (nil: forever).
@@ -156,7 +177,10 @@ public final class CallGateClient: Sendable {
             } else {
                 inbox.put(.unmatchedReply(id: id, outcome: outcome))
             }
-        case .push(let event, let raw):
+        case .push(let event, let seq, let raw):
+            if let seq {
+                state.withLock { $0.lastSeq = max($0.lastSeq, seq) }
+            }
             if let push = try? Push(event: event, frame: raw) {
                 inbox.put(.push(push))
             } else {

@@ -234,18 +234,24 @@ extension GatewayCore {
 
     /// A device went away: it is no longer joined to any session, and a user left with no joined
     /// device in a session gets `participantGracePeriod` to join again from some device.
+    /// The device is remembered as departed for that long too (see `takeOver`).
     func detachFromSessions(_ connection: ConnectionID) {
         guard let ids = joinedSessions.removeValue(forKey: connection) else { return }
+        var departed: DepartedDevice?
         for id in ids.sorted() {
-            guard let session = sessions[id],
-                  let uid = session.detach(connection),
-                  var member = session.members[uid],
-                  member.devices.isEmpty
-            else { continue }
+            guard let session = sessions[id], let uid = session.detach(connection) else { continue }
+            departed = departed ?? DepartedDevice(uid: uid)
+            departed?.sessions.append(id)
+            guard var member = session.members[uid], member.devices.isEmpty else { continue }
             member.graceTimer = timers.schedule(
                 .sessionGrace(uid: uid, sessionId: id),
                 at: monotonicNow + configuration.participantGracePeriod.wholeMilliseconds)
             session.update(member)
+        }
+        if let departed {
+            departedDevices.add(
+                connection, departed, until: monotonicNow + configuration.participantGracePeriod.wholeMilliseconds,
+                now: monotonicNow)
         }
     }
 

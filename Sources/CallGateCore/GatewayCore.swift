@@ -44,6 +44,9 @@ public final class GatewayCore {
     var finishedHistories: [String: SessionHistory] = [:]
     /// session id -> the timer that forgets its finished history.
     var historyExpiry: [String: TimerID] = [:]
+    /// Devices that went away from the sessions they had joined, kept for
+    /// `participantGracePeriod` so a connection coming back in their place takes them over.
+    var departedDevices = DepartedDevices()
     /// How many meet sessions each user is in, for `maxMeetSessionsPerUser`.
     let meetAttendance = MeetAttendance()
     /// What is left of each user's call starts this minute, for `maxCallsPerMinute`.
@@ -111,15 +114,20 @@ public final class GatewayCore {
 
     // MARK: Connections
 
-    /// Registers an authenticated device of `user`; the reply is the calls it should show:
+    /// Registers an authenticated device of `user`; the reply holds the calls it should show:
     /// those ringing this user (initiated, or a group call still ringing them, and not declined
     /// by them) and the one they take part in (caller of a ringing call, or participant of an
     /// answered one), oldest first. Stops the call grace periods of this user, since they are
-    /// back; it does not rejoin any session (a device must `joinSession` again).
+    /// back.
+    ///
+    /// A device coming back names its previous connection in `previous`; when that was this
+    /// user's, the new connection takes over the sessions it had joined (see `takeOver`), so a
+    /// blip ends nothing and the other participants see nothing. Otherwise no session is
+    /// rejoined: a device must `joinSession` again.
     ///
     /// Connecting a connection that is registered already re-registers it as `user`.
     /// Service thread only.
-    public func connect(_ connection: ConnectionID, user: User) -> Outcome<[Call]> {
+    public func connect(_ connection: ConnectionID, user: User, previous: ConnectionID? = nil) -> Outcome<Arrival> {
         transition { _ in
             unregister(connection)
             directory.add(connection, as: user)
@@ -128,7 +136,11 @@ public final class GatewayCore {
                     timers.cancel(timer)
                 }
             }
-            return activeCalls(of: user.uid)
+            var arrival = Arrival(activeCalls: activeCalls(of: user.uid))
+            if let previous, previous != connection {
+                takeOver(previous, of: user.uid, by: connection, into: &arrival)
+            }
+            return arrival
         }
     }
 
@@ -147,7 +159,7 @@ public final class GatewayCore {
         }
     }
 
-    private func unregister(_ connection: ConnectionID) {
+    func unregister(_ connection: ConnectionID) {
         guard let user = directory.remove(connection) else { return }
         detachFromSessions(connection)
         guard directory.connections(of: user.uid).isEmpty,

@@ -29,19 +29,27 @@ public final class InMemoryPushHistory: PushHistory {
         let excluding: ConnectionID?
     }
 
-    private struct Sequence {
+    /// One user's sequence; a class, so its entries grow in place in the dictionary.
+    private final class Sequence {
         let epoch: String
         var last: UInt64 = 0
         var entries: Deque<Kept> = []
         var devices = 0
         /// When it last had a push or lost its last device, monotonic milliseconds.
         var touched: Int64
+
+        init(epoch: String, touched: Int64) {
+            self.epoch = epoch
+            self.touched = touched
+        }
     }
 
     /// A kept push (`seq` > 0) or a sequence's last touch (`seq` 0), oldest first: what the
     /// window and the byte bound evict from.
     private struct Stamp {
         let uid: String
+        /// The sequence it belongs to: a sequence begun again for the same user is another one.
+        let sequence: Sequence
         let seq: UInt64
         let at: Int64
     }
@@ -67,43 +75,37 @@ public final class InMemoryPushHistory: PushHistory {
         return sequences.count
     }
 
-    /// A device of `uid` connected: their sequence lives at least until it detaches.
     public func attach(_ uid: String) {
         trim()
-        var sequence = sequences[uid] ?? begin(uid)
+        let sequence = sequences[uid] ?? begin(uid)
         sequence.devices += 1
-        sequences[uid] = sequence
     }
 
-    /// A device of `uid` disconnected: with their last device gone, their sequence lives on for
-    /// the window, so a device back within it recovers.
     public func detach(_ uid: String) {
-        guard var sequence = sequences[uid] else { return }
+        guard let sequence = sequences[uid] else { return }
         sequence.devices = max(0, sequence.devices - 1)
         if sequence.devices == 0 {
             sequence.touched = clock.monotonicMillis()
-            stamps.append(Stamp(uid: uid, seq: 0, at: sequence.touched))
+            stamps.append(Stamp(uid: uid, sequence: sequence, seq: 0, at: sequence.touched))
             held += Self.bytesPerPush
         }
-        sequences[uid] = sequence
         trim()
     }
 
-    public func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition {
+    public func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition? {
         trim()
-        var sequence = sequences[uid] ?? begin(uid)
+        guard let sequence = sequences[uid] else { return nil }
         sequence.last += 1
         sequence.touched = clock.monotonicMillis()
         sequence.entries.append(Kept(seq: sequence.last, frame: frame, excluding: excluding))
         if frame.holders == 0 { held += frame.head.count }
         frame.holders += 1
         held += Self.bytesPerPush
-        stamps.append(Stamp(uid: uid, seq: sequence.last, at: sequence.touched))
+        stamps.append(Stamp(uid: uid, sequence: sequence, seq: sequence.last, at: sequence.touched))
         while sequence.entries.count > limits.maxEntriesPerUser, let oldest = sequence.entries.popFirst() {
             release(oldest.frame)
         }
         let position = HistoryPosition(epoch: sequence.epoch, seq: sequence.last)
-        sequences[uid] = sequence
         trim()
         return position
     }
@@ -112,8 +114,7 @@ public final class InMemoryPushHistory: PushHistory {
         trim()
         guard let sequence = sequences[uid] else {
             let sequence = begin(uid)
-            sequences[uid] = sequence
-            stamps.append(Stamp(uid: uid, seq: 0, at: sequence.touched))
+            stamps.append(Stamp(uid: uid, sequence: sequence, seq: 0, at: sequence.touched))
             held += Self.bytesPerPush
             return HistoryPosition(epoch: sequence.epoch, seq: 0)
         }
@@ -132,10 +133,13 @@ public final class InMemoryPushHistory: PushHistory {
         }
     }
 
+    /// Begins a sequence for `uid` in a new epoch.
     private func begin(_ uid: String) -> Sequence {
         begun += 1
         held += Self.bytesPerUser + uid.utf8.count
-        return Sequence(epoch: "\(origin)-\(String(begun, radix: 36))", touched: clock.monotonicMillis())
+        let sequence = Sequence(epoch: "\(origin)-\(String(begun, radix: 36))", touched: clock.monotonicMillis())
+        sequences[uid] = sequence
+        return sequence
     }
 
     private func release(_ frame: HistoryFrame) {
@@ -151,7 +155,8 @@ public final class InMemoryPushHistory: PushHistory {
         while let stamp = stamps.first, stamp.at <= now - limits.windowMillis || held > limits.maxBytes {
             stamps.removeFirst()
             held -= Self.bytesPerPush
-            guard var sequence = sequences[stamp.uid] else { continue }
+            let sequence = stamp.sequence
+            guard sequences[stamp.uid] === sequence else { continue }
             if stamp.seq > 0, let oldest = sequence.entries.first, oldest.seq == stamp.seq {
                 sequence.entries.removeFirst()
                 release(oldest.frame)
@@ -159,8 +164,6 @@ public final class InMemoryPushHistory: PushHistory {
             if sequence.devices == 0 && sequence.entries.isEmpty && stamp.at >= sequence.touched {
                 sequences[stamp.uid] = nil
                 held -= Self.bytesPerUser + stamp.uid.utf8.count
-            } else {
-                sequences[stamp.uid] = sequence
             }
         }
     }

@@ -94,6 +94,14 @@ final class LiveSession {
         return true
     }
 
+    /// Adds `connection` as a device of `uid`, a member already, changing nothing else: a
+    /// device taking over from its previous connection (see `GatewayCore.takeOver`).
+    func attach(_ connection: ConnectionID, as uid: String) {
+        guard members[uid] != nil else { return }
+        joinedDevices[connection] = uid
+        members[uid]?.devices.append(connection)
+    }
+
     /// Removes a joined device; returns its user, nil when the device had not joined.
     func detach(_ connection: ConnectionID) -> String? {
         guard let uid = joinedDevices.removeValue(forKey: connection) else { return nil }

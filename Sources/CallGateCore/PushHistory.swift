@@ -1,3 +1,5 @@
+import CallGateProtocol
+
 /// Each user's recent pushes, numbered, so a device that reconnects is given what it missed.
 ///
 /// Every push to a user gets the next number of that user's sequence (`seq`, from 1), the same
@@ -7,9 +9,19 @@
 /// in-process store is `InMemoryPushHistory`; a shared one (the cluster's) implements the same
 /// protocol. Service thread only.
 public protocol PushHistory: AnyObject {
-    /// Numbers `frame` as the next push to `uid`, keeps it, and returns its position.
-    /// `excluding` is the device that did not get it (the one whose request caused it).
-    func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition
+    /// A device of `uid` connected: their sequence exists (begun if need be) at least until it
+    /// detaches.
+    func attach(_ uid: String)
+
+    /// A device of `uid` disconnected: with their last device gone, their sequence lives on
+    /// for the window, so a device back within it recovers.
+    func detach(_ uid: String)
+
+    /// Numbers `frame` as the next push to `uid`, keeps it, and returns its position; nil when
+    /// `uid` has no sequence (no device of theirs attached within the window), so nothing is
+    /// kept for users no device can recover as. `excluding` is the device that did not get it
+    /// (the one whose request caused it).
+    func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition?
 
     /// Where `uid`'s sequence stands now: its epoch and the last seq given (0 before any push).
     func position(of uid: String) -> HistoryPosition
@@ -34,16 +46,27 @@ public struct HistoryPosition: Hashable, Sendable {
 }
 
 /// One push as the history keeps it: its frame without `seq` (see `Push.encodedHead`), one
-/// copy shared by every user it went to.
+/// copy shared by every user it went to, with the event and session it is about.
 public final class HistoryFrame {
     /// The frame's bytes up to where `,"seq":N}` goes.
     public let head: [UInt8]
+    /// The push's event.
+    public let event: EventName
+    /// The call or session the push is about.
+    public let sessionId: String
     /// How many users' histories hold this frame; the store's bookkeeping.
     var holders = 0
 
     /// Wraps a frame head.
-    public init(head: [UInt8]) {
+    public init(head: [UInt8], event: EventName, sessionId: String) {
         self.head = head
+        self.event = event
+        self.sessionId = sessionId
+    }
+
+    /// Encodes `push`'s head.
+    public convenience init(_ push: Push) {
+        self.init(head: push.encodedHead(), event: push.event, sessionId: push.sessionId)
     }
 }
 

@@ -87,7 +87,12 @@ extension ClientRequest {
     init(op: Op, reading data: FrameFieldReader) throws(FrameDecodingError) {
         switch op {
         case .connect:
-            self = .connect(ConnectParams(token: try data.string("token")))
+            self = .connect(ConnectParams(
+                token: try data.string("token"),
+                recover: try data.optionalReader("recover").map { reader throws(FrameDecodingError) in
+                    try RecoverParams(reading: reader)
+                }
+            ))
         case .refreshToken:
             self = .refreshToken(RefreshTokenParams(token: try data.string("token")))
         case .ping:
@@ -139,10 +144,13 @@ extension ClientRequest {
 public struct ConnectParams: Codable, Hashable, Sendable {
     /// The connection token (an HS256 JWT) naming the user.
     public var token: String
+    /// Where this device left off, to be given the pushes it missed; nil for a fresh start.
+    public var recover: RecoverParams?
 
     /// Makes connect params.
-    public init(token: String) {
+    public init(token: String, recover: RecoverParams? = nil) {
         self.token = token
+        self.recover = recover
     }
 }
 

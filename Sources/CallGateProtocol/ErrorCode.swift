@@ -68,6 +68,9 @@ public enum CloseCode {
     public static let tokenExpired: UInt16 = 4003
     /// The user already has the configured number of devices connected.
     public static let tooManyDevices: UInt16 = 4009
+    /// A newer connection of the same device took this one over (its `connect` named this
+    /// connection in `recover.connectionId`).
+    public static let replaced: UInt16 = 4010
     /// The connection's outbound queue passed its cap: the client reads too slowly.
     public static let tooSlow: UInt16 = 4008
     /// The socket sent messages faster than the configured rate.

@@ -3,8 +3,10 @@
 struct FrameFieldReader {
     /// The id of the frame being read, echoed in every error.
     let id: String
-    /// The `data` object.
+    /// The object being read: `data`, or an object inside it.
     let fields: [String: JSONValue]
+    /// Where `fields` sits in the frame, for errors: `data`, `data.recover`.
+    var path = "data"
 
     /// A required string field.
     func string(_ key: String) throws(FrameDecodingError) -> String {
@@ -66,7 +68,13 @@ struct FrameFieldReader {
         }
     }
 
-    private func problem(_ key: String, _ text: String) -> FrameDecodingError {
-        FrameDecodingError(id: id, message: "data.\(key): \(text)")
+    /// An optional object field, read field by field like `data`; `null` counts as absent.
+    func optionalReader(_ key: String) throws(FrameDecodingError) -> FrameFieldReader? {
+        try optionalObject(key).map { FrameFieldReader(id: id, fields: $0, path: "\(path).\(key)") }
+    }
+
+    /// An error about field `key`: `<path>.<key>: <text>`.
+    func problem(_ key: String, _ text: String) -> FrameDecodingError {
+        FrameDecodingError(id: id, message: "\(path).\(key): \(text)")
     }
 }

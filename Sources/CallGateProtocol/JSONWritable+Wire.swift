@@ -133,8 +133,9 @@ extension PingResult: JSONWritable {
 }
 
 extension Push {
-    /// The push frame: `{"data": {...}, "event": name}`, as `PushEnvelope` encodes it.
-    func writeFrame(to json: inout JSONWriter) {
+    /// The push frame up to its `seq`: `{"data": {...}, "event": name`, as `PushEnvelope`
+    /// encodes it.
+    func writeHead(to json: inout JSONWriter) {
         json.raw(#"{"data":{"#)
         switch self {
         case .incomingCallReceived(let call):
@@ -177,7 +178,6 @@ extension Push {
         }
         json.raw(#"},"event":"#)
         json.value(event)
-        json.raw("}")
     }
 
     /// `"key":value`, after a comma unless it is the object's first field.

@@ -128,7 +128,7 @@ public struct JSONWriter {
 
 /// A wire value that writes its own JSON with `JSONWriter`, exactly the bytes `WireJSON`'s
 /// encoder writes for its `Encodable` form (the protocol tests compare the two for every such
-/// type). Frames of these types skip Foundation's encoder: `Push.encodedFrame` always, and
+/// type). Frames of these types skip Foundation's encoder: push frames always, and
 /// `ReplyFrame.success` when the result is one.
 public protocol JSONWritable: Encodable {
     /// Appends this value's JSON.

@@ -100,23 +100,48 @@ public enum EventName: String, Codable, Hashable, Sendable, CaseIterable {
     case onCallEnded
 }
 
-/// The `{"event", "data"}` shape of a push frame, generic over the data struct.
+/// The `{"data", "event", "seq"}` shape of a push frame, generic over the data struct.
 struct PushEnvelope<Payload: Codable>: Codable {
-    /// The event name.
-    var event: String
     /// The event's data.
     var data: Payload
+    /// The event name.
+    var event: String
+    /// The push's number in its user's sequence.
+    var seq: UInt64
 }
 
 extension Push {
-    /// The push as one complete frame, `{"data": {...}, "event": ...}`.
-    ///
-    /// Encode each push once and share the bytes among all its recipients. Written by
-    /// `JSONWriter`, the same bytes as Foundation's encoder writes for its `PushEnvelope`.
-    public func encodedFrame() -> Data {
+    /// The push as one complete frame for a user: `{"data": {...}, "event": name, "seq": seq}`.
+    /// Written by `JSONWriter`, the same bytes as Foundation's encoder writes for its
+    /// `PushEnvelope`. A server sending the push to many users encodes `encodedHead()` once.
+    public func encodedFrame(seq: UInt64) -> Data {
+        Data(PushFrame.complete(head: encodedHead(), seq: seq))
+    }
+
+    /// The frame up to its user's `seq`: `{"data": {...}, "event": name`, the same for every
+    /// user the push goes to; `PushFrame.tail(seq:)` closes it.
+    public func encodedHead() -> [UInt8] {
         var json = JSONWriter()
-        writeFrame(to: &json)
-        return json.data
+        writeHead(to: &json)
+        return json.bytes
+    }
+}
+
+/// A push frame on the wire is its shared head (`Push.encodedHead`) and a tail that numbers it
+/// for one user, `,"seq":N}`: keys in byte order put `seq` last.
+public enum PushFrame {
+    /// `,"seq":N}`.
+    public static func tail(seq: UInt64) -> [UInt8] {
+        var json = JSONWriter()
+        json.raw(#","seq":"#)
+        json.integer(seq)
+        json.raw("}")
+        return json.bytes
+    }
+
+    /// The complete frame of `head` numbered `seq`.
+    public static func complete(head: [UInt8], seq: UInt64) -> [UInt8] {
+        head + tail(seq: seq)
     }
 }
 

@@ -2,7 +2,8 @@
 public struct ConnectResult: Codable, Hashable, Sendable {
     /// The user the token named.
     public var user: User
-    /// The server's id for this socket, useful in logs and support requests.
+    /// The server's id for this socket, useful in logs and support requests, and for
+    /// `recover.connectionId` when this device connects again.
     public var connectionId: String
     /// The server's clock, Unix milliseconds, so clients can correct their own.
     public var serverTime: Int64
@@ -12,14 +13,31 @@ public struct ConnectResult: Codable, Hashable, Sendable {
     /// When the token expires, Unix seconds: the socket is closed with 4003 then, unless a
     /// `refreshToken` with a later token came first.
     public var tokenExpiresAt: Int64
+    /// The epoch of the user's push sequence now.
+    public var epoch: String
+    /// The user's last push number in `epoch` before this reply (pushes replayed after it
+    /// included): a device that saw nothing else recovers from here next time.
+    public var seq: UInt64
+    /// The answer to `recover`; nil when the request did not ask.
+    public var recovery: Recovery?
+    /// The sessions this socket is a participant of already, taken over from the connection
+    /// `recover.connectionId` named; empty when none.
+    public var resumedSessions: [String]
 
     /// Makes a connect result.
-    public init(user: User, connectionId: String, serverTime: Int64, activeCalls: [Call], tokenExpiresAt: Int64) {
+    public init(
+        user: User, connectionId: String, serverTime: Int64, activeCalls: [Call], tokenExpiresAt: Int64,
+        epoch: String, seq: UInt64, recovery: Recovery? = nil, resumedSessions: [String] = []
+    ) {
         self.user = user
         self.connectionId = connectionId
         self.serverTime = serverTime
         self.activeCalls = activeCalls
         self.tokenExpiresAt = tokenExpiresAt
+        self.epoch = epoch
+        self.seq = seq
+        self.recovery = recovery
+        self.resumedSessions = resumedSessions
     }
 }
 

@@ -4,21 +4,24 @@ import Foundation
 public enum ServerFrame: Hashable, Sendable {
     /// A reply; `id` is nil only when the request was too broken to have an id.
     case reply(id: String?, outcome: ReplyOutcome)
-    /// A push; `raw` is the whole push frame, read its data with `decodePushData` or turn it
-    /// into a typed `Push` with `Push(event:frame:)`.
-    case push(event: String, raw: Data)
+    /// A push; `seq` is its number in the user's push sequence (nil when the frame has none),
+    /// `raw` the whole push frame: read its data with `decodePushData` or turn it into a typed
+    /// `Push` with `Push(event:frame:)`.
+    case push(event: String, seq: UInt64?, raw: Data)
 }
 
 /// The routing fields of a server frame, read without decoding `result` or `data`.
 struct ServerFrameHead: Decodable {
     private enum CodingKeys: String, CodingKey {
-        case id, event, error, result
+        case id, event, seq, error, result
     }
 
     /// The reply id, if any.
     var id: String?
     /// The push event name, if this is a push.
     var event: String?
+    /// The push's number in its user's sequence.
+    var seq: UInt64?
     /// The error body, if this is a failed reply.
     var error: ErrorBody?
     /// Whether the frame has a `result` key.
@@ -28,6 +31,7 @@ struct ServerFrameHead: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decodeIfPresent(String.self, forKey: .id)
         event = try container.decodeIfPresent(String.self, forKey: .event)
+        seq = try container.decodeIfPresent(UInt64.self, forKey: .seq)
         error = try container.decodeIfPresent(ErrorBody.self, forKey: .error)
         hasResult = container.contains(.result)
     }
@@ -44,7 +48,7 @@ extension ServerFrame {
         }
         let head = try WireJSON.decoder.decode(ServerFrameHead.self, from: data)
         if let event = head.event {
-            return .push(event: event, raw: data)
+            return .push(event: event, seq: head.seq, raw: data)
         }
         if let error = head.error {
             return .reply(id: head.id, outcome: .failure(error))

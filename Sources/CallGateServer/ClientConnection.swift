@@ -29,6 +29,9 @@ final class ClientConnection {
     /// When (the clock's monotonic ms) a connection still not connected is closed with 4001.
     let authDeadline: Int64
     var phase = Phase.awaitingConnect
+    /// The user this connection is registered as with the Core and attached as in the push
+    /// history; nil before `connect`, and after a newer connection of its device replaced it.
+    var uid: String?
     /// What is left of the connection's message rate; nil without a rate limit.
     var messageBudget: TokenBucket?
     /// Set once the connection went over its rate: it is closing, and its messages are ignored.

@@ -40,6 +40,8 @@ final class GatewayMetrics {
     private let callsFinished: [CallStatus: CoreMetrics.Counter]
     private let authFailures: [AuthFailureReason: CoreMetrics.Counter]
     private let ringLatency: CoreMetrics.Timer
+    private let recoveries: [Bool: CoreMetrics.Counter]
+    private let replayedPushes: CoreMetrics.Counter
 
     /// Registers every metric in `registry`, which should be this server's alone. Labelled
     /// series with a known set of values start at 0, so a rate over them works from the start.
@@ -65,6 +67,12 @@ final class GatewayMetrics {
             (reason, CoreMetrics.Counter(label: "callgate_auth_failures_total", dimensions: [("reason", reason.rawValue)], factory: factory))
         })
         ringLatency = CoreMetrics.Timer(label: "callgate_ring_latency_seconds", factory: factory)
+        recoveries = Dictionary(uniqueKeysWithValues: [true, false].map { recovered in
+            (recovered, CoreMetrics.Counter(
+                label: "callgate_recoveries_total", dimensions: [("result", recovered ? "recovered" : "failed")],
+                factory: factory))
+        })
+        replayedPushes = CoreMetrics.Counter(label: "callgate_replayed_pushes_total", factory: factory)
         for label in CloseCodeLabel.common {
             socketsClosed[label] = closedCounter(label)
         }
@@ -105,6 +113,12 @@ final class GatewayMetrics {
     /// A push of `event` went to `count` sockets: one per recipient, added at once.
     func pushesDelivered(_ event: EventName, count: Int) {
         pushesDelivered[event]?.increment(by: count)
+    }
+
+    /// A `connect` asked to recover: it did (and `missed` pushes are replayed), or it did not.
+    func recovered(_ recovered: Bool, missed: Int) {
+        recoveries[recovered]?.increment()
+        replayedPushes.increment(by: missed)
     }
 
     /// A rung call reached its final status.

@@ -15,7 +15,8 @@ struct ReplyAddress {
 }
 
 /// The one path from a Core outcome to the sockets: `send` persists the outcome's changes, then
-/// encodes the reply and each push once and hands the bytes to every recipient socket
+/// encodes the reply and each push once, numbers the push per user in the push history, and
+/// hands the bytes to every recipient socket
 /// (`WebSocketConnection.send`, which writes at once when the socket can take it). Output that
 /// must wait for a write to be durable, or for earlier output to its socket, goes through `emit`
 /// and the pipeline instead, and out through `perform` once it may. Service thread only.
@@ -74,27 +75,35 @@ extension GatewayService {
         return pipeline.submit(outcome.logChanges, groupWrites: groups.takeWrites())
     }
 
-    /// Resolves each push to this gateway's sockets, encodes it once and hands the same bytes
-    /// to every one of them: straight to the socket when nothing holds it back, else through
+    /// Numbers each push for each of its users in the push history, and hands it to that
+    /// user's sockets on this gateway: the frame's head is encoded once per push and shared, its
+    /// `seq` tail is the user's. Straight to the socket when nothing holds it back, else through
     /// `emit`. Returns the events of the pushes that reached a socket.
     @discardableResult
     private func deliver(_ deliveries: [Delivery], after barrier: UInt64) -> [EventName] {
         var sent: [EventName] = []
         for delivery in deliveries {
-            let recipients = core.connections(receiving: delivery)
-            guard !recipients.isEmpty else { continue }
-            let frame = OutboundFrame(delivery.push.encodedFrame())
-            metrics.pushesDelivered(delivery.push.event, count: recipients.count)
+            let frame = HistoryFrame(delivery.push)
+            var reached = 0
             var written = 0
-            for id in recipients {
-                if pipeline.isClear(for: id, after: barrier) {
-                    if write(frame, to: id) {
-                        written += 1
+            for uid in delivery.users {
+                guard let position = history.record(frame, for: uid, excluding: delivery.excluding) else { continue }
+                let recipients = core.connections(of: uid).filter { $0 != delivery.excluding }
+                guard !recipients.isEmpty else { continue }
+                let numbered = OutboundFrame(frame.head, PushFrame.tail(seq: position.seq))
+                reached += recipients.count
+                for id in recipients {
+                    if pipeline.isClear(for: id, after: barrier) {
+                        if write(numbered, to: id) {
+                            written += 1
+                        }
+                    } else {
+                        emit(.frame(id, numbered), after: barrier)
                     }
-                } else {
-                    emit(.frame(id, frame), after: barrier)
                 }
             }
+            guard reached > 0 else { continue }
+            metrics.pushesDelivered(delivery.push.event, count: reached)
             metrics.framesSent(written)
             sent.append(delivery.push.event)
         }
@@ -160,7 +169,7 @@ extension GatewayService {
     /// (false too when the connection is gone). When this frame overflows the socket's queue
     /// (which closes it with 4008), counts it and the frames the close discards as dropped; a
     /// socket whose write failed is not a slow consumer.
-    private func write(_ frame: OutboundFrame, to id: ConnectionID) -> Bool {
+    func write(_ frame: OutboundFrame, to id: ConnectionID) -> Bool {
         guard let socket = connections[id]?.socket else { return false }
         let wasClosing = socket.isClosing
         let waiting = socket.queuedFrames

@@ -11,16 +11,19 @@ extension GatewayService {
     // MARK: connect
 
     /// Checks a `connect` token, then registers the connection or refuses it.
-    func verify(_ token: String, answering request: ReplyAddress) {
+    func verify(_ params: ConnectParams, answering request: ReplyAddress) {
         let tokens = tokens
-        offServiceThread({ await tokens.verifiedConnection(token) }) { [self] result in
-            finishConnect(result, answering: request)
+        offServiceThread({ await tokens.verifiedConnection(params.token) }) { [self] result in
+            finishConnect(result, recovering: params.recover, answering: request)
         }
     }
 
-    /// Registers the user with the Core and replies, or rejects with AUTH_ERR and 4001, or with
-    /// ERR_TOO_MANY_DEVICES and 4009 when the user has `maxDevicesPerUser` sockets.
-    private func finishConnect(_ result: Result<TokenClaims, TokenError>, answering request: ReplyAddress) {
+    /// Registers the user with the Core and replies (then replays what the device missed, see
+    /// `arrive`), or rejects with AUTH_ERR and 4001, or with ERR_TOO_MANY_DEVICES and 4009 when
+    /// the user has `maxDevicesPerUser` sockets (a connection this one takes over not counted).
+    private func finishConnect(
+        _ result: Result<TokenClaims, TokenError>, recovering recover: RecoverParams?, answering request: ReplyAddress
+    ) {
         let id = request.connection
         guard let connection = connections[id] else { return }
         switch result {
@@ -33,24 +36,19 @@ extension GatewayService {
             }
             fail(request, code: .authError, message: error.message)
             emit(.close(id, code: CloseCode.unauthorized, reason: "unauthorized"))
-        case .success(let claims) where core.connections(of: claims.user.uid).count >= configuration.maxDevicesPerUser:
+        case .success(let claims) where devices(of: claims.user.uid, besides: recover) >= configuration.maxDevicesPerUser:
             noteLimit(.tooManyDevices, metadata: ["uid": "\(claims.user.uid)", "client": "\(connection.clientAddress)"])
             fail(
                 request, code: .tooManyDevices,
                 message: "\(claims.user.uid) has \(configuration.maxDevicesPerUser) devices connected already")
             emit(.close(id, code: CloseCode.tooManyDevices, reason: "too many devices"))
         case .success(let claims):
-            let user = claims.user
             connection.phase = .connected
             keepOpen(connection, until: claims.expiresAt)
             logger.info(
-                "connected", metadata: ["uid": "\(user.uid)", "connection": "\(id)", "client": "\(connection.clientAddress)"])
-            let outcome = core.connect(id, user: user).mapReply { activeCalls in
-                ConnectResult(
-                    user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(), activeCalls: activeCalls,
-                    tokenExpiresAt: connection.tokenExpiresAt)
-            }
-            send(outcome, answering: request)
+                "connected",
+                metadata: ["uid": "\(claims.user.uid)", "connection": "\(id)", "client": "\(connection.clientAddress)"])
+            arrive(connection, as: claims.user, recovering: recover, answering: request)
         }
     }
 

@@ -56,10 +56,11 @@ extension GatewayService: WebSocketDelegate {
         if let address = connection.countedAddress {
             admission.socketClosed(countedUnder: address)
         }
-        if let user = core.user(of: connection.id) {
+        if let uid = connection.uid {
             logger.info(
                 "disconnected",
-                metadata: ["uid": "\(user.uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
+                metadata: ["uid": "\(uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
+            history.detach(uid)
             send(core.disconnect(connection.id))
         }
     }
@@ -75,7 +76,7 @@ extension GatewayService: WebSocketDelegate {
         switch (frame.request, connection.phase) {
         case (.connect(let params), .awaitingConnect):
             connection.phase = .verifying
-            verify(params.token, answering: request)
+            verify(params, answering: request)
         case (.connect, .verifying), (.connect, .connected):
             fail(request, code: .badRequest, message: "this socket already sent connect")
         case (_, .awaitingConnect), (_, .verifying):

@@ -15,7 +15,8 @@ import Logging
 /// writer's thread (`StorePipeline`). Hence `@unchecked Sendable`.
 ///
 /// The extensions: `+WebSocket` (socket lifecycle and request dispatch), `+Tokens` (connect,
-/// refresh, expiry, call tokens), `+Output` (the one path from an outcome to the sockets),
+/// refresh, expiry, call tokens), `+Recovery` (the push history a reconnecting device is given
+/// what it missed from), `+Output` (the one path from an outcome to the sockets),
 /// `+HTTP` (call log API, admin, monitoring) and `+Admission` (which connections are served).
 final class GatewayService: @unchecked Sendable {
     let configuration: ServerConfiguration
@@ -34,6 +35,8 @@ final class GatewayService: @unchecked Sendable {
     let store: any CallLogStore
     /// Runs store reads for the call log API, off the service thread.
     let storeReads = DispatchQueue(label: "callgate.store-reads", attributes: .concurrent)
+    /// Each user's recent pushes, numbered, for devices that reconnect (`+Recovery`).
+    let history: any PushHistory
     /// Every open socket's connection, connected or not, by the Core's connection id: the one
     /// registry of sockets in the service.
     var connections: [ConnectionID: ClientConnection] = [:]
@@ -73,6 +76,8 @@ final class GatewayService: @unchecked Sendable {
         clock = SystemClock()
         self.groups = JournaledGroupStore(groups)
         core = GatewayCore(configuration: configuration.core, clock: clock, groups: self.groups)
+        history = InMemoryPushHistory(
+            limits: configuration.history, clock: clock, origin: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
         webApp = WebAppRouter(servesFiles: configuration.servesWebApp, mintsDevTokens: configuration.mintsDevTokens)
         admission = AdmissionControl(configuration: configuration)

@@ -30,6 +30,9 @@ public struct ServerConfiguration: Sendable {
     public var maxDevicesPerUser = 10
     /// Outbound messages a socket may have waiting before it is closed with 4008.
     public var maxQueuedFrames = 512
+    /// How long each user's pushes are kept for devices that reconnect, and the caps on them:
+    /// per user and for the whole process (see `InMemoryPushHistory`).
+    public var history = PushHistoryLimits()
     /// Store writes that may wait for the writer; past it, ops that write the call log get
     /// `ERR_STORE_UNAVAILABLE` until the store catches up.
     public var maxQueuedWrites = 100_000

@@ -17,6 +17,8 @@ final class StorePipeline {
     private var gate = OutputGate<HeldOutput>()
     /// Session id -> the sequence number of its terminal status write, until it is durable.
     private var pendingTerminal: [String: UInt64] = [:]
+    /// The last write handed to the writer.
+    private var lastSubmitted: UInt64 = 0
 
     /// A pipeline over `writer`.
     init(writer: CallLogWriter) {
@@ -29,6 +31,7 @@ final class StorePipeline {
     func submit(_ logChanges: [CallLogRecord], groupWrites: [StoreWrite]) -> UInt64 {
         guard !logChanges.isEmpty || !groupWrites.isEmpty else { return 0 }
         let sequence = writer.submit(groupWrites + logChanges.map(StoreWrite.call))
+        lastSubmitted = sequence
         var barrier: UInt64 = groupWrites.isEmpty ? 0 : sequence
         for record in logChanges where record.callStatus.isTerminal {
             pendingTerminal[record.sessionId] = sequence
@@ -42,6 +45,12 @@ final class StorePipeline {
     /// log has it), else 0.
     func barrier(concerning sessionId: String?) -> UInt64 {
         sessionId.flatMap { pendingTerminal[$0] } ?? 0
+    }
+
+    /// The write that output repeating earlier output must wait for, not knowing what that
+    /// revealed: the last one submitted, else 0 when it is durable already.
+    var latestBarrier: UInt64 {
+        lastSubmitted > gate.committed ? lastSubmitted : 0
     }
 
     /// Whether output to `connection` that waits for write `barrier` may go now, without the

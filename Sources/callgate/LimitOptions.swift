@@ -41,6 +41,21 @@ struct LimitOptions: ParsableArguments {
     var maxQueuedFrames: Int?
 
     @Option(
+        name: .customLong("history-seconds"),
+        help: "How long each user's pushes are kept for a device that reconnects with recover; 0 keeps none (default 120).")
+    var historySeconds: Int?
+
+    @Option(
+        name: .customLong("history-per-user"),
+        help: "Most pushes kept per user for recovery; older ones go first (default 256).")
+    var historyPerUser: Int?
+
+    @Option(
+        name: .customLong("history-bytes"),
+        help: "Most memory the push history may take, frames and bookkeeping; the oldest pushes of all users go first (default 67108864).")
+    var historyBytes: Int?
+
+    @Option(
         name: .customLong("max-devices-per-user"),
         help: "Sockets one user may have connected at once; one more connect gets ERR_TOO_MANY_DEVICES and close 4009 (default 10).")
     var maxDevicesPerUser: Int?
@@ -110,6 +125,15 @@ struct LimitOptions: ParsableArguments {
         }
         if let value = try Self.value(maxQueuedFrames, "CALLGATE_MAX_QUEUED_FRAMES", "--max-queued-frames", min: 1) {
             configuration.maxQueuedFrames = value
+        }
+        if let value = try Self.value(historySeconds, "CALLGATE_HISTORY_SECONDS", "--history-seconds", min: 0) {
+            configuration.history.windowMillis = Int64(min(value, 86_400)) * 1000
+        }
+        if let value = try Self.value(historyPerUser, "CALLGATE_HISTORY_PER_USER", "--history-per-user", min: 1) {
+            configuration.history.maxEntriesPerUser = value
+        }
+        if let value = try Self.value(historyBytes, "CALLGATE_HISTORY_BYTES", "--history-bytes", min: 0) {
+            configuration.history.maxBytes = value
         }
         if let value = try Self.value(
             maxDevicesPerUser, "CALLGATE_MAX_DEVICES_PER_USER", "--max-devices-per-user", min: 1)

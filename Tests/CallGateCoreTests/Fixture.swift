@@ -85,7 +85,14 @@ final class Fixture {
     // MARK: The Core's ops, observed
 
     func connect(_ connection: ConnectionID, user: User) -> [Call] {
-        (try? observe(core.connect(connection, user: user)).reply.get()) ?? []
+        (try? observe(core.connect(connection, user: user)).reply.get().activeCalls) ?? []
+    }
+
+    /// Connects a new device of `uid` that names `previous` as its connection before.
+    func reconnect(_ uid: String, previous: ConnectionID) -> (ConnectionID, Observed<Arrival>) {
+        lastConnection += 1
+        let connection = ConnectionID(lastConnection)
+        return (connection, observe(core.connect(connection, user: Self.user(uid), previous: previous)))
     }
 
     func disconnect(_ connection: ConnectionID) -> [Sent] {

@@ -10,15 +10,22 @@ import Testing
     }
 
     func frame(_ text: String) -> HistoryFrame {
-        HistoryFrame(head: Array(text.utf8))
+        HistoryFrame(head: Array(text.utf8), event: .onCallEnded, sessionId: "s")
+    }
+
+    /// A history with a device of each of `users` attached.
+    func history(_ limits: PushHistoryLimits = PushHistoryLimits(), attaching users: [String]) -> InMemoryPushHistory {
+        let history = history(limits)
+        for uid in users { history.attach(uid) }
+        return history
     }
 
     @Test func eachUserHasTheirOwnSequenceFromOne() {
-        let history = history()
+        let history = history(attaching: ["alice", "bob"])
         let shared = frame("ring")
-        #expect(history.record(shared, for: "alice", excluding: nil).seq == 1)
-        #expect(history.record(shared, for: "bob", excluding: nil).seq == 1)
-        #expect(history.record(frame("cancel"), for: "alice", excluding: ConnectionID(7)).seq == 2)
+        #expect(history.record(shared, for: "alice", excluding: nil)?.seq == 1)
+        #expect(history.record(shared, for: "bob", excluding: nil)?.seq == 1)
+        #expect(history.record(frame("cancel"), for: "alice", excluding: ConnectionID(7))?.seq == 2)
         #expect(history.position(of: "alice") == HistoryPosition(epoch: "test-1", seq: 2))
         #expect(history.position(of: "bob") == HistoryPosition(epoch: "test-2", seq: 1))
         let missed = history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 0))
@@ -28,8 +35,22 @@ import Testing
         #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2))?.isEmpty == true)
     }
 
+    @Test func aUserNoDeviceAttachedWithinTheWindowHasNothingKept() {
+        let history = history(PushHistoryLimits(windowMillis: 1_000))
+        #expect(history.record(frame("ring"), for: "nobody", excluding: nil) == nil)
+        #expect(history.userCount == 0)
+        #expect(history.bytes == 0)
+        history.attach("alice")
+        history.detach("alice")
+        clock.advance(millis: 999)
+        #expect(history.record(frame("ring"), for: "alice", excluding: nil)?.seq == 1)
+        clock.advance(millis: 1_000)
+        #expect(history.record(frame("ring"), for: "alice", excluding: nil) == nil)
+        #expect(history.bytes == 0)
+    }
+
     @Test func anotherEpochOrASeqAheadDoesNotRecover() {
-        let history = history()
+        let history = history(attaching: ["alice"])
         _ = history.record(frame("a"), for: "alice", excluding: nil)
         #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "other-1", seq: 0)) == nil)
         #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2)) == nil)
@@ -37,7 +58,8 @@ import Testing
     }
 
     @Test func pushesLeaveWithTheWindowAndTheSequenceThenBeginsAnew() {
-        let history = history(PushHistoryLimits(windowMillis: 1_000))
+        let history = history(PushHistoryLimits(windowMillis: 1_000), attaching: ["alice"])
+        history.detach("alice")
         _ = history.record(frame("a"), for: "alice", excluding: nil)
         clock.advance(millis: 600)
         _ = history.record(frame("b"), for: "alice", excluding: nil)
@@ -67,7 +89,7 @@ import Testing
     }
 
     @Test func thePerUserCapDropsTheOldestAndRecoveryBeforeThemFails() {
-        let history = history(PushHistoryLimits(maxEntriesPerUser: 3))
+        let history = history(PushHistoryLimits(maxEntriesPerUser: 3), attaching: ["alice"])
         for _ in 0..<5 { _ = history.record(frame("x"), for: "alice", excluding: nil) }
         #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 1)) == nil)
         #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2))?.map(\.seq) == [3, 4, 5])
@@ -75,12 +97,13 @@ import Testing
 
     @Test func theByteBoundEvictsTheOldestOfAllAndSharedFramesCountOnce() {
         let shared = frame(String(repeating: "g", count: 1_000))
-        let large = history(PushHistoryLimits(maxBytes: 1_000_000))
+        let users = (0..<100).map { "u\($0)" }
+        let large = history(PushHistoryLimits(maxBytes: 1_000_000), attaching: users)
         for user in 0..<100 { _ = large.record(shared, for: "u\(user)", excluding: nil) }
         let perUser = InMemoryPushHistory.bytesPerUser + InMemoryPushHistory.bytesPerPush
         #expect(large.bytes == 1_000 + 100 * perUser + (0..<100).map { "u\($0)".utf8.count }.reduce(0, +))
 
-        let small = history(PushHistoryLimits(maxBytes: 20_000))
+        let small = history(PushHistoryLimits(maxBytes: 20_000), attaching: Array(users.prefix(10)))
         for index in 0..<100 { _ = small.record(frame(String(repeating: "p", count: 500)), for: "u\(index % 10)", excluding: nil) }
         #expect(small.bytes <= 20_000)
         let newest = small.position(of: "u9")

@@ -25,23 +25,23 @@ import Testing
     }
 
     @Test func envelopeShapeAndMissingBy() throws {
-        let text = JSONText.string(Push.outgoingCallRejected(call: Samples.ringing, by: nil).encodedFrame())
+        let text = JSONText.string(Push.outgoingCallRejected(call: Samples.ringing, by: nil).encodedFrame(seq: 1))
         let call = try JSONText.encode(Samples.ringing)
-        #expect(text == #"{"data":{"call":"# + call + #"},"event":"onOutgoingCallRejected"}"#)
+        #expect(text == #"{"data":{"call":"# + call + #"},"event":"onOutgoingCallRejected","seq":1}"#)
     }
 
     @Test func dataStructsMatchTheEncoding() throws {
         let push = Push.callEndedMessageReceived(call: Samples.ended, by: Samples.bob, reason: .hungUp)
-        let data = try ServerFrame.decodePushData(CallEndedMessageReceivedData.self, from: push.encodedFrame())
+        let data = try ServerFrame.decodePushData(CallEndedMessageReceivedData.self, from: push.encodedFrame(seq: 2))
         #expect(data == CallEndedMessageReceivedData(call: Samples.ended, by: Samples.bob, reason: .hungUp))
-        let text = JSONText.string(push.encodedFrame())
+        let text = JSONText.string(push.encodedFrame(seq: 3))
         #expect(text.contains(#""by":{"name":"Bob","uid":"bob"},"call":"#))
-        #expect(text.hasSuffix(#","reason":"hungUp"},"event":"onCallEndedMessageReceived"}"#))
+        #expect(text.hasSuffix(#","reason":"hungUp"},"event":"onCallEndedMessageReceived","seq":3}"#))
     }
 
     @Test func unknownEventsDoNotDecode() throws {
         let raw = JSONText.data(#"{"event":"onUserWaved","data":{}}"#)
-        #expect(try ServerFrame.decode(raw) == .push(event: "onUserWaved", raw: raw))
+        #expect(try ServerFrame.decode(raw) == .push(event: "onUserWaved", seq: nil, raw: raw))
         #expect(throws: DecodingError.self) {
             try Push(event: "onUserWaved", frame: raw)
         }

@@ -34,32 +34,32 @@ import Testing
     }
 
     @Test func exactFrames() throws {
-        #expect(JSONText.string(Push.callEnded(sessionId: "room:1").encodedFrame())
-            == #"{"data":{"sessionId":"room:1"},"event":"onCallEnded"}"#)
-        #expect(JSONText.string(Push.sessionTimeout(sessionId: "room:1").encodedFrame())
-            == #"{"data":{"sessionId":"room:1"},"event":"onSessionTimeout"}"#)
+        #expect(JSONText.string(Push.callEnded(sessionId: "room:1").encodedFrame(seq: 7))
+            == #"{"data":{"sessionId":"room:1"},"event":"onCallEnded","seq":7}"#)
+        #expect(JSONText.string(Push.sessionTimeout(sessionId: "room:1").encodedFrame(seq: 7))
+            == #"{"data":{"sessionId":"room:1"},"event":"onSessionTimeout","seq":7}"#)
         #expect(JSONText.string(Push.userMuted(sessionId: "s", user: Samples.bob, audioMuted: true, videoMuted: false)
-            .encodedFrame())
+            .encodedFrame(seq: 7))
             == #"{"data":{"audioMuted":true,"sessionId":"s","user":{"name":"Bob","uid":"bob"},"videoMuted":false},"#
-            + #""event":"onUserMuted"}"#)
+            + #""event":"onUserMuted","seq":7}"#)
         #expect(JSONText.string(Push.recordingToggled(sessionId: "s", recordingStarted: true, user: Samples.bob)
-            .encodedFrame())
+            .encodedFrame(seq: 7))
             == #"{"data":{"recordingStarted":true,"sessionId":"s","user":{"name":"Bob","uid":"bob"}},"#
-            + #""event":"onRecordingToggled"}"#)
-        #expect(JSONText.string(Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame())
-            == #"{"data":{"requestedBy":{"name":"Bob","uid":"bob"},"sessionId":"s"},"event":"onCallSwitchedToVideo"}"#)
-        #expect(JSONText.string(Push.userListChanged(sessionId: "s", participants: [Self.bobPart]).encodedFrame())
+            + #""event":"onRecordingToggled","seq":7}"#)
+        #expect(JSONText.string(Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame(seq: 7))
+            == #"{"data":{"requestedBy":{"name":"Bob","uid":"bob"},"sessionId":"s"},"event":"onCallSwitchedToVideo","seq":7}"#)
+        #expect(JSONText.string(Push.userListChanged(sessionId: "s", participants: [Self.bobPart]).encodedFrame(seq: 7))
             == #"{"data":{"participants":[{"audioMuted":true,"joinedAt":1700000004,"name":"Bob","uid":"bob","#
-            + #""videoMuted":false}],"sessionId":"s"},"event":"onUserListChanged"}"#)
+            + #""videoMuted":false}],"sessionId":"s"},"event":"onUserListChanged","seq":7}"#)
     }
 
     @Test func dataStructsMatchTheEncoding() throws {
-        let joined = Push.userJoined(sessionId: "s", user: Samples.alice).encodedFrame()
+        let joined = Push.userJoined(sessionId: "s", user: Samples.alice).encodedFrame(seq: 7)
         #expect(try ServerFrame.decodePushData(UserJoinedData.self, from: joined)
             == UserJoinedData(sessionId: "s", user: Samples.alice))
-        let left = Push.userLeft(sessionId: "s", user: Samples.bob).encodedFrame()
+        let left = Push.userLeft(sessionId: "s", user: Samples.bob).encodedFrame(seq: 7)
         #expect(try ServerFrame.decodePushData(UserLeftData.self, from: left) == UserLeftData(sessionId: "s", user: Samples.bob))
-        let switched = Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame()
+        let switched = Push.callSwitchedToVideo(sessionId: "s", requestedBy: Samples.bob).encodedFrame(seq: 7)
         #expect(try ServerFrame.decodePushData(CallSwitchedToVideoData.self, from: switched)
             == CallSwitchedToVideoData(sessionId: "s", requestedBy: Samples.bob))
     }
@@ -73,7 +73,7 @@ import Testing
     ])
     func incompleteDataDoesNotDecode(text: String) throws {
         let raw = JSONText.data(text)
-        guard case .push(let event, _) = try ServerFrame.decode(raw) else {
+        guard case .push(let event, _, _) = try ServerFrame.decode(raw) else {
             Issue.record("expected a push")
             return
         }

@@ -454,6 +454,7 @@ struct user {
 	size_t uid_len;
 	struct conn *devices;
 	struct call *outgoing;
+	unsigned long long seq;        /* the last push's number (the user's push sequence) */
 };
 
 /* A group's member list: immutable once built, shared by the group and its ringing calls. */
@@ -515,6 +516,7 @@ static struct {
 	struct map users, groups, calls, finished;
 	struct finished *finished_head, *finished_tail;
 	uint64_t next_conn;
+	char epoch[24];                /* every user's push sequence's epoch: one per process */
 } g;
 
 /* ------------------------------------------------------------------ the write path */
@@ -716,7 +718,8 @@ static void jw_call(struct jw *w, const struct call *call, const char *status, l
 	jw_lit(w, "}");
 }
 
-/* A push {"event","data":{"call", "reason"?}} of a call with `status`. */
+/* The head of a push {"event","data":{"call", "reason"?}} of a call with `status`: the frame
+ * without its closing brace, which send_to_user numbers per user (,"seq":N}). */
 static struct frame *call_push(const char *event, const struct call *call, const char *status,
 			       long long ended_at, const char *reason)
 {
@@ -731,15 +734,33 @@ static struct frame *call_push(const char *event, const struct call *call, const
 		jw_cstr(&w, reason);
 		jw_lit(&w, "\"");
 	}
-	jw_lit(&w, "}}");
+	jw_lit(&w, "}");
 	return w.f;
 }
 
-static void send_to_user(const char *uid, size_t len, struct frame *f)
+/* A push head numbered for one user: a frame of its own, head + ,"seq":N}. */
+static struct frame *numbered(struct frame *head, unsigned long long seq)
+{
+	char tail[32];
+	int n = snprintf(tail, sizeof tail, ",\"seq\":%llu}", seq);
+	struct frame *f = xmalloc(sizeof *f + LWS_PRE + head->len + (size_t)n);
+	f->refs = 1;
+	f->len = head->len + (size_t)n;
+	memcpy(payload(f), payload(head), head->len);
+	memcpy(payload(f) + head->len, tail, (size_t)n);
+	return f;
+}
+
+/* Numbers the push `head` as the user's next one and sends it to each of their devices. */
+static void send_to_user(const char *uid, size_t len, struct frame *head)
 {
 	struct user *u = user_get(uid, len, false);
-	for (struct conn *c = u ? u->devices : NULL; c; c = c->next)
+	if (!u || !u->devices)
+		return;
+	struct frame *f = numbered(head, ++u->seq);
+	for (struct conn *c = u->devices; c; c = c->next)
 		conn_send(c, f);
+	frame_unref(f);
 }
 
 /* Sends one frame to every connected device the call rings. */
@@ -1007,7 +1028,11 @@ static bool op_connect(struct conn *c, json_t *data, struct jw *w, struct fail *
 	}
 	jw_lit(w, "],\"tokenExpiresAt\":");
 	jw_int(w, id.exp);
-	jw_lit(w, "}");
+	jw_lit(w, ",\"epoch\":\"");
+	jw_cstr(w, g.epoch);
+	jw_lit(w, "\",\"seq\":");
+	jw_int(w, (long long)c->user->seq);
+	jw_lit(w, ",\"resumedSessions\":[]}");
 	free(id.uid);
 	return true;
 }
@@ -1732,6 +1757,10 @@ int main(int argc, char **argv)
 	g.admin_key_len = strlen(g.admin_key);
 	if (RAND_bytes((unsigned char *)&hash_seed, sizeof hash_seed) != 1)
 		usage("cannot seed the hash tables (RAND_bytes failed)");
+	uint64_t epoch;
+	if (RAND_bytes((unsigned char *)&epoch, sizeof epoch) != 1)
+		usage("cannot draw the epoch (RAND_bytes failed)");
+	snprintf(g.epoch, sizeof g.epoch, "%016llx", (unsigned long long)epoch);
 
 	/* lws sizes its fd tables from the soft limit: raise it to the hard one (bounded). */
 	struct rlimit files;

@@ -60,6 +60,8 @@ const devices = new Map();     // uid -> Set<WebSocket> of connected devices
 const calls = new Map();       // sessionId -> {call, rung: [uid], timer}
 const outgoing = new Map();    // caller uid -> sessionId of the call they are ringing
 const finished = new Map();    // sessionId -> {status, at (ms)} of calls that ended
+const seqs = new Map();        // uid -> their last push's number (their push sequence)
+const EPOCH = crypto.randomBytes(8).toString('hex');  // every sequence's epoch: one per process
 let nextConnection = 0;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -76,12 +78,17 @@ function errorFrame(id, code, message) {
   return JSON.stringify(frame);
 }
 
-// Sends one serialized push to every connected device of the given uids.
+// Sends one push to every connected device of the given uids: the frame's head is serialized
+// once per fan-out, then numbered per user with their next seq.
 function fanOut(uids, event, data) {
-  const bytes = Buffer.from(JSON.stringify({ event, data }));  // serialized once per fan-out
+  const head = JSON.stringify({ event, data }).slice(0, -1);
   for (const uid of uids) {
     const set = devices.get(uid);
-    if (set) for (const ws of set) ws.send(bytes, { binary: false });
+    if (!set || set.size === 0) continue;
+    const seq = (seqs.get(uid) || 0) + 1;
+    seqs.set(uid, seq);
+    const bytes = Buffer.from(`${head},"seq":${seq}}`);
+    for (const ws of set) ws.send(bytes, { binary: false });
   }
 }
 
@@ -171,7 +178,10 @@ function opConnect(ws, data) {
   for (const entry of calls.values()) {
     if (entry.call.initiator.uid === user.uid || entry.rungSet.has(user.uid)) activeCalls.push(entry.call);
   }
-  return { user, connectionId: ws.connectionId, serverTime: Date.now(), activeCalls, tokenExpiresAt: exp };
+  return {
+    user, connectionId: ws.connectionId, serverTime: Date.now(), activeCalls, tokenExpiresAt: exp,
+    epoch: EPOCH, seq: seqs.get(user.uid) || 0, resumedSessions: [],
+  };
 }
 
 // Types were checked by checkInitiateFields before the login check; here come the ranges.

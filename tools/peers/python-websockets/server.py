@@ -154,18 +154,21 @@ class Gateway:
         self.outgoing: dict[str, str] = {}  # caller uid -> sessionId they are ringing
         self.finished: dict[str, tuple[str, float]] = {}  # sessionId -> (status, when)
         self.next_connection = 0
+        self.seqs: dict[str, int] = {}  # uid -> their last push's number (their push sequence)
+        self.epoch = secrets.token_hex(8)  # every sequence's epoch: one per process
 
     # -------------------------------------------------------------- fan-out
 
     def fan_out(self, uids, event: str, data: dict) -> None:
-        """One serialization, then websockets' broadcast to every connected device of `uids`."""
-        text = dumps({"event": event, "data": data})
-        targets = []
+        """One serialization of the frame's head, then per connected user the head numbered
+        with their next seq, broadcast to each of their devices."""
+        head = dumps({"event": event, "data": data})[:-1]
         for uid in uids:
             conns = self.devices.get(uid)
             if conns:
-                targets.extend(conns)
-        broadcast(targets, text)
+                seq = self.seqs.get(uid, 0) + 1
+                self.seqs[uid] = seq
+                broadcast(conns, f'{head},"seq":{seq}}}')
 
     # -------------------------------------------------------------- per socket
 
@@ -247,7 +250,8 @@ class Gateway:
         uid = user["uid"]
         active = [c.call for c in self.calls.values() if c.call["initiator"]["uid"] == uid or uid in c.rung_set]
         return {"user": user, "connectionId": device.connection_id,
-                "serverTime": int(time.time() * 1000), "activeCalls": active, "tokenExpiresAt": exp}
+                "serverTime": int(time.time() * 1000), "activeCalls": active, "tokenExpiresAt": exp,
+                "epoch": self.epoch, "seq": self.seqs.get(uid, 0), "resumedSessions": []}
 
     def op_initiate_call(self, device: Device, data: dict):
         receiver_id = data["receiverId"]

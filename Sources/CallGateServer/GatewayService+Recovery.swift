@@ -1,0 +1,97 @@
+import CallGateCore
+import CallGateProtocol
+import LWS
+
+/// A device that connects: registered with the Core and attached in the push history, its
+/// connect reply, then the pushes it missed, replayed from the history when it asked with
+/// `recover` and all of them are still kept. Service thread only.
+extension GatewayService {
+    /// How many sockets `uid` has connected, less the one `recover` names, which the new
+    /// socket takes over rather than adds to.
+    func devices(of uid: String, besides recover: RecoverParams?) -> Int {
+        let devices = core.connections(of: uid)
+        guard let previous = recover?.previousConnection, devices.contains(previous) else { return devices.count }
+        return devices.count - 1
+    }
+
+    /// Registers `connection` as `user`, replies with where the user's push sequence stands
+    /// (and how the recovery went, when asked), then sends the missed pushes, in order, with
+    /// their original `seq`, before any new push; the connection `recover` named, if still
+    /// open, is closed with 4010. The replay waits for the store writes submitted so far, as
+    /// the pushes it repeats may have.
+    func arrive(
+        _ connection: ClientConnection, as user: User, recovering recover: RecoverParams?, answering request: ReplyAddress
+    ) {
+        let id = connection.id
+        let previous = recover?.previousConnection
+        let outcome = core.connect(id, user: user, previous: previous)
+        connection.uid = user.uid
+        history.attach(user.uid)
+        let missed = recover.flatMap { history.entries(for: user.uid, after: HistoryPosition(epoch: $0.epoch, seq: $0.seq)) }
+        let replay = missed.map { replayable($0, of: user.uid, skipping: previous) } ?? []
+        let position = history.position(of: user.uid)
+        let recovery = recover.map { recover in
+            missed == nil
+                ? Recovery(epoch: position.epoch, recovered: false, missed: 0)
+                : Recovery(epoch: recover.epoch, recovered: true, missed: replay.count)
+        }
+        if let recovery {
+            metrics.recovered(recovery.recovered, missed: recovery.missed)
+        }
+        send(outcome.mapReply { arrival in
+            ConnectResult(
+                user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(),
+                activeCalls: arrival.activeCalls, tokenExpiresAt: connection.tokenExpiresAt,
+                epoch: position.epoch, seq: position.seq, recovery: recovery, resumedSessions: arrival.resumedSessions)
+        }, answering: request)
+        let barrier = pipeline.latestBarrier
+        for (seq, frame) in replay {
+            emit(.frame(id, OutboundFrame(frame.head, PushFrame.tail(seq: seq))), after: barrier)
+        }
+        if case .success(let arrival) = outcome.reply, let replaced = arrival.replaced {
+            retire(replaced)
+        }
+    }
+
+    /// The missed pushes a device is sent: all but those its previous connection caused (it had
+    /// the reply instead), and no ring for a call that no longer rings the user with nothing
+    /// after it saying so: such a ring is replaced by the Core's cancel for it, or dropped when
+    /// the call is forgotten.
+    private func replayable(
+        _ entries: [HistoryEntry], of uid: String, skipping previous: ConnectionID?
+    ) -> [(seq: UInt64, frame: HistoryFrame)] {
+        let sent = entries.filter { previous == nil || $0.excluding != previous }
+        return sent.indices.compactMap { index in
+            let entry = sent[index]
+            guard entry.frame.event == .onIncomingCallReceived,
+                  !sent[(index + 1)...].contains(where: {
+                      $0.frame.event == .onIncomingCallCanceled && $0.frame.sessionId == entry.frame.sessionId
+                  })
+            else { return (entry.seq, entry.frame) }
+            switch core.ring(of: entry.frame.sessionId, for: uid) {
+            case .ringing: return (entry.seq, entry.frame)
+            case .stopped(let cancel): return (entry.seq, HistoryFrame(cancel))
+            case .forgotten: return nil
+            }
+        }
+    }
+
+    /// Closes with 4010 a connection a newer one of its device took over; the Core forgot it
+    /// already, so its close ends nothing.
+    private func retire(_ replaced: ConnectionID) {
+        guard let old = connections[replaced] else { return }
+        if let uid = old.uid {
+            history.detach(uid)
+            old.uid = nil
+        }
+        logger.info("replaced", metadata: ["connection": "\(replaced)", "client": "\(old.clientAddress)"])
+        emit(.close(replaced, code: CloseCode.replaced, reason: "replaced by a newer connection of this device"))
+    }
+}
+
+extension RecoverParams {
+    /// The connection `connectionId` names, nil when none is named.
+    var previousConnection: ConnectionID? {
+        connectionId.flatMap { UInt64($0) }.map(ConnectionID.init)
+    }
+}
