@@ -129,6 +129,15 @@ public final class CallGateClient: Sendable {
         }
     }
 
+    /// Drops the socket without a close frame, as a lost network does: the gateway sees the
+    /// connection end abruptly, and `.closed` (no code) is the last event. For trying out how an
+    /// app recovers (see `recoveryPoint`).
+    public func drop() {
+        loop.context.post { [self] in
+            connection?.drop()
+        }
+    }
+
     /// Makes `task` the token refresher, cancelling any earlier one; cancels `task` at once when
     /// the socket is closed already.
     func adoptRefresher(_ task: Task<Void, Never>) {

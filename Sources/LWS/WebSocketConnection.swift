@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Glibc
 
 /// One WebSocket, server side or client side, owned by the service thread of its `LWSContext`.
 ///
@@ -114,6 +115,18 @@ public final class WebSocketConnection {
         closeRequestedMillis = MonotonicClock.millis()
         if !flushFirst { queue.removeAll() }
         lws_callback_on_writable(wsi)
+    }
+
+    /// Ends the TCP connection in both directions without a close frame, as a lost network
+    /// does (the peer reads the end of the stream); lws then closes the socket as broken.
+    public func drop() {
+        context.assertOnServiceThread()
+        guard let wsi else { return }
+        let fd = lws_get_socket_fd(wsi)
+        if fd >= 0 {
+            shutdown(fd, Int32(SHUT_RDWR))
+        }
+        endWrites()
     }
 
     /// A direct write failed (lws marked the socket unusable): no more writes, and lws closes

@@ -127,7 +127,8 @@ struct LimitOptions: ParsableArguments {
             configuration.maxQueuedFrames = value
         }
         if let value = try Self.value(historySeconds, "CALLGATE_HISTORY_SECONDS", "--history-seconds", min: 0) {
-            configuration.history.windowMillis = Int64(min(value, 86_400)) * 1000
+            guard value <= 86_400 else { throw ValidationError("--history-seconds must be at most 86400 (a day), got \(value)") }
+            configuration.history.windowMillis = Int64(value) * 1000
         }
         if let value = try Self.value(historyPerUser, "CALLGATE_HISTORY_PER_USER", "--history-per-user", min: 1) {
             configuration.history.maxEntriesPerUser = value
@@ -152,6 +153,10 @@ struct LimitOptions: ParsableArguments {
             maxRecordingsPerSession, "CALLGATE_MAX_RECORDINGS_PER_SESSION", "--max-recordings-per-session", min: 1)
         {
             configuration.core.maxRecordingsPerSession = value
+        }
+        guard configuration.history.maxEntriesPerUser <= configuration.maxQueuedFrames / 2 else {
+            throw ValidationError(
+                "--history-per-user (\(configuration.history.maxEntriesPerUser)) may be at most half of --max-queued-frames (\(configuration.maxQueuedFrames)): a recovery replays up to that many pushes onto a socket at once")
         }
         if let value = try Self.value(maxQueuedWrites, "CALLGATE_MAX_QUEUED_WRITES", "--max-queued-writes", min: 1) {
             configuration.maxQueuedWrites = value
