@@ -1,8 +1,14 @@
 import CallGateProtocol
 import Foundation
 
-/// Typed calls for each op of protocol v1. Each throws the server's `ErrorBody` when the gateway
-/// answers with an error, and `CallGateClientError` when the socket fails.
+/// Anything that sends requests of protocol v1 and waits for their replies: one socket
+/// (`CallGateClient`) or a device that reconnects (`ReconnectingClient`). The typed ops below
+/// are written once for both.
+public protocol CallGateRequester: Sendable {
+    /// Sends one request and waits for its reply; a server error comes back as `.failure`.
+    func send(_ request: ClientRequest) async throws -> ReplyOutcome
+}
+
 extension CallGateClient {
     /// Authenticates this socket with a connection token. With `recover` (an earlier socket's
     /// `recoveryPoint`), the pushes that socket missed come right after the reply, before any
@@ -12,7 +18,11 @@ extension CallGateClient {
         connected(result)
         return result
     }
+}
 
+/// Typed calls for each op of protocol v1. Each throws the server's `ErrorBody` when the gateway
+/// answers with an error, and `CallGateClientError` when the socket fails.
+extension CallGateRequester {
     /// Extends this socket's life with a newer connection token for the same user; send it
     /// before the current token's `tokenExpiresAt`, or the gateway closes the socket with 4003.
     public func refreshToken(_ token: String) async throws -> RefreshTokenResult {
@@ -52,7 +62,7 @@ extension CallGateClient {
 
 /// Typed calls for the call-session ops. Each throws the server's `ErrorBody` when the gateway
 /// answers with an error, and `CallGateClientError` when the socket fails.
-extension CallGateClient {
+extension CallGateRequester {
     /// A call token for `sessionId`: a ringing call's id, or any id for a standalone session.
     public func generateToken(sessionId: String) async throws -> GenerateTokenResult {
         try await send(.generateToken(SessionParams(sessionId: sessionId))).decodeResult(GenerateTokenResult.self)

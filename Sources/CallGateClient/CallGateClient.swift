@@ -6,7 +6,7 @@ import Synchronization
 /// One WebSocket to a CallGate gateway, speaking protocol v1: requests with replies, and pushes.
 ///
 /// Safe to use from any thread or task; socket work happens on the `ClientLoop`'s service thread.
-public final class CallGateClient: Sendable {
+public final class CallGateClient: CallGateRequester {
     private struct State {
         var opening: CheckedContinuation<Void, any Error>?
         var pending: [String: CheckedContinuation<ReplyOutcome, any Error>] = [:]

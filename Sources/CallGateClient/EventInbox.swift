@@ -76,6 +76,9 @@ public enum ClientEvent: Sendable {
     case unmatchedReply(id: String?, outcome: ReplyOutcome)
     /// A frame that is not JSON of protocol v1 (or names an unknown event), kept as it came.
     case unreadableFrame(Data)
+    /// A `ReconnectingClient` lost its socket and is connected again: the new connect result,
+    /// with how the recovery went. The pushes it recovered follow.
+    case reconnected(ConnectResult)
     /// The socket closed; `code` is the close code the server sent, if any. Always the last event.
     case closed(code: UInt16?)
 }

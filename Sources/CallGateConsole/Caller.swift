@@ -49,7 +49,7 @@ public actor Caller {
                 }
             case .closed:
                 return hangingUp ? .hungUp : .connectionLost
-            case .unmatchedReply, .unreadableFrame:
+            case .unmatchedReply, .unreadableFrame, .reconnected:
                 continue
             }
         }

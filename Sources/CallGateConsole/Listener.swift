@@ -1,11 +1,11 @@
 import CallGateClient
 import CallGateProtocol
 
-/// The logic of `callgate listen`: prints every push of one connected socket, and answers
-/// incoming calls by policy (`--auto`) or by key. An actor: pushes and key presses arrive from
-/// different tasks.
+/// The logic of `callgate listen`: prints every push of a connected device, which reconnects
+/// and recovers what it missed when its socket drops, and answers incoming calls by policy
+/// (`--auto`) or by key. An actor: pushes and key presses arrive from different tasks.
 public actor Listener {
-    private let client: CallGateClient
+    private let client: ReconnectingClient
     private let output: ConsoleOutput
     private let policy: AnswerPolicy?
     private let endpoint: String
@@ -16,14 +16,15 @@ public actor Listener {
     private var stopping = false
 
     /// Listens on `client`, which must already be connected.
-    public init(client: CallGateClient, endpoint: String, policy: AnswerPolicy?, output: @escaping ConsoleOutput) {
+    public init(client: ReconnectingClient, endpoint: String, policy: AnswerPolicy?, output: @escaping ConsoleOutput) {
         self.client = client
         self.endpoint = endpoint
         self.policy = policy
         self.output = output
     }
 
-    /// Prints and reacts to events until the socket closes (`stop`, `q`, or the gateway).
+    /// Prints and reacts to events until the device stops (`stop`, `q`, or a close that a
+    /// reconnect cannot help).
     public func run() async {
         while let event = await client.nextEvent() {
             switch event {
@@ -39,6 +40,11 @@ public actor Listener {
                 if case .failure(let body) = outcome { output("the gateway answered \(body.code.rawValue): \(body.message)") }
             case .unreadableFrame(let data):
                 output("unreadable frame: \(String(decoding: data.prefix(200), as: UTF8.self))")
+            case .reconnected(let result):
+                output(Self.describe(reconnect: result))
+                if result.recovery?.recovered != true {
+                    reconcile(with: result)
+                }
             }
         }
     }
@@ -79,6 +85,24 @@ public actor Listener {
             output("you hung up")
         }
         client.startClosing()
+    }
+
+    /// One line on how a reconnect went.
+    static func describe(reconnect result: ConnectResult) -> String {
+        guard let recovery = result.recovery, recovery.recovered else {
+            return "reconnected; the events missed meanwhile are gone, showing the calls as they are now"
+        }
+        return "reconnected; caught up \(recovery.missed) missed event" + (recovery.missed == 1 ? "" : "s")
+    }
+
+    /// After a reconnect that could not recover, the calls as the gateway has them now.
+    private func reconcile(with result: ConnectResult) {
+        let activeCalls = result.activeCalls
+        ringing = activeCalls.filter { $0.callStatus == .initiated && $0.initiator.uid != result.user.uid }
+        if let call = current, !activeCalls.contains(where: { $0.sessionId == call.sessionId }) {
+            current = nil
+            output("the call with \(PushFormatter.name(call.initiator)) ended while the connection was down")
+        }
     }
 
     private func react(to push: Push) async {

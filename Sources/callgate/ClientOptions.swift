@@ -60,6 +60,20 @@ struct ClientOptions: ParsableArguments {
         return token
     }
 
+    /// A device connected as `--as` on `loop` that reconnects and recovers when its socket
+    /// drops (a token is minted again for each reconnect); a one-line reason on failure.
+    func reconnectingDevice(on loop: ClientLoop) async throws -> (ReconnectingClient, ConnectResult) {
+        let endpoint = try endpoint
+        let options = self
+        do {
+            return try await ReconnectingClient.connect(
+                to: ReconnectingClient.Target(host: try resolvedHost, port: try resolvedPort), loop: loop
+            ) { try await options.connectionToken() }
+        } catch {
+            throw CommandFailure(GatewayProblem.explain(error, endpoint: endpoint))
+        }
+    }
+
     /// A socket connected and authenticated as `--as`, on `loop`; a one-line reason on failure.
     func connect(on loop: ClientLoop) async throws -> (CallGateClient, ConnectResult) {
         let token = try await connectionToken()

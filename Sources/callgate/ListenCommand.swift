@@ -19,7 +19,7 @@ struct ListenCommand: AsyncParsableCommand {
     func run() async throws {
         let loop = try ClientLoop()
         defer { loop.stop() }
-        let (socket, connected) = try await client.connect(on: loop)
+        let (socket, connected) = try await client.reconnectingDevice(on: loop)
         let endpoint = try client.endpoint
         let listener = Listener(client: socket, endpoint: endpoint, policy: auto, output: ConsoleLines.print)
         let answering = auto.map { "answering every call with \($0.rawValue)" } ?? "keys: a accept, r reject, b busy, h hang up, q quit"

@@ -12,7 +12,7 @@ struct ConsoleSessionTests {
         let gateway = try await TestGateway()
         defer { gateway.shutdown() }
         let bobLines = PrintedLines()
-        let listener = Listener(client: try await gateway.device("bob"), endpoint: endpoint, policy: .reject, output: bobLines.output)
+        let listener = Listener(client: try await gateway.reconnectingDevice("bob"), endpoint: endpoint, policy: .reject, output: bobLines.output)
         let listening = Task { await listener.run() }
         let aliceLines = PrintedLines()
         let caller = Caller(client: try await gateway.device("alice"), endpoint: endpoint, output: aliceLines.output)
@@ -28,7 +28,7 @@ struct ConsoleSessionTests {
         let gateway = try await TestGateway()
         defer { gateway.shutdown() }
         let bobLines = PrintedLines()
-        let listener = Listener(client: try await gateway.device("bob"), endpoint: endpoint, policy: nil, output: bobLines.output)
+        let listener = Listener(client: try await gateway.reconnectingDevice("bob"), endpoint: endpoint, policy: nil, output: bobLines.output)
         let listening = Task { await listener.run() }
         let aliceLines = PrintedLines()
         let caller = Caller(client: try await gateway.device("alice"), endpoint: endpoint, output: aliceLines.output)
@@ -43,6 +43,28 @@ struct ConsoleSessionTests {
         await listener.press(.hangUp)
         #expect(bobLines.all.last == "no call to hang up")
         await listener.press(.quit)
+        await listening.value
+    }
+
+    @Test func listenReconnectsAfterADropAndAnswersTheRingItMissed() async throws {
+        let gateway = try await TestGateway()
+        defer { gateway.shutdown() }
+        let bobLines = PrintedLines()
+        let bob = try await gateway.reconnectingDevice("bob")
+        let listener = Listener(client: bob, endpoint: endpoint, policy: .reject, output: bobLines.output)
+        let listening = Task { await listener.run() }
+        bob.dropSocket()
+        let alice = try await gateway.device("alice")
+        let call = try await alice.initiateCall(to: "bob")
+        #expect(await bobLines.waitFor("reconnected; caught up 1 missed event"))
+        #expect(await bobLines.waitFor("you declined the call from Alice (alice) (rejected)"))
+        guard case .outgoingCallRejected(let rejected, let by) = try await alice.expectPush() else {
+            Issue.record("the caller should hear the decline")
+            return
+        }
+        #expect(rejected.sessionId == call.sessionId)
+        #expect(by?.uid == "bob")
+        await listener.stop()
         await listening.value
     }
 

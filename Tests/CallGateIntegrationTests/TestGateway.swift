@@ -65,6 +65,13 @@ final class TestGateway: @unchecked Sendable {
         return client
     }
 
+    /// A connected device of `uid` that reconnects and recovers when its socket drops.
+    func reconnectingDevice(_ uid: String) async throws -> ReconnectingClient {
+        try await ReconnectingClient.connect(
+            to: ReconnectingClient.Target(host: "127.0.0.1", port: port), loop: loop
+        ) { try await self.token(uid) }.0
+    }
+
     /// Sends an admin request and returns the status and the body.
     func admin(_ method: String, _ path: String, json: String? = nil, key: String? = adminKey) async throws -> (Int, Data) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
