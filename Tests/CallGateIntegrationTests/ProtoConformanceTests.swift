@@ -83,6 +83,19 @@ struct ProtoConformanceTests {
         _ = try await dave.expectPush()
         await expectError(.callEnded) { try await dave.acceptCall(unanswered.sessionId) }
 
+        let point = try #require(dave.recoveryPoint)
+        dave.drop()
+        _ = await dave.nextEvent(timeout: .seconds(5))
+        let missed = try await alice.initiateCall(to: "dave")
+        _ = try await alice.rejectCall(missed.sessionId, status: .cancelled)
+        let daveAgain = try await gateway.socket(recorder: recorder)
+        #expect(try await daveAgain.connect(token: try await gateway.token("dave"), recover: point).recovery?.missed == 2)
+        _ = try await daveAgain.expectPush()
+        _ = try await daveAgain.expectPush()
+        let daveElsewhere = try await gateway.socket(recorder: recorder)
+        let lost = RecoverParams(epoch: "elsewhere-1", seq: 3)
+        #expect(try await daveElsewhere.connect(token: try await gateway.token("dave"), recover: lost).recovery?.recovered == false)
+
         let stranger = try await gateway.socket(recorder: recorder)
         await expectError(.userNotLoggedIn) { try await stranger.ping() }
         await expectError(.authError) { try await stranger.connect(token: "nope") }
