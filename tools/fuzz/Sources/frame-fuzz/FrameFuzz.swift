@@ -121,7 +121,7 @@ private struct AnyJSON: Decodable {}
 private func checkServerFrame(_ message: Data) {
     guard let frame = try? ServerFrame.decode(message) else { return }
     switch frame {
-    case .push(let event, let raw):
+    case .push(let event, _, let raw):
         guard raw == message else { fatalError("ServerFrame.push does not carry the frame it was read from") }
         _ = try? Push(event: event, frame: raw)
     case .reply(let id, let outcome):
