@@ -107,7 +107,8 @@ struct ConnectionCounts {
     }
 }
 
-/// Which browser origins may open a socket (`--allowed-origin`).
+/// Which browser origins may open a socket (`--allowed-origin`), and read the call log API
+/// (`CrossOrigin.swift`).
 ///
 /// Browsers send `Origin` on every WebSocket upgrade and let any page open a socket to any
 /// host, so the list is what keeps other sites' pages out. Clients that are not browsers send

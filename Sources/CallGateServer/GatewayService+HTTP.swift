@@ -3,9 +3,9 @@ import CallGateProtocol
 import Foundation
 import LWS
 
-/// Plain HTTP on the gateway's port: the call log API through `CallLogRouter`, the web demo
-/// through `WebAppRouter`, the admin API and health through `AdminRouter`, metrics and
-/// readiness through `handleMonitoring`.
+/// Plain HTTP on the gateway's port: the call log API through `CallLogRouter` (with CORS for
+/// the allowed origins), the web demo through `WebAppRouter`, the admin API and health through
+/// `AdminRouter`, metrics and readiness through `handleMonitoring`.
 /// Service thread, but for the token checks (Swift concurrency's pool) and store reads
 /// (`storeReads`) they start, which come back through the mailbox (`answer`).
 extension GatewayService: HTTPHandler {
@@ -28,7 +28,7 @@ extension GatewayService: HTTPHandler {
         }
         let box = ServiceThreadBox(exchange)
         if CallLogRouter.handles(request.path) {
-            handleCallLog(CallLogRouter.route(request), for: box)
+            handleCallLog(request, for: box)
             return
         }
         let backlog = request.method == .get ? nil : storeBacklog()
@@ -75,19 +75,27 @@ extension GatewayService: HTTPHandler {
 
     // MARK: Call log API
 
-    /// The call log API: the user's token is checked off the service thread, the store is read
-    /// on `storeReads`, and the response comes back through the mailbox.
-    func handleCallLog(_ route: CallLogRoute, for exchange: ServiceThreadBox<HTTPExchange>) {
-        switch route {
+    /// The call log API: a CORS preflight (`OPTIONS` with `Origin`) is answered at once; for the
+    /// rest the user's token is checked off the service thread, the store is read on
+    /// `storeReads`, and the response comes back through the mailbox. Every answer carries the
+    /// CORS headers of the request's `Origin` (see `OriginPolicy.crossOriginHeaders`).
+    func handleCallLog(_ request: HTTPRequest, for exchange: ServiceThreadBox<HTTPExchange>) {
+        let origin = request.headers["origin"]
+        if request.method == .other("OPTIONS"), let origin {
+            emit(.http(exchange, admission.origins.preflight(from: origin)))
+            return
+        }
+        let cors = admission.origins.crossOriginHeaders(for: origin)
+        switch CallLogRouter.route(request) {
         case .respond(let response):
-            emit(.http(exchange, response))
+            emit(.http(exchange, response.adding(cors)))
         case .list(let token, let request):
-            read(for: token, exchange) { store, viewer, now in
+            read(for: token, exchange, adding: cors) { store, viewer, now in
                 let page = try store.page(request.query(for: viewer))
                 return .json(200, Self.listBody(page, perPage: request.perPage, viewer: viewer, now: now))
             }
         case .detail(let token, let sessionId):
-            read(for: token, exchange) { store, viewer, now in
+            read(for: token, exchange, adding: cors) { store, viewer, now in
                 let records = try store.calls(sessionId: sessionId, visibleTo: viewer)
                 guard !records.isEmpty else {
                     return .error(404, .notFound, "no call with session id '\(sessionId)' that you were part of")
@@ -98,9 +106,10 @@ extension GatewayService: HTTPHandler {
     }
 
     /// Checks `token`, runs `body` with the store and the token's uid on `storeReads`, and
-    /// answers with what it returns (401 for a refused token, 500 if the store fails).
+    /// answers with what it returns (401 for a refused token, 500 if the store fails), with
+    /// `headers` added.
     private func read(
-        for token: String, _ exchange: ServiceThreadBox<HTTPExchange>,
+        for token: String, _ exchange: ServiceThreadBox<HTTPExchange>, adding headers: [(String, String)],
         _ body: @escaping @Sendable (any CallLogStore, String, Int64) throws -> HTTPResponse
     ) {
         let tokens = tokens
@@ -110,7 +119,7 @@ extension GatewayService: HTTPHandler {
         Task {
             switch await tokens.verify(token) {
             case .failure(let error):
-                answer(exchange, with: CallLogRouter.unauthorized("token: \(error.message)"))
+                answer(exchange, with: CallLogRouter.unauthorized("token: \(error.message)").adding(headers))
             case .success(let user):
                 queue.async {
                     let response: HTTPResponse
@@ -119,7 +128,7 @@ extension GatewayService: HTTPHandler {
                     } catch {
                         response = .error(500, .internalError, "the call log could not be read")
                     }
-                    self.answer(exchange, with: response)
+                    self.answer(exchange, with: response.adding(headers))
                 }
             }
         }

@@ -110,6 +110,13 @@ public struct HTTPResponse: Sendable {
     /// The fixed 500 body, written by hand because encoding just failed.
     private static let encodingFailureBody = #"{"error":{"code":"ERR_INTERNAL","message":"the response could not be encoded"}}"#
 
+    /// This response with `extra` headers after its own.
+    public func adding(_ extra: [(String, String)]) -> HTTPResponse {
+        var response = self
+        response.headers += extra
+        return response
+    }
+
     /// The value of the header called `name` (case-insensitive), if present.
     public func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
@@ -152,7 +159,8 @@ public enum HTTPErrorCode: String, Codable, Sendable {
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     /// 413: the body is over the size limit.
     case payloadTooLarge = "ERR_PAYLOAD_TOO_LARGE"
-    /// 403: a WebSocket upgrade from a browser Origin that `--allowed-origin` does not list.
+    /// 403: a WebSocket upgrade, or a CORS preflight to the call log API, from a browser Origin
+    /// that `--allowed-origin` does not list.
     case originNotAllowed = "ERR_ORIGIN_NOT_ALLOWED"
     /// 429: a WebSocket upgrade from a client address that has `--max-connections-per-address` open.
     case tooManyConnections = "ERR_TOO_MANY_CONNECTIONS"

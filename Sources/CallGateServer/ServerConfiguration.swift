@@ -52,8 +52,9 @@ public struct ServerConfiguration: Sendable {
     public var tls: ServerTLS?
     /// Reverse proxies whose `X-Forwarded-For` names the client; empty believes no one.
     public var trustedProxies = TrustedProxies()
-    /// Browser origins (`scheme://host[:port]`) a WebSocket upgrade may come from; others get
-    /// 403. Empty allows any; an upgrade without `Origin` is always allowed.
+    /// Browser origins (`scheme://host[:port]`) a WebSocket upgrade may come from (others get
+    /// 403) and whose pages may read the call log API (CORS). Empty allows any; an upgrade
+    /// without `Origin` is always allowed.
     public var allowedOrigins: [String] = []
     /// TCP connections per client address, from accept to close (through a trusted proxy:
     /// WebSockets per forwarded address); the first request of one more gets 429.

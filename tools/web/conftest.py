@@ -52,14 +52,16 @@ def requirements():
 
 
 class Gateway:
-    """A real `callgate serve` on a free port, with a generated secret (so dev tokens are on)."""
+    """A real `callgate serve` on `port` (0: a free one), with a generated secret (so dev tokens
+    are on) unless `flags`, which go to `serve` as well, give one. A gateway started again on the
+    same directory and port is the same gateway restarted."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, flags: tuple[str, ...] = (), port: int = 0):
         self.log_path = directory / "gateway.log"
         self.log = open(self.log_path, "w+")
         self.process = subprocess.Popen(
-            [str(gateway_binary()), "serve", "--host", "127.0.0.1", "--port", "0",
-             "--database", str(directory / "calls.sqlite"), "--log-level", "warning"],
+            [str(gateway_binary()), "serve", "--host", "127.0.0.1", "--port", str(port),
+             "--database", str(directory / "calls.sqlite"), "--log-level", "warning", *flags],
             stdout=self.log, stderr=subprocess.STDOUT, cwd=directory)
         deadline = time.monotonic() + 30
         text = ""
@@ -67,7 +69,8 @@ class Gateway:
             text = self.log_path.read_text()
             listen, key = LISTEN.search(text), ADMIN_KEY.search(text)
             if listen and key:
-                self.url = f"http://{listen['host']}:{listen['port']}/"
+                self.port = int(listen["port"])
+                self.url = f"http://{listen['host']}:{self.port}/"
                 self.admin_key = key["key"]
                 return
             if self.process.poll() is not None:

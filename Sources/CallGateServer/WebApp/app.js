@@ -14,6 +14,7 @@ const state = {
   audioMuted: false,
   recording: false,
   participants: [],
+  recoveries: 0, // reconnects that sent recover so far
   historyRequest: 0, // the newest history load: an older answer arriving late is dropped
 };
 
@@ -63,9 +64,7 @@ async function signIn(event) {
     show("signin", false);
     show("app", true);
     setStatus("Connected.");
-    for (const call of result.activeCalls) {
-      if (call.callStatus === "initiated" && call.initiator.uid !== state.me.uid) ringing(call);
-    }
+    ringIfCalled(result.activeCalls);
     await loadHistory();
   } catch (error) {
     setStatus(`Sign-in failed: ${error.code || ""} ${error.message}`);
@@ -76,8 +75,8 @@ async function signIn(event) {
 
 function signOut() {
   if (state.client) state.client.close();
-  Object.assign(state, { client: null, me: null, incoming: null, outgoing: null, active: null });
-  for (const id of ["incoming", "outgoing", "incall", "details"]) show(id, false);
+  Object.assign(state, { client: null, me: null, incoming: null, outgoing: null, active: null, recoveries: 0 });
+  for (const id of ["incoming", "outgoing", "incall", "details", "recovery"]) show(id, false);
   $("events").replaceChildren();
   $("history").replaceChildren();
   show("app", false);
@@ -89,7 +88,11 @@ function listen(client) {
   client.addEventListener("close", (e) => {
     setStatus(e.detail.willReconnect ? `Disconnected (${e.detail.code}); reconnecting…` : `Disconnected (${e.detail.code}).`);
   });
-  client.addEventListener("open", () => setStatus("Connected."));
+  client.addEventListener("open", (e) => {
+    setStatus("Connected.");
+    if (e.detail.recovery && !e.detail.recovery.recovered) rebuild(e.detail.activeCalls);
+  });
+  client.addEventListener("recovered", (e) => recovered(e.detail));
   client.addEventListener("onIncomingCallReceived", (e) => {
     logEvent("onIncomingCallReceived", `${nameOf(e.detail.call.initiator)} (${e.detail.call.callType})`);
     ringing(e.detail.call);
@@ -160,6 +163,53 @@ function listen(client) {
     if (isActive(e.detail.sessionId)) leaveView();
     loadHistory();
   });
+}
+
+/** Shows the first call in `activeCalls` that rings this user, unless one rings already. */
+function ringIfCalled(activeCalls) {
+  const call = activeCalls.find((c) => c.callStatus === "initiated" && c.initiator.uid !== state.me.uid);
+  if (call && !state.incoming) ringing(call);
+}
+
+/**
+ * After a reconnect whose missed events are gone: redraws the ringing screens from the calls
+ * the gateway says are live (the call screen is callgate.js' business: it joins again, or
+ * reports the session lost).
+ */
+function rebuild(activeCalls) {
+  const stillRings = (call) => activeCalls.some((c) => c.sessionId === call.sessionId && c.callStatus === "initiated");
+  if (state.incoming && !stillRings(state.incoming)) {
+    state.incoming = null;
+    show("incoming", false);
+  }
+  const outgoing = state.outgoing && activeCalls.find((c) => c.sessionId === state.outgoing.sessionId);
+  if (state.outgoing && (!outgoing || outgoing.callStatus !== "initiated")) {
+    state.outgoing = null;
+    show("outgoing", false);
+    if (outgoing) enterSession(outgoing);
+  }
+  ringIfCalled(activeCalls);
+  loadHistory();
+}
+
+/** Says how a reconnect went, and leaves the call screen of a session that did not survive it. */
+function recovered({ recovered: complete, missed, resumedSessions, rejoinedSessions, lostSessions }) {
+  state.recoveries += 1;
+  const line = $("recovery");
+  Object.assign(line.dataset, {
+    count: String(state.recoveries), recovered: String(complete), missed: String(missed),
+    resumed: String(resumedSessions.length), rejoined: String(rejoinedSessions.length),
+  });
+  const events = `${missed} missed event${missed === 1 ? "" : "s"}`;
+  line.textContent = complete
+    ? `Back after a drop: recovered, caught up ${events}.`
+    : "Back after a drop: the missed events were gone; rebuilt from the calls still live.";
+  show("recovery", true);
+  logEvent("recovered", `${complete ? events : "not recovered"}, ${resumedSessions.length} session(s) resumed, ${rejoinedSessions.length} rejoined`);
+  for (const session of rejoinedSessions) {
+    if (isActive(session.sessionId)) renderParticipants(session.participants);
+  }
+  if (state.active && lostSessions.includes(state.active.sessionId)) leaveView();
 }
 
 function isActive(sessionId) {

@@ -12,10 +12,11 @@
  *
  * Events: every server push is dispatched as a `CustomEvent` named after the push
  * (`onIncomingCallReceived`, `onOutgoingCallAccepted`, `onUserJoined`, ...) with the push's
- * `data` as `detail`. The client also dispatches `open` (after each successful `connect`,
- * detail: the connect result), `close` (detail: `{code, reason, willReconnect}`) and
- * `reconnecting` (detail: `{attempt, delayMs}`) and, with `fetchToken`, `refreshFailed` (detail:
- * `{code, message}`) when an automatic token refresh did not succeed.
+ * `data` as `detail`, once: a push whose `seq` this client saw already is dropped. The client
+ * also dispatches `open` (after each successful `connect`, detail: the connect result), `close`
+ * (detail: `{code, reason, willReconnect}`), `reconnecting` (detail: `{attempt, delayMs}`),
+ * `recovered` (after each `connect` that sent `recover`, see Recovery) and, with `fetchToken`,
+ * `refreshFailed` (detail: `{code, message}`) when an automatic token refresh did not succeed.
  *
  * Requests return promises that resolve with the reply's `result`, or reject with a
  * `CallGateError` carrying the reply's `code` (e.g. `ERR_CALL_CANCELLED`) and `message`. A request
@@ -23,10 +24,25 @@
  * `ERR_TIMEOUT` or `ERR_DISCONNECTED` (client-side codes; the gateway never sends them).
  *
  * Reconnects: when the socket drops unexpectedly, the client reconnects with exponential backoff
- * (0.5 s doubling to 15 s, with jitter) and sends `connect` again; the connect result's
- * `activeCalls` tells the app which calls are still ringing or ongoing. A close with 4001 (no
- * valid token) or 4003 (the token expired) does not reconnect: the app needs a new token.
+ * (0.5 s doubling to 15 s, with jitter) and sends `connect` again. A close with 4001 (no valid
+ * token) or 4003 (the token expired) does not reconnect: the app needs a new token. Nor does
+ * 4010: the gateway closed this socket because a newer connection of this device replaced it.
  * `close()` stops it.
+ *
+ * Recovery: every `connect` after the first (automatic or not, until `close()`) sends
+ * `recover: {epoch, seq, connectionId}`: where the last connection's push sequence stood, the
+ * last push seen, and that connection's id. When the gateway still holds every push since
+ * (`recovery.recovered`), the missed pushes follow the reply and are dispatched like any other,
+ * in order, and the sessions the socket had joined carry on as if it never left
+ * (`resumedSessions`). Otherwise the app rebuilds its screens from the connect result's
+ * `activeCalls` (the `open` event's detail); what it missed about a resumed session (a mute,
+ * say) is not sent again. Either way the client then joins again, with a fresh call token, each
+ * session this client had joined (`joinSession`, not left since) that the gateway did not
+ * resume and whose call is still in `activeCalls`; a meet session that was not resumed is not
+ * joined again (it may have ended). Then it dispatches `recovered` with detail
+ * `{recovered, missed, resumedSessions, rejoinedSessions, lostSessions}`: whether the missed
+ * pushes follow, how many, the ids of the sessions resumed, the `session` of each join again,
+ * and the ids of the sessions this client is no longer in (the app leaves their call screens).
  *
  * Token lifetime: the gateway closes a socket with 4003 when its token expires (the connect
  * result's `tokenExpiresAt`). Call `refreshToken(newToken)` before then, or give the client a
@@ -47,8 +63,11 @@ export class CallGateError extends Error {
 /** The subprotocol the gateway speaks. */
 export const SUBPROTOCOL = "callgate.v1";
 
-/** Close codes after which reconnecting with the same token cannot help. */
-const FINAL_CLOSE_CODES = new Set([4001, 4003]);
+/**
+ * Close codes after which reconnecting cannot help: 4001 and 4003 need a new token; 4010 closes
+ * a socket a newer connection of this device replaced.
+ */
+const FINAL_CLOSE_CODES = new Set([4001, 4003, 4010]);
 
 export class CallGateClient extends EventTarget {
   /**
@@ -78,6 +97,12 @@ export class CallGateClient extends EventTarget {
     this._closedByUser = false;
     this._attempt = 0;
     this._retryTimer = null;
+    /** The last connection's `{epoch, seq, connectionId}`, sent as `recover`; null until the first connect. */
+    this._position = null;
+    /** While missed pushes are replayed: how many are still to come, and the seq to resume from after them. */
+    this._replay = null;
+    /** The sessions this client joined and has not left: sessionId -> the `idleTimeout` it joined with. */
+    this._joined = new Map();
   }
 
   /** Whether the socket is open and `connect` succeeded. */
@@ -86,9 +111,10 @@ export class CallGateClient extends EventTarget {
   }
 
   /**
-   * Opens the socket and authenticates. Resolves with the `connect` result
-   * (`{user, connectionId, serverTime, activeCalls}`); rejects with the gateway's error
-   * (e.g. `AUTH_ERR`) or `ERR_DISCONNECTED` when the socket cannot open.
+   * Opens the socket and authenticates, recovering what the last connection missed when there
+   * was one (see Recovery above). Resolves with the `connect` result (`{user, connectionId,
+   * serverTime, activeCalls, tokenExpiresAt, epoch, seq, resumedSessions, recovery?}`); rejects
+   * with the gateway's error (e.g. `AUTH_ERR`) or `ERR_DISCONNECTED` when the socket cannot open.
    */
   connect() {
     this._closedByUser = false;
@@ -105,13 +131,17 @@ export class CallGateClient extends EventTarget {
       let opened = false;
       socket.onopen = () => {
         opened = true;
-        this._request("connect", { token: this.token }).then((result) => {
+        const recover = this._position;
+        const data = recover ? { token: this.token, recover: { ...recover } } : { token: this.token };
+        this._request("connect", data).then((result) => {
           this._attempt = 0;
           this.session = result;
           this._clockOffsetMs = result.serverTime - Date.now();
+          this._follow(result);
           this._scheduleRefresh();
           this._emit("open", result);
           resolve(result);
+          if (recover) this._recoverSessions(result);
         }, reject);
       };
       socket.onmessage = (message) => this._receive(message.data);
@@ -122,11 +152,17 @@ export class CallGateClient extends EventTarget {
     });
   }
 
-  /** Closes the socket for good (1000); pending requests reject with ERR_DISCONNECTED. */
+  /**
+   * Closes the socket for good (1000); pending requests reject with ERR_DISCONNECTED. A later
+   * `connect()` starts afresh: it recovers nothing and joins nothing again.
+   */
   close() {
     this._closedByUser = true;
     clearTimeout(this._retryTimer);
     clearTimeout(this._refreshTimer);
+    this._position = null;
+    this._replay = null;
+    this._joined.clear();
     if (this._socket) this._socket.close(1000, "bye");
   }
 
@@ -137,9 +173,9 @@ export class CallGateClient extends EventTarget {
   /** Answers a ringing call on this device; resolves with the `ongoing` Call. */
   acceptCall(sessionId) { return this._request("acceptCall", { sessionId }); }
   /** Declines (`"rejected"`, `"busy"`) an incoming call, or cancels (`"cancelled"`) one's own ringing call. */
-  rejectCall(sessionId, status) { return this._request("rejectCall", { sessionId, status }); }
+  rejectCall(sessionId, status) { return this._leaving("rejectCall", { sessionId, status }); }
   /** Hangs up. */
-  endCall(sessionId) { return this._request("endCall", { sessionId }); }
+  endCall(sessionId) { return this._leaving("endCall", { sessionId }); }
   /** Round trip to the gateway. */
   ping() { return this._request("ping", {}); }
   /**
@@ -159,14 +195,19 @@ export class CallGateClient extends EventTarget {
 
   /** A call token for `sessionId`, to join its session: `{callToken, sessionId, expiresAt}`. */
   generateToken(sessionId) { return this._request("generateToken", { sessionId }); }
-  /** Joins the session a call token names; resolves with `{session}` (participants so far). */
-  joinSession(callToken, idleTimeout) {
+  /**
+   * Joins the session a call token names; resolves with `{session}` (participants so far). The
+   * client joins it again by itself after a reconnect the gateway could not resume it from.
+   */
+  async joinSession(callToken, idleTimeout) {
     const data = { callToken };
     if (idleTimeout !== undefined) data.idleTimeout = idleTimeout;
-    return this._request("joinSession", data);
+    const result = await this._request("joinSession", data);
+    this._joined.set(result.session.sessionId, idleTimeout);
+    return result;
   }
   /** Leaves a session (in a 1:1 call this hangs up for both). */
-  leaveSession(sessionId) { return this._request("leaveSession", { sessionId }); }
+  leaveSession(sessionId) { return this._leaving("leaveSession", { sessionId }); }
   /** Sets this user's audio and/or video mute state: `{audioMuted?, videoMuted?}`. */
   setMuted(sessionId, state) { return this._request("setMuted", { sessionId, ...state }); }
   startRecording(sessionId) { return this._request("startRecording", { sessionId }); }
@@ -235,6 +276,8 @@ export class CallGateClient extends EventTarget {
       return;
     }
     if (typeof frame.event === "string") {
+      if (!this._isNew(frame.seq)) return;
+      if (frame.event === "onCallEnded" && frame.data) this._joined.delete(frame.data.sessionId);
       this._emit(frame.event, frame.data);
       return;
     }
@@ -262,6 +305,86 @@ export class CallGateClient extends EventTarget {
     const willReconnect = this.reconnect && !this._closedByUser && !FINAL_CLOSE_CODES.has(event.code);
     this._emit("close", { code: event.code, reason: event.reason, willReconnect });
     if (willReconnect) this._scheduleReconnect();
+  }
+
+  /**
+   * An op that takes this client out of the session `data.sessionId`: the client will not join
+   * it again after a reconnect, even when the op failed (a leave lost with the socket included).
+   */
+  async _leaving(op, data) {
+    try {
+      return await this._request(op, data);
+    } finally {
+      this._joined.delete(data.sessionId);
+    }
+  }
+
+  /**
+   * Takes up the push sequence from a connect result: from its `seq`, or, when missed pushes
+   * follow it, from the last push seen until they are all in.
+   */
+  _follow(result) {
+    const recovery = result.recovery;
+    if (recovery && recovery.recovered && recovery.missed > 0) {
+      this._position = { epoch: result.epoch, seq: this._position.seq, connectionId: result.connectionId };
+      this._replay = { left: recovery.missed, resumeAt: result.seq };
+    } else {
+      this._position = { epoch: result.epoch, seq: result.seq, connectionId: result.connectionId };
+      this._replay = null;
+    }
+  }
+
+  /**
+   * Whether the push numbered `seq` is one this client has not seen yet; moves the position
+   * past it. After the last missed push, the position moves to the connect result's `seq`: the
+   * pushes in between were not for this device (its previous connection had the replies).
+   */
+  _isNew(seq) {
+    if (!Number.isInteger(seq) || !this._position) return true;
+    if (seq <= this._position.seq) return false;
+    this._position.seq = seq;
+    if (this._replay && --this._replay.left === 0) {
+      this._position.seq = Math.max(seq, this._replay.resumeAt);
+      this._replay = null;
+    }
+    return true;
+  }
+
+  /**
+   * After a connect that sent `recover`: joins again the sessions the gateway did not resume
+   * whose call is still live, forgets the others, then dispatches `recovered`. When the socket
+   * drops meanwhile, the next connect does it instead.
+   */
+  async _recoverSessions(result) {
+    const recovery = result.recovery || { recovered: false, missed: 0 };
+    const resumedSessions = result.resumedSessions || [];
+    const live = new Set(result.activeCalls.map((call) => call.sessionId));
+    const rejoinedSessions = [];
+    const lostSessions = [];
+    for (const sessionId of resumedSessions) {
+      if (!this._joined.has(sessionId)) this._joined.set(sessionId, undefined);
+    }
+    for (const [sessionId, idleTimeout] of [...this._joined]) {
+      if (resumedSessions.includes(sessionId)) continue;
+      this._joined.delete(sessionId);
+      if (!live.has(sessionId)) {
+        lostSessions.push(sessionId);
+        continue;
+      }
+      try {
+        const { callToken } = await this.generateToken(sessionId);
+        rejoinedSessions.push((await this.joinSession(callToken, idleTimeout)).session);
+      } catch (error) {
+        if (error.code === "ERR_DISCONNECTED") {
+          this._joined.set(sessionId, idleTimeout);
+          return;
+        }
+        lostSessions.push(sessionId);
+      }
+    }
+    this._emit("recovered", {
+      recovered: recovery.recovered, missed: recovery.missed, resumedSessions, rejoinedSessions, lostSessions,
+    });
   }
 
   /** With `fetchToken`, arms the refresh of the current token ahead of its `tokenExpiresAt`. */
