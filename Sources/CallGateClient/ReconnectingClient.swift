@@ -156,7 +156,7 @@ public final class ReconnectingClient: CallGateRequester {
                 let result = try await next.connect(token: try await fetchToken(), recover: previous.recoveryPoint)
                 state.withLock { $0.current = next }
                 inbox.put(.reconnected(result))
-                await rejoin(besides: Set(result.resumedSessions))
+                await rejoin(besides: Set(result.resumedSessions.map(\.sessionId)))
                 return next
             } catch {
                 await next.close()

@@ -40,7 +40,7 @@ extension GatewayCore {
         }
         session.attach(connection, as: uid)
         joinedSessions[connection, default: []].insert(session.id)
-        arrival.resumedSessions.append(session.id)
+        arrival.resumedSessions.append(session.snapshot)
     }
 }
 
@@ -48,13 +48,14 @@ extension GatewayCore {
 public struct Arrival: Hashable, Sendable {
     /// The calls the device should show: ringing its user, or with its user in them.
     public var activeCalls: [Call]
-    /// The sessions the device is a participant of again, taken over from its previous connection.
-    public var resumedSessions: [String] = []
+    /// The sessions the device is a participant of again, taken over from its previous
+    /// connection, as they stand now.
+    public var resumedSessions: [Session] = []
     /// The previous connection, still registered, that this one replaced: the server closes it.
     public var replaced: ConnectionID?
 
     /// Makes an arrival.
-    public init(activeCalls: [Call], resumedSessions: [String] = [], replaced: ConnectionID? = nil) {
+    public init(activeCalls: [Call], resumedSessions: [Session] = [], replaced: ConnectionID? = nil) {
         self.activeCalls = activeCalls
         self.resumedSessions = resumedSessions
         self.replaced = replaced

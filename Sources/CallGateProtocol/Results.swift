@@ -21,13 +21,14 @@ public struct ConnectResult: Codable, Hashable, Sendable {
     /// The answer to `recover`; nil when the request did not ask.
     public var recovery: Recovery?
     /// The sessions this socket is a participant of already, taken over from the connection
-    /// `recover.connectionId` named; empty when none.
-    public var resumedSessions: [String]
+    /// `recover.connectionId` named, as they stand now (participants, mutes, recording);
+    /// empty when none.
+    public var resumedSessions: [Session]
 
     /// Makes a connect result.
     public init(
         user: User, connectionId: String, serverTime: Int64, activeCalls: [Call], tokenExpiresAt: Int64,
-        epoch: String, seq: UInt64, recovery: Recovery? = nil, resumedSessions: [String] = []
+        epoch: String, seq: UInt64, recovery: Recovery? = nil, resumedSessions: [Session] = []
     ) {
         self.user = user
         self.connectionId = connectionId

@@ -33,7 +33,7 @@ struct ReconnectingClientTests {
             return
         }
         #expect(result.recovery?.recovered == true)
-        #expect(result.resumedSessions == [call.sessionId])
+        #expect(result.resumedSessions.map(\.sessionId) == [call.sessionId])
         #expect(try await nextEvent(of: bob).push?.event == .onUserMuted)
         _ = try await bob.setMuted(call.sessionId, video: true)
         #expect(try await alice.expectPush().event == .onUserMuted)

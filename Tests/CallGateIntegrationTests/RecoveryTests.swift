@@ -148,7 +148,7 @@ struct RecoveryTests {
         _ = try await alice.setMuted(call.sessionId, audio: true)
 
         let (back, result) = try await recovering("bob", from: point, on: gateway)
-        #expect(result.resumedSessions == [call.sessionId])
+        #expect(result.resumedSessions.map(\.sessionId) == [call.sessionId])
         #expect(result.recovery?.missed == 1)
         #expect(try await back.expectPush().event == .onUserMuted)
         try await Task.sleep(for: .seconds(6))
@@ -173,7 +173,7 @@ struct RecoveryTests {
 
         let (back, result) = try await recovering("bob", from: point, on: gateway)
         #expect(result.recovery == Recovery(epoch: point.epoch, recovered: true, missed: 0))
-        #expect(result.resumedSessions == [call.sessionId])
+        #expect(result.resumedSessions.map(\.sessionId) == [call.sessionId])
         #expect(try await stale.expectClose() == CloseCode.replaced)
         _ = try await back.setMuted(call.sessionId, audio: true)
         #expect(try await alice.expectPush().event == .onUserMuted)

@@ -19,7 +19,9 @@ import Testing
         let result = ConnectResult(
             user: Samples.alice, connectionId: "42", serverTime: 1_700_000_000_000, activeCalls: [Samples.ringing],
             tokenExpiresAt: 1_700_003_600, epoch: "k3x9-1", seq: 12,
-            recovery: Recovery(epoch: "k3x9-1", recovered: true, missed: 2), resumedSessions: ["s1"])
+            recovery: Recovery(epoch: "k3x9-1", recovered: true, missed: 2), resumedSessions: [Session(
+                sessionId: "s1", callCategory: .meet, callType: .audio, participants: [], recording: false,
+                startedAt: 1_700_000_000)])
         let frame = try ServerFrame.decode(ReplyFrame.success(id: "c", result: result))
         guard case .reply("c", let outcome) = frame else {
             Issue.record("expected reply c, got \(frame)")

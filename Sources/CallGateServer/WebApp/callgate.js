@@ -357,7 +357,7 @@ export class CallGateClient extends EventTarget {
    */
   async _recoverSessions(result) {
     const recovery = result.recovery || { recovered: false, missed: 0 };
-    const resumedSessions = result.resumedSessions || [];
+    const resumedSessions = (result.resumedSessions || []).map((session) => session.sessionId);
     const live = new Set(result.activeCalls.map((call) => call.sessionId));
     const rejoinedSessions = [];
     const lostSessions = [];
