@@ -206,7 +206,7 @@ function recovered({ recovered: complete, missed, resumedSessions, rejoinedSessi
     : "Back after a drop: the missed events were gone; rebuilt from the calls still live.";
   show("recovery", true);
   logEvent("recovered", `${complete ? events : "not recovered"}, ${resumedSessions.length} session(s) resumed, ${rejoinedSessions.length} rejoined`);
-  for (const session of rejoinedSessions) {
+  for (const session of [...resumedSessions, ...rejoinedSessions]) {
     if (isActive(session.sessionId)) renderParticipants(session.participants);
   }
   if (state.active && lostSessions.includes(state.active.sessionId)) leaveView();

@@ -35,13 +35,13 @@
  * (`recovery.recovered`), the missed pushes follow the reply and are dispatched like any other,
  * in order, and the sessions the socket had joined carry on as if it never left
  * (`resumedSessions`). Otherwise the app rebuilds its screens from the connect result's
- * `activeCalls` (the `open` event's detail); what it missed about a resumed session (a mute,
- * say) is not sent again. Either way the client then joins again, with a fresh call token, each
+ * `activeCalls` (the `open` event's detail) and the resumed sessions as they stand now (their
+ * participants, mutes and recording, in `resumedSessions`). Either way the client then joins again, with a fresh call token, each
  * session this client had joined (`joinSession`, not left since) that the gateway did not
  * resume and whose call is still in `activeCalls`; a meet session that was not resumed is not
  * joined again (it may have ended). Then it dispatches `recovered` with detail
  * `{recovered, missed, resumedSessions, rejoinedSessions, lostSessions}`: whether the missed
- * pushes follow, how many, the ids of the sessions resumed, the `session` of each join again,
+ * pushes follow, how many, the `session` of each one resumed and of each one joined again,
  * and the ids of the sessions this client is no longer in (the app leaves their call screens).
  *
  * Token lifetime: the gateway closes a socket with 4003 when its token expires (the connect
@@ -357,15 +357,16 @@ export class CallGateClient extends EventTarget {
    */
   async _recoverSessions(result) {
     const recovery = result.recovery || { recovered: false, missed: 0 };
-    const resumedSessions = (result.resumedSessions || []).map((session) => session.sessionId);
+    const resumedSessions = result.resumedSessions || [];
+    const resumedIds = resumedSessions.map((session) => session.sessionId);
     const live = new Set(result.activeCalls.map((call) => call.sessionId));
     const rejoinedSessions = [];
     const lostSessions = [];
-    for (const sessionId of resumedSessions) {
+    for (const sessionId of resumedIds) {
       if (!this._joined.has(sessionId)) this._joined.set(sessionId, undefined);
     }
     for (const [sessionId, idleTimeout] of [...this._joined]) {
-      if (resumedSessions.includes(sessionId)) continue;
+      if (resumedIds.includes(sessionId)) continue;
       this._joined.delete(sessionId);
       if (!live.has(sessionId)) {
         lostSessions.push(sessionId);
