@@ -29,16 +29,21 @@ public final class InMemoryPushHistory: PushHistory {
         let excluding: ConnectionID?
     }
 
-    /// One user's sequence; a class, so its entries grow in place in the dictionary.
+    /// One user's sequence; a class, so its entries grow in place in the dictionary and a
+    /// stamp reaches it without hashing the uid.
     private final class Sequence {
+        let uid: String
         let epoch: String
         var last: UInt64 = 0
         var entries: Deque<Kept> = []
         var devices = 0
         /// When it last had a push or lost its last device, monotonic milliseconds.
         var touched: Int64
+        /// Set once it left `sequences`: a sequence begun again for the user is another one.
+        var forgotten = false
 
-        init(epoch: String, touched: Int64) {
+        init(uid: String, epoch: String, touched: Int64) {
+            self.uid = uid
             self.epoch = epoch
             self.touched = touched
         }
@@ -47,8 +52,6 @@ public final class InMemoryPushHistory: PushHistory {
     /// A kept push (`seq` > 0) or a sequence's last touch (`seq` 0), oldest first: what the
     /// window and the byte bound evict from.
     private struct Stamp {
-        let uid: String
-        /// The sequence it belongs to: a sequence begun again for the same user is another one.
         let sequence: Sequence
         let seq: UInt64
         let at: Int64
@@ -86,22 +89,25 @@ public final class InMemoryPushHistory: PushHistory {
         sequence.devices = max(0, sequence.devices - 1)
         if sequence.devices == 0 {
             sequence.touched = clock.monotonicMillis()
-            stamps.append(Stamp(uid: uid, sequence: sequence, seq: 0, at: sequence.touched))
+            stamps.append(Stamp(sequence: sequence, seq: 0, at: sequence.touched))
             held += Self.bytesPerPush
         }
         trim()
     }
 
+    /// Trims after, not before: a sequence past its window and not trimmed yet is left alone.
     public func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition? {
-        trim()
-        guard let sequence = sequences[uid] else { return nil }
+        let now = clock.monotonicMillis()
+        guard let sequence = sequences[uid], sequence.devices > 0 || sequence.touched > now - limits.windowMillis else {
+            return nil
+        }
         sequence.last += 1
-        sequence.touched = clock.monotonicMillis()
+        sequence.touched = now
         sequence.entries.append(Kept(seq: sequence.last, frame: frame, excluding: excluding))
         if frame.holders == 0 { held += frame.head.count }
         frame.holders += 1
         held += Self.bytesPerPush
-        stamps.append(Stamp(uid: uid, sequence: sequence, seq: sequence.last, at: sequence.touched))
+        stamps.append(Stamp(sequence: sequence, seq: sequence.last, at: sequence.touched))
         while sequence.entries.count > limits.maxEntriesPerUser, let oldest = sequence.entries.popFirst() {
             release(oldest.frame)
         }
@@ -114,7 +120,7 @@ public final class InMemoryPushHistory: PushHistory {
         trim()
         guard let sequence = sequences[uid] else {
             let sequence = begin(uid)
-            stamps.append(Stamp(uid: uid, sequence: sequence, seq: 0, at: sequence.touched))
+            stamps.append(Stamp(sequence: sequence, seq: 0, at: sequence.touched))
             held += Self.bytesPerPush
             return HistoryPosition(epoch: sequence.epoch, seq: 0)
         }
@@ -137,7 +143,7 @@ public final class InMemoryPushHistory: PushHistory {
     private func begin(_ uid: String) -> Sequence {
         begun += 1
         held += Self.bytesPerUser + uid.utf8.count
-        let sequence = Sequence(epoch: "\(origin)-\(String(begun, radix: 36))", touched: clock.monotonicMillis())
+        let sequence = Sequence(uid: uid, epoch: "\(origin)-\(String(begun, radix: 36))", touched: clock.monotonicMillis())
         sequences[uid] = sequence
         return sequence
     }
@@ -156,14 +162,15 @@ public final class InMemoryPushHistory: PushHistory {
             stamps.removeFirst()
             held -= Self.bytesPerPush
             let sequence = stamp.sequence
-            guard sequences[stamp.uid] === sequence else { continue }
+            guard !sequence.forgotten else { continue }
             if stamp.seq > 0, let oldest = sequence.entries.first, oldest.seq == stamp.seq {
                 sequence.entries.removeFirst()
                 release(oldest.frame)
             }
             if sequence.devices == 0 && sequence.entries.isEmpty && stamp.at >= sequence.touched {
-                sequences[stamp.uid] = nil
-                held -= Self.bytesPerUser + stamp.uid.utf8.count
+                sequence.forgotten = true
+                sequences[sequence.uid] = nil
+                held -= Self.bytesPerUser + sequence.uid.utf8.count
             }
         }
     }

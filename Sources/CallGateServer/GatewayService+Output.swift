@@ -88,11 +88,11 @@ extension GatewayService {
             var written = 0
             for uid in delivery.users {
                 guard let position = history.record(frame, for: uid, excluding: delivery.excluding) else { continue }
-                let recipients = core.connections(of: uid).filter { $0 != delivery.excluding }
-                guard !recipients.isEmpty else { continue }
+                let devices = core.connections(of: uid)
+                guard devices.contains(where: { $0 != delivery.excluding }) else { continue }
                 let numbered = OutboundFrame(frame.head, PushFrame.tail(seq: position.seq))
-                reached += recipients.count
-                for id in recipients {
+                for id in devices where id != delivery.excluding {
+                    reached += 1
                     if pipeline.isClear(for: id, after: barrier) {
                         if write(numbered, to: id) {
                             written += 1
