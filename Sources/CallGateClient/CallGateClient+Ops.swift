@@ -14,9 +14,7 @@ extension CallGateClient {
     /// `recoveryPoint`), the pushes that socket missed come right after the reply, before any
     /// new push, when the result's `recovery.recovered` says so.
     public func connect(token: String, recover: RecoverParams? = nil) async throws -> ConnectResult {
-        let result = try await send(.connect(ConnectParams(token: token, recover: recover))).decodeResult(ConnectResult.self)
-        connected(result)
-        return result
+        try await send(.connect(ConnectParams(token: token, recover: recover))).decodeResult(ConnectResult.self)
     }
 }
 

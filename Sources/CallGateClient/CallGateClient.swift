@@ -17,8 +17,13 @@ public final class CallGateClient: CallGateRequester {
         var refresher: Task<Void, Never>?
         /// The epoch and connection id of the last connect result.
         var connected: (epoch: String, connectionId: String)?
-        /// The highest push number seen on this socket, or the connect result's `seq`.
+        /// The last push seen: the connect result's `seq`, or while a replay comes in, the
+        /// `recover.seq` it started from and the replayed pushes seen since.
         var lastSeq: UInt64 = 0
+        /// The `connect` waiting for its reply, and what it asked to recover from.
+        var connecting: (id: String, recover: RecoverParams?)?
+        /// Replayed pushes still to come, and the result's `seq` to move to after the last.
+        var replay: (left: Int, resumeAt: UInt64)?
     }
 
     private let loop: ClientLoop
@@ -70,11 +75,32 @@ public final class CallGateClient: CallGateRequester {
         }
     }
 
-    /// Records a connect result: the sequence this socket's pushes are numbered in.
-    func connected(_ result: ConnectResult) {
+    /// Takes up the push sequence from a connect result, on the service thread before the
+    /// frames after it: from the result's `seq`, or, when missed pushes follow, from the
+    /// `recover.seq` they follow until the last of them is in (a drop in between then loses
+    /// none of those still to come).
+    private func connected(_ result: ConnectResult, recovering recover: RecoverParams?) {
         state.withLock { state in
             state.connected = (result.epoch, result.connectionId)
-            state.lastSeq = max(state.lastSeq, result.seq)
+            if let recover, let recovery = result.recovery, recovery.recovered, recovery.missed > 0 {
+                state.lastSeq = recover.seq
+                state.replay = (recovery.missed, result.seq)
+            } else {
+                state.lastSeq = result.seq
+                state.replay = nil
+            }
+        }
+    }
+
+    /// Moves the position past a push numbered `seq`.
+    private func saw(seq: UInt64) {
+        state.withLock { state in
+            state.lastSeq = max(state.lastSeq, seq)
+            guard let replay = state.replay else { return }
+            state.replay = replay.left > 1 ? (replay.left - 1, replay.resumeAt) : nil
+            if replay.left <= 1 {
+                state.lastSeq = max(state.lastSeq, replay.resumeAt)
+            }
         }
     }
 
@@ -95,6 +121,9 @@ public final class CallGateClient: CallGateRequester {
             let closedCode: UInt16?? = state.withLock { state in
                 if state.closed { return .some(state.closeCode) }
                 state.pending[id] = continuation
+                if case .connect(let params) = request {
+                    state.connecting = (id, params.recover)
+                }
                 return .none
             }
             if let closedCode {
@@ -180,6 +209,14 @@ public final class CallGateClient: CallGateRequester {
         }
         switch frame {
         case .reply(let id, let outcome):
+            let connecting = state.withLock { state -> RecoverParams?? in
+                guard let id, state.connecting?.id == id else { return nil }
+                defer { state.connecting = nil }
+                return .some(state.connecting?.recover)
+            }
+            if let connecting, let result = try? outcome.decodeResult(ConnectResult.self) {
+                connected(result, recovering: connecting)
+            }
             let waiter = id.flatMap { id in state.withLock { $0.pending.removeValue(forKey: id) } }
             if let waiter {
                 waiter.resume(returning: outcome)
@@ -188,7 +225,7 @@ public final class CallGateClient: CallGateRequester {
             }
         case .push(let event, let seq, let raw):
             if let seq {
-                state.withLock { $0.lastSeq = max($0.lastSeq, seq) }
+                saw(seq: seq)
             }
             if let push = try? Push(event: event, frame: raw) {
                 inbox.put(.push(push))

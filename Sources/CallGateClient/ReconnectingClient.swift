@@ -7,13 +7,15 @@ import Synchronization
 /// new one that connects with the last one's `recoveryPoint`, so the pushes missed in between
 /// arrive, in order, before any new push. The sessions the app joined through this client come
 /// back too: taken over by the gateway within its grace period (`resumedSessions`), else joined
-/// again with a fresh call token while their call lives.
+/// again with a fresh call token while their call lives (a meet session that was not taken over
+/// is not joined again).
 ///
 /// Events are the sockets' events in order, each socket's to its end, with `.reconnected`
 /// (the new connect result) between two sockets; `.closed` ends them when `startClosing` was
 /// called, or when a close means another connect cannot help: 4001 and 4003 (the token), 4009
-/// (too many devices), 4010 (another connection of this device took over). Reconnects wait
-/// 0.25 s doubling to 8 s, with jitter. Safe to use from any task.
+/// (too many devices), 4010 (another connection of this device took over), and a reconnect
+/// refused with `AUTH_ERR` or `ERR_TOO_MANY_DEVICES`. Reconnects wait 0.25 s doubling to 8 s,
+/// with jitter. Safe to use from any task.
 public final class ReconnectingClient: CallGateRequester {
     /// Where the gateway is.
     public struct Target: Sendable {
@@ -132,19 +134,34 @@ public final class ReconnectingClient: CallGateRequester {
                 inbox.put(event)
             }
             let final = code.map(Self.finalCloseCodes.contains) ?? false
-            guard !state.withLock({ $0.stopping }), !final,
-                  let next = await reconnect(after: client)
-            else {
+            guard !state.withLock({ $0.stopping }), !final else {
                 inbox.put(.closed(code: code))
                 return
             }
-            client = next
+            switch await reconnect(after: client) {
+            case .connected(let next):
+                client = next
+            case .stopped(let refusal):
+                inbox.put(.closed(code: refusal ?? code))
+                return
+            }
         }
     }
 
+    /// How a reconnect ended.
+    private enum Reconnect {
+        /// Connected on this socket.
+        case connected(CallGateClient)
+        /// `startClosing` was called (no code), or the gateway refused the device for a reason
+        /// another try cannot change: the close code that goes with it.
+        case stopped(UInt16?)
+    }
+
     /// A new socket connected with `previous`'s recovery point, its sessions taken over or
-    /// joined again; nil once `startClosing` was called.
-    private func reconnect(after previous: CallGateClient) async -> CallGateClient? {
+    /// joined again. Tries again, backing off, after a socket that would not open, a token that
+    /// could not be fetched or a connect that failed, but not after `AUTH_ERR` (4001) or
+    /// `ERR_TOO_MANY_DEVICES` (4009).
+    private func reconnect(after previous: CallGateClient) async -> Reconnect {
         var delay = Duration.milliseconds(250)
         while !state.withLock({ $0.stopping }) {
             try? await Task.sleep(for: delay.jittered)
@@ -154,21 +171,38 @@ public final class ReconnectingClient: CallGateRequester {
             else { continue }
             do {
                 let result = try await next.connect(token: try await fetchToken(), recover: previous.recoveryPoint)
-                state.withLock { $0.current = next }
+                let adopted = state.withLock { state -> Bool in
+                    guard !state.stopping else { return false }
+                    state.current = next
+                    return true
+                }
+                guard adopted else {
+                    await next.close()
+                    return .stopped(nil)
+                }
                 inbox.put(.reconnected(result))
-                await rejoin(besides: Set(result.resumedSessions.map(\.sessionId)))
-                return next
+                await rejoin(besides: Set(result.resumedSessions.map(\.sessionId)), live: result.activeCalls)
+                return .connected(next)
+            } catch let refusal as ErrorBody where refusal.code == .authError || refusal.code == .tooManyDevices {
+                await next.close()
+                return .stopped(refusal.code == .authError ? CloseCode.unauthorized : CloseCode.tooManyDevices)
             } catch {
                 await next.close()
             }
         }
-        return nil
+        return .stopped(nil)
     }
 
     /// Joins again the sessions the app had joined that the gateway did not keep for this
-    /// device; one whose call is over is forgotten.
-    private func rejoin(besides resumed: Set<String>) async {
+    /// device and whose call is still live; the others are forgotten (a meet session is not
+    /// joined again: it may have ended, and joining its id would start a new one).
+    private func rejoin(besides resumed: Set<String>, live calls: [Call]) async {
+        let live = Set(calls.map(\.sessionId))
         for sessionId in state.withLock({ $0.joined }).subtracting(resumed).sorted() {
+            guard live.contains(sessionId) else {
+                state.withLock { _ = $0.joined.remove(sessionId) }
+                continue
+            }
             do {
                 let token = try await generateToken(sessionId: sessionId)
                 _ = try await joinSession(callToken: token.callToken)

@@ -61,19 +61,27 @@ extension GatewayService {
         _ entries: [HistoryEntry], of uid: String, skipping previous: ConnectionID?
     ) -> [(seq: UInt64, frame: HistoryFrame)] {
         let sent = entries.filter { previous == nil || $0.excluding != previous }
-        return sent.indices.compactMap { index in
-            let entry = sent[index]
-            guard entry.frame.event == .onIncomingCallReceived,
-                  !sent[(index + 1)...].contains(where: {
-                      $0.frame.event == .onIncomingCallCanceled && $0.frame.sessionId == entry.frame.sessionId
-                  })
-            else { return (entry.seq, entry.frame) }
-            switch core.ring(of: entry.frame.sessionId, for: uid) {
-            case .ringing: return (entry.seq, entry.frame)
-            case .stopped(let cancel): return (entry.seq, HistoryFrame(cancel))
-            case .forgotten: return nil
+        var stoppedLater = Set<String>()
+        var replay: [(seq: UInt64, frame: HistoryFrame)] = []
+        for entry in sent.reversed() {
+            switch entry.frame.event {
+            case .onIncomingCallCanceled:
+                stoppedLater.insert(entry.frame.sessionId)
+            case .onIncomingCallReceived where !stoppedLater.contains(entry.frame.sessionId):
+                switch core.ring(of: entry.frame.sessionId, for: uid) {
+                case .ringing: break
+                case .stopped(let cancel):
+                    replay.append((entry.seq, HistoryFrame(cancel)))
+                    continue
+                case .forgotten:
+                    continue
+                }
+            default:
+                break
             }
+            replay.append((entry.seq, entry.frame))
         }
+        return replay.reversed()
     }
 
     /// Closes with 4010 a connection a newer one of its device took over; the Core forgot it
