@@ -77,9 +77,6 @@ struct DepartedDevices {
     private var devices: [ConnectionID: DepartedDevice] = [:]
     private var expiries: Deque<(connection: ConnectionID, until: Int64)> = []
 
-    /// How many are waited for.
-    var count: Int { devices.count }
-
     /// Remembers `device`, departed from `connection`, until monotonic ms `until`.
     mutating func add(_ connection: ConnectionID, _ device: DepartedDevice, until: Int64, now: Int64) {
         dropExpired(now: now)
