@@ -23,19 +23,13 @@ public final class InMemoryPushHistory: PushHistory {
 
     private var held = 0
 
-    private struct Kept {
-        let seq: UInt64
-        let frame: HistoryFrame
-        let excluding: ConnectionID?
-    }
-
     /// One user's sequence; a class, so its entries grow in place in the dictionary and a
     /// stamp reaches it without hashing the uid.
     private final class Sequence {
         let uid: String
         let epoch: String
         var last: UInt64 = 0
-        var entries: Deque<Kept> = []
+        var entries: Deque<HistoryEntry> = []
         var devices = 0
         /// When it last had a push or lost its last device, monotonic milliseconds.
         var touched: Int64
@@ -103,7 +97,7 @@ public final class InMemoryPushHistory: PushHistory {
         }
         sequence.last += 1
         sequence.touched = now
-        sequence.entries.append(Kept(seq: sequence.last, frame: frame, excluding: excluding))
+        sequence.entries.append(HistoryEntry(seq: sequence.last, frame: frame, excluding: excluding))
         if frame.holders == 0 { held += frame.head.count }
         frame.holders += 1
         held += Self.bytesPerPush
@@ -134,9 +128,7 @@ public final class InMemoryPushHistory: PushHistory {
         }
         let firstKept = sequence.entries.first?.seq ?? sequence.last + 1
         guard position.seq + 1 >= firstKept else { return nil }
-        return sequence.entries.filter { $0.seq > position.seq }.map {
-            HistoryEntry(seq: $0.seq, frame: $0.frame, excluding: $0.excluding)
-        }
+        return sequence.entries.filter { $0.seq > position.seq }
     }
 
     /// Begins a sequence for `uid` in a new epoch.

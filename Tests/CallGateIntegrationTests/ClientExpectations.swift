@@ -64,4 +64,17 @@ extension CallGateClient {
         }
         return accepted
     }
+
+    /// Establishes a call with `callee`, then joins its session from this device and from the
+    /// callee's, checking that this caller heard the callee join.
+    func establishCallInSession(
+        with callee: CallGateClient, uid: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Call {
+        let call = try await establishCall(with: callee, uid: uid, sourceLocation: sourceLocation)
+        _ = try await joinSession(callToken: try await generateToken(sessionId: call.sessionId).callToken)
+        _ = try await callee.joinSession(callToken: try await callee.generateToken(sessionId: call.sessionId).callToken)
+        #expect(try await expectPush().event == .onUserJoined, sourceLocation: sourceLocation)
+        #expect(try await expectPush().event == .onUserListChanged, sourceLocation: sourceLocation)
+        return call
+    }
 }

@@ -139,11 +139,7 @@ struct RecoveryTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let call = try await alice.establishCall(with: bob, uid: "bob")
-        _ = try await alice.joinSession(callToken: try await alice.generateToken(sessionId: call.sessionId).callToken)
-        _ = try await bob.joinSession(callToken: try await bob.generateToken(sessionId: call.sessionId).callToken)
-        _ = try await alice.expectPush()
-        _ = try await alice.expectPush()
+        let call = try await alice.establishCallInSession(with: bob, uid: "bob")
         let point = try await dropped(bob)
         _ = try await alice.setMuted(call.sessionId, audio: true)
 
@@ -164,11 +160,7 @@ struct RecoveryTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let stale = try await gateway.device("bob")
-        let call = try await alice.establishCall(with: stale, uid: "bob")
-        _ = try await alice.joinSession(callToken: try await alice.generateToken(sessionId: call.sessionId).callToken)
-        _ = try await stale.joinSession(callToken: try await stale.generateToken(sessionId: call.sessionId).callToken)
-        _ = try await alice.expectPush()
-        _ = try await alice.expectPush()
+        let call = try await alice.establishCallInSession(with: stale, uid: "bob")
         let point = try #require(stale.recoveryPoint)
 
         let (back, result) = try await recovering("bob", from: point, on: gateway)

@@ -55,11 +55,7 @@ struct StoreOutageTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let call = try await alice.establishCall(with: bob, uid: "bob")
-        _ = try await alice.joinSession(callToken: try await alice.generateToken(sessionId: call.sessionId).callToken)
-        _ = try await bob.joinSession(callToken: try await bob.generateToken(sessionId: call.sessionId).callToken)
-        _ = try await alice.expectPush()
-        _ = try await alice.expectPush()
+        let call = try await alice.establishCallInSession(with: bob, uid: "bob")
 
         let lock = try await WriteLockHolder.hold(path)
         let answered = Mutex(false)
