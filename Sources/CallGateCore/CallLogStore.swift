@@ -1,13 +1,13 @@
 import CallGateProtocol
 
-/// Where call logs and group membership are kept across restarts.
+/// Where call logs, group membership and the webhook outbox are kept across restarts.
 ///
 /// Records read back carry the recording URLs attached with `attachRecordingURL`; saving a
 /// record again keeps them (a URL is attached beside the record, not in it).
 ///
 /// Implementations are thread-safe: the gateway writes from one writer thread (batches, in
 /// order) and reads from others; nothing here runs on the service thread.
-public protocol CallLogStore: Sendable {
+public protocol CallLogStore: WebhookOutbox {
     /// Applies `writes` in order, all or none, durably before returning.
     func apply(_ writes: [StoreWrite]) throws
     /// The calls still `initiated` or `ongoing`, oldest first: what a restarted gateway resumes.
@@ -39,6 +39,9 @@ public enum StoreWrite: Hashable, Sendable, Codable {
     case putGroup(GroupRecord)
     /// Deletes a group (nothing happens if it does not exist).
     case deleteGroup(String)
+    /// Puts a webhook message in the outbox: one pending delivery for each enabled endpoint that
+    /// wants its type (none when no endpoint does), due at once.
+    case webhook(WebhookMessage)
 }
 
 /// What attaching a recording URL found: the one call that has the recording, none, or several

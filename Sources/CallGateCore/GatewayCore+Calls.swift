@@ -77,7 +77,7 @@ extension GatewayCore {
     }
 
     private func initiate(
-        _ params: InitiateCallParams, from connection: ConnectionID, into list: inout DeliveryList
+        _ params: InitiateCallParams, from connection: ConnectionID, into list: inout EffectList
     ) throws(CoreError) -> Call {
         let caller = try requireUser(connection)
         guard FieldRules.isValidID(params.receiverId) else {
@@ -112,15 +112,23 @@ extension GatewayCore {
             }
         }
         callStarts.record(caller.uid, now: monotonicNow)
+        list.report(.callInitiated, WebhookData(call: call))
         guard !ringing.isEmpty else {
             // Everyone is busy: the call ends at once, and every device of the caller learns why.
             let busyUser = profile(of: busy[0])
-            return finish(live, as: .busy, at: call.initiatedAt, closingSessionFor: [], excluding: nil, into: &list) { call in
+            return finish(
+                live, as: .busy, at: call.initiatedAt, by: busyUser, closingSessionFor: [], excluding: nil, into: &list
+            ) { call in
                 [Delivery(push: .outgoingCallRejected(call: call, by: busyUser), users: [call.initiator.uid])]
             }
         }
         register(live, ringFor: timeout)
         list.send(.incomingCallReceived(call: live.call), to: ringing)
+        for uid in ringing {
+            list.report(.callRinging, WebhookData(
+                call: live.call, user: live.profiles[uid] ?? profile(of: uid),
+                onlineDevices: directory.connections(of: uid).count))
+        }
         return live.call
     }
 
@@ -170,7 +178,7 @@ extension GatewayCore {
     }
 
     private func accept(
-        _ sessionId: String, from connection: ConnectionID, into list: inout DeliveryList
+        _ sessionId: String, from connection: ConnectionID, into list: inout EffectList
     ) throws(CoreError) -> Call {
         let user = try requireUser(connection)
         let live = try liveCall(sessionId)
@@ -197,11 +205,12 @@ extension GatewayCore {
         let call = live.call
         list.send(.outgoingCallAccepted(call: call, by: user), to: joinedBefore)
         list.send(.incomingCallCanceled(call: call, reason: .answeredElsewhere), to: [user.uid], excluding: connection)
+        list.report(.callAccepted, WebhookData(call: call, user: user))
         return call
     }
 
     private func reject(
-        _ params: RejectCallParams, from connection: ConnectionID, into list: inout DeliveryList
+        _ params: RejectCallParams, from connection: ConnectionID, into list: inout EffectList
     ) throws(CoreError) -> Call {
         let user = try requireUser(connection)
         let live = try liveCall(params.sessionId)
@@ -210,7 +219,7 @@ extension GatewayCore {
             guard live.call.callStatus == .initiated else {
                 throw .alreadyJoined("the call was answered: end it with endCall")
             }
-            return cancelRinging(live, excluding: connection, into: &list)
+            return cancelRinging(live, by: user, reason: .hungUp, excluding: connection, into: &list)
         }
         guard user.uid != live.callerUID else {
             throw .notParticipant("the caller cancels a call with status cancelled")
@@ -221,6 +230,7 @@ extension GatewayCore {
         move(user.uid, to: .declined, in: live)
         if live.isGroup, live.call.callStatus != .initiated || live.ringingCount > 0 {
             list.send(.incomingCallCanceled(call: live.call, reason: .rejectedElsewhere), to: [user.uid], excluding: connection)
+            list.report(.callDeclined, WebhookData(call: live.call, user: user))
             return live.call
         }
         // A 1:1 decline, or the last member of a group still ringing declined: the call ends.
@@ -228,7 +238,9 @@ extension GatewayCore {
             live.call.receiver = .user(user)
         }
         let status: CallStatus = live.isGroup ? .rejected : (params.status == .busy ? .busy : .rejected)
-        return finish(live, as: status, closingSessionFor: [live.callerUID], excluding: connection, into: &list) { call in
+        return finish(
+            live, as: status, by: user, closingSessionFor: [live.callerUID], excluding: connection, into: &list
+        ) { call in
             [Delivery(push: .outgoingCallRejected(call: call, by: user), users: [call.initiator.uid]),
              Delivery(push: .incomingCallCanceled(call: call, reason: .rejectedElsewhere), users: [user.uid],
                       excluding: connection)]
@@ -236,12 +248,12 @@ extension GatewayCore {
     }
 
     private func end(
-        _ sessionId: String, from connection: ConnectionID, into list: inout DeliveryList
+        _ sessionId: String, from connection: ConnectionID, into list: inout EffectList
     ) throws(CoreError) -> Call {
         let user = try requireUser(connection)
         let live = try liveCall(sessionId)
         if live.call.callStatus == .initiated, user.uid == live.callerUID {
-            return cancelRinging(live, excluding: connection, into: &list)
+            return cancelRinging(live, by: user, reason: .hungUp, excluding: connection, into: &list)
         }
         guard let state = live.state(of: user.uid) else { throw .notParticipant("you are not in this call") }
         guard state == .joined else { throw .member(state) }
@@ -252,7 +264,7 @@ extension GatewayCore {
 
     /// The ring timeout passed: a call nobody answered ends `unanswered`; an answered group call
     /// stops ringing the members still rung, who missed it, and goes on.
-    func ringTimedOut(_ sessionId: String, into list: inout DeliveryList) {
+    func ringTimedOut(_ sessionId: String, into list: inout EffectList) {
         guard let live = calls[sessionId] else { return }
         live.ringTimer = nil
         guard live.call.callStatus == .initiated else {
@@ -261,6 +273,9 @@ extension GatewayCore {
                 move(uid, to: .missed, in: live)
             }
             list.send(.incomingCallCanceled(call: live.call, reason: .unanswered), to: ringing)
+            for uid in ringing {
+                list.report(.callMissed, WebhookData(call: live.call, user: live.profiles[uid] ?? profile(of: uid)))
+            }
             return
         }
         _ = finish(live, as: .unanswered, closingSessionFor: [live.callerUID], excluding: nil, into: &list) { call in
@@ -270,7 +285,7 @@ extension GatewayCore {
 
     /// A user's grace period in a call passed with none of their devices back: the caller of a
     /// ringing call cancels it, a participant of an answered one leaves it (`disconnected`).
-    func graceEnded(for uid: String, in sessionId: String, into list: inout DeliveryList) {
+    func graceEnded(for uid: String, in sessionId: String, into list: inout EffectList) {
         cancelGrace(for: uid, in: sessionId)
         guard let live = calls[sessionId],
               live.state(of: uid) == .joined,
@@ -278,7 +293,7 @@ extension GatewayCore {
         else { return }
         switch live.call.callStatus {
         case .initiated:
-            _ = cancelRinging(live, excluding: nil, into: &list)
+            _ = cancelRinging(live, by: user, reason: .disconnected, excluding: nil, into: &list)
         default:
             _ = depart(live, user: user, reason: .disconnected, excluding: nil, into: &list)
         }
@@ -350,9 +365,16 @@ extension GatewayCore {
     }
 
     /// The caller's cancel of a call nobody answered, by `rejectCall` with status `cancelled`,
-    /// by `endCall`, or when the caller's grace period or the session's idle timeout passes.
-    func cancelRinging(_ live: LiveCall, excluding: ConnectionID?, into list: inout DeliveryList) -> Call {
-        finish(live, as: .cancelled, closingSessionFor: [live.callerUID], excluding: excluding, into: &list) { _ in [] }
+    /// by `endCall` or `leaveSession` (`by` the caller), or when the caller's grace period
+    /// (`disconnected`) or the session's idle timeout passes.
+    func cancelRinging(
+        _ live: LiveCall, by user: User? = nil, reason: EndReason? = nil, excluding: ConnectionID?,
+        into list: inout EffectList
+    ) -> Call {
+        finish(
+            live, as: .cancelled, by: user, reason: reason, closingSessionFor: [live.callerUID], excluding: excluding,
+            into: &list
+        ) { _ in [] }
     }
 
     /// A joined participant of an answered call goes away, by `endCall`, `leaveSession` or when
@@ -362,7 +384,7 @@ extension GatewayCore {
     /// reply instead). A group participant who leaves a call that goes on leaves its session
     /// (`onUserLeft`, `onUserListChanged` to those still in).
     func depart(
-        _ live: LiveCall, user: User, reason: EndReason, excluding: ConnectionID?, into list: inout DeliveryList
+        _ live: LiveCall, user: User, reason: EndReason, excluding: ConnectionID?, into list: inout EffectList
     ) -> Call {
         var participants = live.members(in: .joined)
         if live.isGroup {
@@ -379,7 +401,10 @@ extension GatewayCore {
             }
             participants = [user.uid] + remaining
         }
-        return finish(live, as: .ended, closingSessionFor: participants, excluding: excluding, into: &list) { call in
+        return finish(
+            live, as: .ended, by: user, reason: reason, closingSessionFor: participants, excluding: excluding,
+            into: &list
+        ) { call in
             [Delivery(push: .callEndedMessageReceived(call: call, by: user, reason: reason), users: participants,
                       excluding: excluding)]
         }
@@ -390,10 +415,13 @@ extension GatewayCore {
     /// then `notices(call)` go out, every user still ringing stops ringing
     /// (`onIncomingCallCanceled`, for the reason `status` gives), and the call's session ends,
     /// telling `audience` as well as those in it (`onCallEnded`, but not to `excluding`).
-    /// The call ends now, or at `endedAt` (auto-busy: the second it started). Returns the final call.
+    /// The call ends now, or at `endedAt` (auto-busy: the second it started). The backend hears
+    /// the terminal event, `by` whom and for which `reason`, after the session's own events.
+    /// Returns the final call.
     func finish(
-        _ live: LiveCall, as status: CallStatus, at endedAt: Int64? = nil, closingSessionFor audience: [String],
-        excluding: ConnectionID?, into list: inout DeliveryList, notices: (Call) -> [Delivery]
+        _ live: LiveCall, as status: CallStatus, at endedAt: Int64? = nil, by user: User? = nil,
+        reason: EndReason? = nil, closingSessionFor audience: [String], excluding: ConnectionID?,
+        into list: inout EffectList, notices: (Call) -> [Delivery]
     ) -> Call {
         let now = endedAt ?? nowSeconds
         let ringing = live.members(in: .ringing)
@@ -426,6 +454,9 @@ extension GatewayCore {
             list.send(.incomingCallCanceled(call: call, reason: reason), to: ringing)
         }
         closeSession(call.sessionId, alsoTelling: audience, excluding: excluding, into: &list)
+        if let type = WebhookEventType(terminal: status) {
+            list.report(type, WebhookData(call: call, by: user, reason: reason))
+        }
         return call
     }
 

@@ -92,6 +92,12 @@ extension GatewayCore {
                 throw .tooManyRecordings(configuration.maxRecordingsPerSession)
             }
             session.setRecording(on, at: nowSeconds)
+            if let recording = session.history.recordings.last {
+                list.report(
+                    on ? .recordingStarted : .recordingStopped,
+                    WebhookData(call: session.call?.call, sessionId: session.id, user: member.user,
+                                recording: recording.logRecording))
+            }
             list.send(
                 .recordingToggled(sessionId: session.id, recordingStarted: on, user: member.user),
                 to: session.uids, excluding: connection)
@@ -126,7 +132,7 @@ extension GatewayCore {
 
     private func join(
         _ sessionId: String, from connection: ConnectionID, audioOnly: Bool, idleTimeout: Int?,
-        into list: inout DeliveryList
+        into list: inout EffectList
     ) throws(CoreError) -> Session {
         let user = try requireUser(connection)
         let timeout = idleTimeout ?? configuration.defaultIdleTimeout
@@ -153,6 +159,7 @@ extension GatewayCore {
             list.send(
                 .userListChanged(sessionId: session.id, participants: snapshot.participants), to: others,
                 excluding: connection)
+            list.report(.participantJoined, WebhookData(call: session.call?.call, sessionId: session.id, user: user))
         }
         return snapshot
     }
@@ -214,7 +221,7 @@ extension GatewayCore {
     /// The only user of a session was alone for their idle timeout: their devices get
     /// `onSessionTimeout`, they are removed, and the session ends (with the ringing call it
     /// belongs to: `cancelled` if still ringing, else `ended`).
-    func idleTimedOut(_ sessionId: String, into list: inout DeliveryList) {
+    func idleTimedOut(_ sessionId: String, into list: inout EffectList) {
         guard let session = sessions[sessionId], session.uids.count == 1 else { return }
         session.idleTimer = nil
         let uid = session.uids[0]
@@ -257,7 +264,7 @@ extension GatewayCore {
 
     /// A session member's grace period passed with none of their devices joined again: they
     /// leave the session as if they had sent `leaveSession`, with reason `disconnected`.
-    func sessionGraceEnded(for uid: String, in sessionId: String, into list: inout DeliveryList) {
+    func sessionGraceEnded(for uid: String, in sessionId: String, into list: inout EffectList) {
         guard let session = sessions[sessionId], var member = session.members[uid], member.devices.isEmpty else { return }
         member.graceTimer = nil
         session.update(member)
@@ -318,9 +325,10 @@ extension GatewayCore {
     /// `onUserLeft` and `onUserListChanged` to every device of each. Nothing else follows from it
     /// here. Returns the member who left, nil if `uid` was not in.
     @discardableResult
-    func removeFromSession(_ uid: String, _ session: LiveSession, into list: inout DeliveryList) -> SessionMember? {
+    func removeFromSession(_ uid: String, _ session: LiveSession, into list: inout EffectList) -> SessionMember? {
         guard let member = session.remove(uid, at: nowSeconds) else { return nil }
         release(member, from: session.id)
+        list.report(.participantLeft, WebhookData(call: session.call?.call, sessionId: session.id, user: member.user))
         list.send(.userLeft(sessionId: session.id, user: member.user), to: session.uids)
         list.send(.userListChanged(sessionId: session.id, participants: session.snapshot.participants), to: session.uids)
         refreshIdleTimer(session)
@@ -333,7 +341,7 @@ extension GatewayCore {
     /// cancels it), which ends the session when the call ends; a standalone session ends with
     /// its last participant. `actor` is the connection that asked, if any.
     func departSession(
-        _ uid: String, from session: LiveSession, reason: EndReason, actor: ConnectionID?, into list: inout DeliveryList
+        _ uid: String, from session: LiveSession, reason: EndReason, actor: ConnectionID?, into list: inout EffectList
     ) {
         guard let member = removeFromSession(uid, session, into: &list) else { return }
         guard let live = calls[session.id] else {
@@ -344,7 +352,7 @@ extension GatewayCore {
         }
         guard live.state(of: uid) == .joined else { return }
         if live.call.callStatus == .initiated {
-            _ = cancelRinging(live, excluding: actor, into: &list)
+            _ = cancelRinging(live, by: member.user, reason: reason, excluding: actor, into: &list)
         } else {
             _ = depart(live, user: member.user, reason: reason, excluding: actor, into: &list)
         }
@@ -354,13 +362,19 @@ extension GatewayCore {
     /// its history is kept for `terminalRetention`, and `onCallEnded` goes to every device of
     /// `alsoTelling` and of everyone still in, except `excluded` (the connection that asked).
     func closeSession(
-        _ sessionId: String, alsoTelling: [String], excluding excluded: ConnectionID?, into list: inout DeliveryList
+        _ sessionId: String, alsoTelling: [String], excluding excluded: ConnectionID?, into list: inout EffectList
     ) {
         guard let session = sessions.removeValue(forKey: sessionId) else { return }
         var seen = Set<String>()
         let audience = (alsoTelling + session.uids).filter { seen.insert($0).inserted }
+        let wasRecording = session.recording
+        let call = session.call?.call
         for member in session.close(at: nowSeconds) {
             release(member, from: sessionId)
+            list.report(.participantLeft, WebhookData(call: call, sessionId: sessionId, user: member.user))
+        }
+        if wasRecording, let recording = session.history.recordings.last {
+            list.report(.recordingStopped, WebhookData(call: call, sessionId: sessionId, recording: recording.logRecording))
         }
         if let timer = session.idleTimer {
             timers.cancel(timer)

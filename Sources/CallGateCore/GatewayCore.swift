@@ -228,7 +228,7 @@ public final class GatewayCore {
         transition { list in runDueTimers(into: &list) }
     }
 
-    func runDueTimers(into list: inout DeliveryList) {
+    func runDueTimers(into list: inout EffectList) {
         let now = monotonicNow
         while let event = timers.popDue(now: now) {
             switch event {
@@ -257,21 +257,22 @@ public final class GatewayCore {
 
     /// Runs one op and gathers everything it did into its outcome: the reply (a thrown
     /// `CoreError` becomes the error reply, with no pushes), the deliveries it added, the log
-    /// entries it changed, the calls it finished and the next timer deadline.
-    func transition<Reply>(_ op: (inout DeliveryList) throws(CoreError) -> Reply) -> Outcome<Reply> {
-        var list = DeliveryList()
+    /// entries it changed, the calls it finished, the webhook events it reported and the next
+    /// timer deadline.
+    func transition<Reply>(_ op: (inout EffectList) throws(CoreError) -> Reply) -> Outcome<Reply> {
+        var list = EffectList()
         let reply: Result<Reply, CoreError>
         do {
             reply = .success(try op(&list))
         } catch {
             reply = .failure(error)
-            list = DeliveryList()
+            list = EffectList()
         }
         let finished = finishedNow
         finishedNow.removeAll(keepingCapacity: true)
         return Outcome(
             reply: reply, deliveries: list.deliveries, logChanges: takeLogChanges(), finishedCalls: finished,
-            nextDeadline: timers.nextDeadline())
+            webhookEvents: list.webhookEvents, nextDeadline: timers.nextDeadline())
     }
 
     /// The authenticated user of `connection`, or `ERR_USER_NOT_LOGGED_IN`.

@@ -1,16 +1,18 @@
 import Synchronization
 
-/// A call log store that keeps everything in memory: for tests and for a gateway run without a
-/// database. It is also the reference the SQL store's queries are checked against.
+/// A call log store (and webhook outbox) that keeps everything in memory: for tests and for a
+/// gateway run without a database. It is also the reference the SQL store's queries are checked against.
 ///
 /// Thread-safe: one lock around all state.
 public final class InMemoryCallLogStore: CallLogStore {
-    private struct State {
+    struct State {
         var calls: [Int64: CallLogRecord] = [:]
         var groups: [String: GroupRecord] = [:]
         /// call id -> rid -> URL.
         var recordingURLs: [Int64: [String: String]] = [:]
         var lastID: Int64 = 0
+        /// Webhook endpoints and deliveries (`InMemoryCallLogStore+Webhooks.swift`).
+        var outbox = InMemoryOutbox()
 
         /// `record` with the URLs attached to its recordings.
         func withURLs(_ record: CallLogRecord) -> CallLogRecord {
@@ -23,7 +25,7 @@ public final class InMemoryCallLogStore: CallLogStore {
         }
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// Makes an empty store.
     public init() {}
@@ -40,6 +42,8 @@ public final class InMemoryCallLogStore: CallLogStore {
                     state.groups[group.guid] = group
                 case .deleteGroup(let guid):
                     state.groups[guid] = nil
+                case .webhook(let message):
+                    state.outbox.enqueue(message)
                 }
             }
         }

@@ -3,8 +3,8 @@ import CallGateProtocol
 /// What one Core operation did: the reply for the connection that asked, and every effect the
 /// server must carry out, produced by the transition itself.
 ///
-/// The server handles every outcome the same way: it hands `logChanges` to the store writer,
-/// sends the reply, then the deliveries in order (the reply and pushes wait for the write when
+/// The server handles every outcome the same way: it hands `logChanges` (and `webhookEvents`, in
+/// the same transaction) to the store writer, sends the reply, then the deliveries in order (the reply and pushes wait for the write when
 /// they reveal a finished call), counts `finishedCalls`, and arms its timer for `nextDeadline`.
 public struct Outcome<Reply: Sendable>: Sendable {
     /// The answer for the asking connection, or why the op was refused. Timers and disconnects
@@ -16,6 +16,9 @@ public struct Outcome<Reply: Sendable>: Sendable {
     public var logChanges: [CallLogRecord]
     /// The rung calls the op brought to their final status (each once), as they ended.
     public var finishedCalls: [Call]
+    /// What the app's backend is told about the op, in order: written to the webhook outbox
+    /// with `logChanges`, so an event is sent exactly when the change it reports is durable.
+    public var webhookEvents: [WebhookEvent]
     /// The Core's earliest timer deadline after the op, on the clock's monotonic milliseconds;
     /// nil when no timer is pending. The server calls `fireDueTimers` when it passes.
     public var nextDeadline: Int64?
@@ -23,12 +26,13 @@ public struct Outcome<Reply: Sendable>: Sendable {
     /// Makes an outcome.
     public init(
         reply: Result<Reply, CoreError>, deliveries: [Delivery] = [], logChanges: [CallLogRecord] = [],
-        finishedCalls: [Call] = [], nextDeadline: Int64? = nil
+        finishedCalls: [Call] = [], webhookEvents: [WebhookEvent] = [], nextDeadline: Int64? = nil
     ) {
         self.reply = reply
         self.deliveries = deliveries
         self.logChanges = logChanges
         self.finishedCalls = finishedCalls
+        self.webhookEvents = webhookEvents
         self.nextDeadline = nextDeadline
     }
 
@@ -36,7 +40,7 @@ public struct Outcome<Reply: Sendable>: Sendable {
     public func mapReply<Other>(_ transform: (Reply) -> Other) -> Outcome<Other> {
         Outcome<Other>(
             reply: reply.map(transform), deliveries: deliveries, logChanges: logChanges,
-            finishedCalls: finishedCalls, nextDeadline: nextDeadline)
+            finishedCalls: finishedCalls, webhookEvents: webhookEvents, nextDeadline: nextDeadline)
     }
 }
 
@@ -62,10 +66,18 @@ public struct Delivery: Hashable, Sendable {
     }
 }
 
-/// Collects the deliveries of one op or timer run, dropping pushes addressed to nobody.
-struct DeliveryList {
+/// Collects what one op or timer run tells others: the pushes (dropping those addressed to
+/// nobody) and the webhook events, each in the order they happened.
+struct EffectList {
     /// The deliveries so far, in the order they were added.
     private(set) var deliveries: [Delivery] = []
+    /// The webhook events so far, in the order they happened.
+    private(set) var webhookEvents: [WebhookEvent] = []
+
+    /// Adds an event for the app's backend.
+    mutating func report(_ type: WebhookEventType, _ data: WebhookData) {
+        webhookEvents.append(WebhookEvent(type: type, data: data))
+    }
 
     /// Adds `push` for every device of `users` but `excluded`, unless `users` is empty.
     mutating func send(_ push: Push, to users: [String], excluding excluded: ConnectionID? = nil) {

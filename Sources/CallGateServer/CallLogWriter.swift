@@ -22,6 +22,7 @@ final class CallLogWriter: @unchecked Sendable {
     private let metrics: StoreMetrics
     private let probeInterval: Duration
     private let onCommitted: @Sendable (UInt64) -> Void
+    private let onOutboxChanged: @Sendable () -> Void
     /// Guards every member below it.
     private let condition = NSCondition()
     private var pending: [StoreWrite] = []
@@ -36,10 +37,12 @@ final class CallLogWriter: @unchecked Sendable {
     private var lostWrites = false
 
     /// Starts the writer thread; `metrics` hears of every commit, failed attempt and write set
-    /// aside in `deadLetterPath` (nil: only logged).
+    /// aside in `deadLetterPath` (nil: only logged). `onOutboxChanged` runs after a transaction
+    /// that put webhook messages in the outbox.
     init(
         store: any CallLogStore, deadLetterPath: String? = nil, logger: Logger, metrics: StoreMetrics,
-        probeInterval: Duration = .seconds(10), onCommitted: @escaping @Sendable (UInt64) -> Void
+        probeInterval: Duration = .seconds(10), onOutboxChanged: @escaping @Sendable () -> Void = {},
+        onCommitted: @escaping @Sendable (UInt64) -> Void
     ) {
         self.store = store
         self.deadLetters = DeadLetterFile(path: deadLetterPath, logger: logger)
@@ -47,6 +50,7 @@ final class CallLogWriter: @unchecked Sendable {
         self.metrics = metrics
         self.probeInterval = probeInterval
         self.onCommitted = onCommitted
+        self.onOutboxChanged = onOutboxChanged
         let thread = Thread { [self] in run() }
         thread.name = "callgate-store-writer"
         thread.start()
@@ -91,6 +95,9 @@ final class CallLogWriter: @unchecked Sendable {
             condition.unlock()
             if committed {
                 onCommitted(upTo)
+                if batch.contains(where: \.isWebhook) {
+                    onOutboxChanged()
+                }
             }
         }
         finished.signal()
@@ -151,14 +158,22 @@ final class CallLogWriter: @unchecked Sendable {
     }
 
     /// Applies `writes` one at a time; one the store refuses while its probe commits goes to the
-    /// dead-letter file. Returns what is left when the store stopped taking writes meanwhile.
+    /// dead-letter file, and so do the webhook messages of a call whose save it refused (an
+    /// event is never sent for a change that was not committed). Returns what is left when the
+    /// store stopped taking writes meanwhile.
     private func applySeparately(_ writes: ArraySlice<StoreWrite>) -> ArraySlice<StoreWrite> {
         let started = ContinuousClock.now
         var applied = 0
+        var refusedSessions = Set<String>()
         defer {
             if applied > 0 { metrics.committed(writes: applied, in: .now - started) }
         }
         for index in writes.indices {
+            if case .webhook(let message) = writes[index], refusedSessions.contains(message.event.sessionId) {
+                deadLetters.append(writes[index], error: StoreWriteSetAside.callRefused)
+                metrics.deadLettered()
+                continue
+            }
             do {
                 try store.apply([writes[index]])
                 applied += 1
@@ -169,6 +184,9 @@ final class CallLogWriter: @unchecked Sendable {
                 }
                 deadLetters.append(writes[index], error: error)
                 metrics.deadLettered()
+                if case .call(let record) = writes[index] {
+                    refusedSessions.insert(record.sessionId)
+                }
             }
         }
         noteLocked(writable: true, error: nil)
@@ -213,6 +231,24 @@ final class CallLogWriter: @unchecked Sendable {
             kept.append(write)
         }
         return kept.reversed()
+    }
+}
+
+/// Why a write was set aside without the store refusing it.
+enum StoreWriteSetAside: Error, CustomStringConvertible {
+    /// A webhook message whose call's save the store refused for good.
+    case callRefused
+
+    var description: String {
+        "the save of the call this event reports was refused, so the event is not sent"
+    }
+}
+
+extension StoreWrite {
+    /// Whether it puts a webhook message in the outbox.
+    var isWebhook: Bool {
+        if case .webhook = self { return true }
+        return false
     }
 }
 

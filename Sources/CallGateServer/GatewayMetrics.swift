@@ -4,7 +4,8 @@ import Metrics
 import Prometheus
 
 /// The gateway's own metrics: sockets, frames, pushes, finished calls, ring latency, slow
-/// consumers and refused connects, plus the store's (``StoreMetrics``), kept in one Prometheus
+/// consumers and refused connects, plus the store's (``StoreMetrics``) and the webhook
+/// dispatcher's (``WebhookMetrics``), kept in one Prometheus
 /// registry per server and rendered for `GET /metrics`.
 ///
 /// The metrics are swift-metrics objects made by a `PrometheusMetricsFactory` over this server's
@@ -30,6 +31,8 @@ final class GatewayMetrics {
     let registry: PrometheusCollectorRegistry
     /// The store writer's metrics, in the same registry.
     let store: StoreMetrics
+    /// The webhook dispatcher's metrics, in the same registry.
+    let webhooks: WebhookMetrics
     private let factory: PrometheusMetricsFactory
     private let socketsOpen: Meter
     private var socketsClosed: [String: CoreMetrics.Counter] = [:]
@@ -53,6 +56,7 @@ final class GatewayMetrics {
         factory.valueHistogramBuckets[StoreMetrics.batchSizeName] = StoreMetrics.batchSizeBuckets
         self.factory = factory
         store = StoreMetrics(factory: factory)
+        webhooks = WebhookMetrics(factory: factory)
         socketsOpen = Meter(label: "callgate_sockets_open", factory: factory)
         framesReceived = CoreMetrics.Counter(label: "callgate_frames_received_total", factory: factory)
         framesSent = CoreMetrics.Counter(label: "callgate_frames_sent_total", factory: factory)

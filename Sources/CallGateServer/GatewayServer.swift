@@ -1,3 +1,4 @@
+import CallGateCore
 import CallGateProtocol
 import LWS
 import Logging
@@ -18,8 +19,8 @@ public final class GatewayServer: Sendable {
         self.service = service
     }
 
-    /// Loads groups and open calls from the configured store, resumes those calls, and starts
-    /// listening. Throws when the store cannot be read, the address cannot be bound or the
+    /// Loads groups and open calls from the configured store, sets up the `default` webhook
+    /// endpoint, resumes those calls, starts delivering webhooks and listening. Throws when the store cannot be read, the address cannot be bound or the
     /// secret is empty.
     public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> GatewayServer {
         let tokens = try await TokenService(
@@ -40,10 +41,11 @@ public final class GatewayServer: Sendable {
         let groups = try store.groups()
         let openCalls = try store.openCalls()
         let lastCallID = try store.lastCallID()
+        let webhooksActive = try configuration.webhooks.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis())
         let context = LWSContext(configuration: contextConfiguration)
         let service = GatewayService(
-            configuration: configuration, context: context, tokens: tokens, groups: groups, logger: logger,
-            metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
+            configuration: configuration, context: context, tokens: tokens, groups: groups,
+            webhooksActive: webhooksActive, logger: logger, metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
         try service.resume(openCalls: openCalls, lastCallID: lastCallID)
         if !openCalls.isEmpty {
             logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
@@ -53,6 +55,7 @@ public final class GatewayServer: Sendable {
             context.post { service.armCoreTimer(at: service.core.nextDeadline) }
         } catch {
             service.pipeline.writer.stop()
+            service.webhooks.stop()
             throw error
         }
         logger.info(
@@ -67,6 +70,8 @@ public final class GatewayServer: Sendable {
     /// Stops within the configured `shutdownTimeout`: refuses new connections at once, closes
     /// every socket with 1001 (going away) so clients reconnect elsewhere and waits up to half
     /// the timeout for them to acknowledge, then gives the store writes still queued the rest.
+    /// Webhook attempts in flight get up to 2 s more to end; those that do not stay pending and
+    /// are sent again by the next run.
     /// Returns false when some of those writes could not be made. Call from outside the
     /// service thread.
     @discardableResult
@@ -74,6 +79,8 @@ public final class GatewayServer: Sendable {
         let timeout = service.configuration.shutdownTimeout
         let deadline = ContinuousClock.now + timeout
         context.stop(closeCode: CloseCode.goingAway, grace: timeout / 2)
-        return service.pipeline.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
+        let written = service.pipeline.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
+        service.webhooks.stop()
+        return written
     }
 }

@@ -65,14 +65,16 @@ extension GatewayService {
         emit(.frame(request.connection, frame), after: barrier ?? request.barrier)
     }
 
-    /// Hands the outcome's log changes (and the admin API's group changes) to the writer, counts
+    /// Hands the outcome's log changes (with its webhook events, and the admin API's group
+    /// changes) to the writer, counts
     /// the calls it finished and re-arms the Core timer. Returns the write its output waits for.
     private func persist<Reply>(_ outcome: Outcome<Reply>) -> UInt64 {
         for call in outcome.finishedCalls {
             metrics.callFinished(call.callStatus)
         }
         armCoreTimer(at: outcome.nextDeadline)
-        return pipeline.submit(outcome.logChanges, groupWrites: groups.takeWrites())
+        return pipeline.submit(
+            outcome.logChanges, groupWrites: groups.takeWrites(), webhookWrites: webhookWrites(outcome.webhookEvents))
     }
 
     /// Numbers each push for each of its users in the push history, and hands it to that

@@ -37,6 +37,11 @@ final class GatewayService: @unchecked Sendable {
     let storeReads = DispatchQueue(label: "callgate.store-reads", attributes: .concurrent)
     /// Each user's recent pushes, numbered, for devices that reconnect (`+Recovery`).
     let history: any PushHistory
+    /// Posts the webhook outbox's deliveries, on its own thread.
+    let webhooks: WebhookDispatcher
+    /// Whether some webhook endpoint is enabled: only then do outcomes put their events in the
+    /// outbox (the store checks each event's type against the endpoints in the transaction).
+    var webhooksActive: Bool
     /// Every open socket's connection, connected or not, by the Core's connection id: the one
     /// registry of sockets in the service.
     var connections: [ConnectionID: ClientConnection] = [:]
@@ -57,15 +62,16 @@ final class GatewayService: @unchecked Sendable {
     /// The writer of call log and group changes, and the output waiting for it.
     lazy var pipeline = StorePipeline(writer: CallLogWriter(
         store: store, deadLetterPath: configuration.deadLetterPath, logger: logger, metrics: metrics.store,
-        probeInterval: configuration.storeProbeInterval
+        probeInterval: configuration.storeProbeInterval, onOutboxChanged: { [webhooks] in webhooks.wake() }
     ) { [unowned self] sequence in
         context.post { [unowned self] in self.release(upTo: sequence) }
     })
 
-    /// A service over `store`, with the groups it holds. Call `resume` before the context starts.
+    /// A service over `store`, with the groups it holds; `webhooksActive` says whether the store
+    /// has an enabled webhook endpoint. Call `resume` before the context starts.
     init(
         configuration: ServerConfiguration, context: LWSContext, tokens: TokenService, groups: [GroupRecord],
-        logger: Logger, metrics: GatewayMetrics
+        webhooksActive: Bool, logger: Logger, metrics: GatewayMetrics
     ) {
         self.configuration = configuration
         self.metrics = metrics
@@ -81,6 +87,9 @@ final class GatewayService: @unchecked Sendable {
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
         webApp = WebAppRouter(servesFiles: configuration.servesWebApp, mintsDevTokens: configuration.mintsDevTokens)
         admission = AdmissionControl(configuration: configuration)
+        self.webhooksActive = webhooksActive
+        webhooks = WebhookDispatcher(
+            outbox: store, configuration: configuration.webhooks, clock: clock, metrics: metrics.webhooks, logger: logger)
     }
 
     /// Takes back the calls a previous run left open and writes what that changed (calls whose
@@ -88,9 +97,20 @@ final class GatewayService: @unchecked Sendable {
     /// before the context starts; throws when the store cannot write.
     func resume(openCalls: [CallLogRecord], lastCallID: Int64) throws {
         let outcome = core.restore(openCalls: openCalls, lastCallID: lastCallID)
-        try store.apply(outcome.logChanges.map(StoreWrite.call))
+        try store.apply(outcome.logChanges.map(StoreWrite.call) + webhookWrites(outcome.webhookEvents))
         for call in outcome.finishedCalls {
             metrics.callFinished(call.callStatus)
+        }
+    }
+
+    /// The outbox writes of `events`, each a message with a fresh id stamped now; none while no
+    /// endpoint is enabled.
+    func webhookWrites(_ events: [WebhookEvent]) -> [StoreWrite] {
+        guard webhooksActive, !events.isEmpty else { return [] }
+        let now = clock.nowMillis()
+        var random = SystemRandomNumberGenerator()
+        return events.map { event in
+            .webhook(WebhookMessage(id: WebhookMessage.makeID(at: now, using: &random), timestamp: now, event: event))
         }
     }
 

@@ -31,12 +31,12 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// An HTTP request method. The admin API uses four; everything else is ``other(_:)`` and gets 405.
+/// An HTTP request method. The admin API uses five; everything else is ``other(_:)`` and gets 405.
 ///
 /// A plain value; any thread.
 public enum HTTPMethod: Equatable, Hashable, Sendable {
     /// The methods the admin API routes.
-    case get, put, post, delete
+    case get, put, post, patch, delete
     /// Any other method, with its name as received (methods are case-sensitive, RFC 9110 9.1).
     case other(String)
 
@@ -46,6 +46,7 @@ public enum HTTPMethod: Equatable, Hashable, Sendable {
         case "GET": self = .get
         case "PUT": self = .put
         case "POST": self = .post
+        case "PATCH": self = .patch
         case "DELETE": self = .delete
         default: self = .other(name)
         }
@@ -57,6 +58,7 @@ public enum HTTPMethod: Equatable, Hashable, Sendable {
         case .get: "GET"
         case .put: "PUT"
         case .post: "POST"
+        case .patch: "PATCH"
         case .delete: "DELETE"
         case .other(let name): name
         }

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable {
     /// Outputs (frames, closes, HTTP answers) that may wait for store writes to be durable;
     /// past it, ops that write the call log get `ERR_STORE_UNAVAILABLE` until the store catches up.
     public var maxHeldOutput = 100_000
+    /// Webhooks for the app's backend: the `default` endpoint and how deliveries are attempted.
+    public var webhooks = WebhookConfiguration()
     /// Where writes the store refuses for good are appended (JSON lines), so they block nothing
     /// and are not lost; nil: they are only logged.
     public var deadLetterPath: String?

@@ -25,12 +25,13 @@ final class StorePipeline {
         self.writer = writer
     }
 
-    /// Hands `logChanges` and `groupWrites` to the writer. Returns the write that output
-    /// revealing them must wait for: theirs when they hold a terminal call status or a group
-    /// change, else 0 (none).
-    func submit(_ logChanges: [CallLogRecord], groupWrites: [StoreWrite]) -> UInt64 {
-        guard !logChanges.isEmpty || !groupWrites.isEmpty else { return 0 }
-        let sequence = writer.submit(groupWrites + logChanges.map(StoreWrite.call))
+    /// Hands `logChanges`, `groupWrites` and the webhook messages reporting them to the writer,
+    /// for one transaction. Returns the write that output revealing them must wait for: theirs
+    /// when they hold a terminal call status or a group change, else 0 (none). Webhook messages
+    /// hold no output back: no client sees them.
+    func submit(_ logChanges: [CallLogRecord], groupWrites: [StoreWrite], webhookWrites: [StoreWrite] = []) -> UInt64 {
+        guard !logChanges.isEmpty || !groupWrites.isEmpty || !webhookWrites.isEmpty else { return 0 }
+        let sequence = writer.submit(groupWrites + logChanges.map(StoreWrite.call) + webhookWrites)
         lastSubmitted = sequence
         var barrier: UInt64 = groupWrites.isEmpty ? 0 : sequence
         for record in logChanges where record.callStatus.isTerminal {

@@ -12,6 +12,7 @@ enum CallLogSchema {
             try createWriteProbe(db)
         }
         migrator.registerMigration("v2: participants as JSON in the calls row", migrate: moveParticipantsIntoCalls)
+        migrator.registerMigration("v3: webhook endpoints, messages, deliveries and attempts", migrate: createWebhookOutbox)
         return migrator
     }
 
@@ -117,6 +118,56 @@ enum CallLogSchema {
                 icon TEXT,
                 members TEXT NOT NULL
             ) STRICT;
+            """)
+    }
+
+    /// v3: the webhook outbox (`WebhookOutbox`). A message is written once, in the transaction of
+    /// the change it reports, with one delivery row per endpoint that wants it; `session_id` is
+    /// copied into the delivery so the per-session order check (`webhook_deliveries_queued`)
+    /// reads one index. Attempts hang off their delivery; removing an endpoint removes its
+    /// deliveries and their attempts.
+    private static func createWebhookOutbox(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE webhook_endpoints (
+                id TEXT PRIMARY KEY NOT NULL,
+                url TEXT NOT NULL,
+                secrets TEXT NOT NULL,
+                event_types TEXT,
+                enabled INTEGER NOT NULL,
+                disabled_reason TEXT,
+                created_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE TABLE webhook_messages (
+                id TEXT PRIMARY KEY NOT NULL,
+                type TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                body TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE webhook_deliveries (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                message_id TEXT NOT NULL REFERENCES webhook_messages(id),
+                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                session_id TEXT NOT NULL,
+                status TEXT NOT NULL,
+                next_attempt_at INTEGER NOT NULL,
+                finished_at INTEGER
+            ) STRICT;
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, id) WHERE status = 'pending';
+            CREATE INDEX webhook_deliveries_queued ON webhook_deliveries(endpoint_id, session_id, id) WHERE status = 'pending';
+            CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries(endpoint_id, id);
+            CREATE INDEX webhook_deliveries_finished ON webhook_deliveries(finished_at) WHERE finished_at IS NOT NULL;
+            CREATE INDEX webhook_deliveries_by_message ON webhook_deliveries(message_id);
+            CREATE TABLE webhook_attempts (
+                delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+                at INTEGER NOT NULL,
+                duration_ms INTEGER NOT NULL,
+                status_code INTEGER,
+                error TEXT,
+                status TEXT NOT NULL,
+                next_attempt_at INTEGER
+            ) STRICT;
+            CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts(delivery_id);
             """)
     }
 

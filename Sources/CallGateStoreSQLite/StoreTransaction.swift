@@ -1,4 +1,5 @@
 import CallGateCore
+import CallGateProtocol
 import Foundation
 import GRDB
 
@@ -30,7 +31,32 @@ struct StoreTransaction {
             try put(group)
         case .deleteGroup(let guid):
             try db.cachedStatement(sql: "DELETE FROM call_groups WHERE guid = ?").execute(arguments: [guid])
+        case .webhook(let message):
+            try enqueue(message)
         }
+    }
+
+    /// Puts `message` in the outbox with a pending delivery, due at once, for each enabled
+    /// endpoint that wants its type; writes nothing when none does.
+    func enqueue(_ message: WebhookMessage) throws {
+        let type = message.event.type.rawValue
+        let wanted = try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT 1 FROM webhook_endpoints AS e WHERE e.enabled = 1
+            AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) WHERE value = ?)) LIMIT 1
+            """), arguments: [type]) ?? false
+        guard wanted else { return }
+        let sessionId = message.event.sessionId
+        try db.cachedStatement(sql: """
+            INSERT INTO webhook_messages (id, type, session_id, created_at, body) VALUES (?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                message.id, type, sessionId, message.timestamp, String(decoding: try message.payload(), as: UTF8.self),
+            ])
+        try db.cachedStatement(sql: """
+            INSERT INTO webhook_deliveries (message_id, endpoint_id, session_id, status, next_attempt_at)
+            SELECT ?, e.id, ?, 'pending', ? FROM webhook_endpoints AS e WHERE e.enabled = 1
+            AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) WHERE value = ?))
+            ORDER BY e.created_at, e.id
+            """).execute(arguments: [message.id, sessionId, message.timestamp, type])
     }
 
     /// Inserts or replaces the call with `record.id`, participants included (one row), and

@@ -18,7 +18,7 @@ struct OpeningTests {
                 )
             }
             #expect(tables == ["calls", "call_members", "recording_urls", "call_groups", "write_probe"])
-            #expect(migrations.count == 2)
+            #expect(migrations.count == 3)
             #expect(try store.lastCallID() == 0)
             #expect(try store.openCalls().isEmpty)
             #expect(try store.groups().isEmpty)
@@ -35,7 +35,7 @@ struct OpeningTests {
             let reopened = try SQLiteCallLogStore(path: path)
             #expect(try reopened.openCalls() == [record])
             #expect(try reopened.groups().map(\.guid) == ["g"])
-            #expect(try reopened.pool.read { try CallLogSchema.migrator.completedMigrations($0) }.count == 2)
+            #expect(try reopened.pool.read { try CallLogSchema.migrator.completedMigrations($0) }.count == 3)
         }
     }
 

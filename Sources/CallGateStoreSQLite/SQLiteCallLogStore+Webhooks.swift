@@ -1,0 +1,217 @@
+import CallGateCore
+import CallGateProtocol
+import Foundation
+import GRDB
+
+/// The webhook outbox in the store's file (schema v3). Messages enter it in the call log's own
+/// transactions (`StoreTransaction.enqueue`); these methods serve the dispatcher and the admin
+/// API, each in a transaction of its own. Any thread but the service thread.
+extension SQLiteCallLogStore {
+    /// Every endpoint, oldest first.
+    public func webhookEndpoints() throws -> [WebhookEndpoint] {
+        try read("reading webhook endpoints") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM webhook_endpoints ORDER BY created_at, id").map(Self.endpoint)
+        }
+    }
+
+    /// Creates or replaces an endpoint (its deliveries stay).
+    public func putWebhookEndpoint(_ endpoint: WebhookEndpoint) throws {
+        let encoder = JSONEncoder()
+        let secrets = String(decoding: try encoder.encode(endpoint.secrets), as: UTF8.self)
+        let types = try endpoint.eventTypes.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        try write("saving webhook endpoint \(endpoint.id)") { db in
+            try db.execute(sql: """
+                INSERT INTO webhook_endpoints (id, url, secrets, event_types, enabled, disabled_reason, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET url = excluded.url, secrets = excluded.secrets,
+                    event_types = excluded.event_types, enabled = excluded.enabled,
+                    disabled_reason = excluded.disabled_reason
+                """, arguments: [
+                    endpoint.id, endpoint.url, secrets, types, endpoint.enabled, endpoint.disabledReason,
+                    endpoint.createdAt,
+                ])
+        }
+    }
+
+    /// Removes an endpoint with its deliveries (and their attempts), and the messages no other
+    /// endpoint still has.
+    public func deleteWebhookEndpoint(id: String) throws -> Bool {
+        try write("removing webhook endpoint \(id)") { db in
+            try db.execute(sql: "DELETE FROM webhook_endpoints WHERE id = ?", arguments: [id])
+            guard db.changesCount > 0 else { return false }
+            try Self.deleteOrphanMessages(db)
+            return true
+        }
+    }
+
+    /// The due deliveries: pending, due by `now`, to an enabled endpoint, and first in their
+    /// endpoint's queue for their session.
+    public func dueWebhookDeliveries(at now: Int64, limit: Int, excluding: Set<Int64>) throws -> [WebhookDelivery] {
+        guard limit > 0 else { return [] }
+        return try read("reading due webhook deliveries") { db in
+            let endpoints = Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT * FROM webhook_endpoints WHERE enabled = 1")
+                    .map(Self.endpoint).map { ($0.id, $0) })
+            guard !endpoints.isEmpty else { return [] }
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT d.id, d.endpoint_id, d.session_id, m.id AS message_id, m.type, m.body, m.created_at,
+                    (SELECT count(*) FROM webhook_attempts AS a WHERE a.delivery_id = d.id) AS attempts
+                FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
+                WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+                AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries AS q
+                    WHERE q.endpoint_id = d.endpoint_id AND q.session_id = d.session_id AND q.status = 'pending' AND q.id < d.id
+                )
+                ORDER BY d.next_attempt_at, d.id LIMIT ?
+                """), arguments: [now, limit + excluding.count])
+            var due: [WebhookDelivery] = []
+            for row in rows {
+                let id: Int64 = row["id"]
+                guard !excluding.contains(id), due.count < limit,
+                      let endpoint = endpoints[row["endpoint_id"]],
+                      let type = WebhookEventType(rawValue: row["type"])
+                else { continue }
+                due.append(WebhookDelivery(
+                    id: id, endpoint: endpoint, messageID: row["message_id"], type: type, sessionId: row["session_id"],
+                    body: row["body"], attempts: row["attempts"], createdAt: row["created_at"]))
+            }
+            return due
+        }
+    }
+
+    /// The earliest next attempt of a pending delivery to an enabled endpoint.
+    public func nextWebhookAttempt() throws -> Int64? {
+        try read("reading the next webhook attempt") { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT min(d.next_attempt_at) FROM webhook_deliveries AS d
+                JOIN webhook_endpoints AS e ON e.id = d.endpoint_id AND e.enabled = 1
+                WHERE d.status = 'pending'
+                """)
+        }
+    }
+
+    /// Records attempts and their deliveries' new state in one transaction.
+    public func recordWebhookAttempts(_ attempts: [WebhookAttempt]) throws {
+        guard !attempts.isEmpty else { return }
+        try write("recording \(attempts.count) webhook attempts") { db in
+            for attempt in attempts {
+                try db.cachedStatement(sql: """
+                    INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
+                    SELECT id, ?, ?, ?, ?, ?, ? FROM webhook_deliveries WHERE id = ?
+                    """).execute(arguments: [
+                        attempt.at, attempt.durationMillis, attempt.statusCode, attempt.error,
+                        attempt.status.rawValue, attempt.nextAttemptAt, attempt.deliveryID,
+                    ])
+                let finished = attempt.status == .pending ? nil : attempt.at + attempt.durationMillis
+                try db.cachedStatement(sql: """
+                    UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, finished_at = ? WHERE id = ?
+                    """).execute(arguments: [
+                        attempt.status.rawValue, attempt.nextAttemptAt ?? attempt.at, finished, attempt.deliveryID,
+                    ])
+                if let reason = attempt.disablesEndpoint {
+                    try db.cachedStatement(sql: """
+                        UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?
+                        WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = ?)
+                        """).execute(arguments: [reason, attempt.deliveryID])
+                }
+            }
+        }
+    }
+
+    /// Makes every pending delivery due at `now` at the latest.
+    public func resumeWebhookDeliveries(at now: Int64) throws {
+        try write("resuming webhook deliveries") { db in
+            try db.execute(
+                sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?",
+                arguments: [now, now])
+        }
+    }
+
+    /// The newest deliveries to `endpoint`, with their attempts.
+    public func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
+        try read("reading webhook deliveries") { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT d.id, d.endpoint_id, d.session_id, d.status, d.next_attempt_at, m.id AS message_id, m.type,
+                    m.created_at, m.body
+                FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
+                WHERE d.endpoint_id = ? ORDER BY d.id DESC LIMIT ?
+                """, arguments: [endpoint, max(0, limit)])
+            return try rows.compactMap { row in
+                let id: Int64 = row["id"]
+                guard let type = WebhookEventType(rawValue: row["type"]),
+                      let status = WebhookDeliveryStatus(rawValue: row["status"])
+                else { return nil }
+                let attempts = try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY rowid
+                    """), arguments: [id]).map { attempt in
+                    WebhookAttempt(
+                        deliveryID: id, at: attempt["at"], durationMillis: attempt["duration_ms"],
+                        statusCode: attempt["status_code"], error: attempt["error"],
+                        status: WebhookDeliveryStatus(rawValue: attempt["status"]) ?? .pending,
+                        nextAttemptAt: attempt["next_attempt_at"])
+                }
+                return WebhookDeliveryRecord(
+                    id: id, endpointID: row["endpoint_id"], messageID: row["message_id"], type: type,
+                    sessionId: row["session_id"], status: status, createdAt: row["created_at"],
+                    nextAttemptAt: status == .pending ? row["next_attempt_at"] : nil, body: row["body"],
+                    attempts: attempts)
+            }
+        }
+    }
+
+    /// Makes delivery `id` pending and due at `now`.
+    public func redeliverWebhook(id: Int64, at now: Int64) throws -> Bool {
+        try write("redelivering webhook delivery \(id)") { db in
+            try db.execute(
+                sql: "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, finished_at = NULL WHERE id = ?",
+                arguments: [now, id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// How many deliveries are pending, and the oldest one's event time.
+    public func webhookBacklog() throws -> WebhookBacklog {
+        try read("reading the webhook backlog") { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*) AS pending, min(m.created_at) AS oldest
+                FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
+                WHERE d.status = 'pending'
+                """)
+            return WebhookBacklog(pending: row?["pending"] ?? 0, oldestPendingAt: row?["oldest"])
+        }
+    }
+
+    /// Deletes deliveries finished before `cutoff` and the messages left without one.
+    public func pruneWebhookDeliveries(finishedBefore cutoff: Int64) throws -> Int {
+        try write("pruning webhook deliveries") { db in
+            try db.execute(
+                sql: "DELETE FROM webhook_deliveries WHERE finished_at IS NOT NULL AND finished_at < ?", arguments: [cutoff])
+            let removed = db.changesCount
+            if removed > 0 {
+                try Self.deleteOrphanMessages(db)
+            }
+            return removed
+        }
+    }
+
+    private static func deleteOrphanMessages(_ db: Database) throws {
+        try db.execute(sql: """
+            DELETE FROM webhook_messages AS m
+            WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries AS d WHERE d.message_id = m.id)
+            """)
+    }
+
+    /// An endpoint from its row. Event types this version does not know are left out; secrets it
+    /// cannot read are read as none (the endpoint then signs nothing: an operator sees it in the
+    /// admin API).
+    private static func endpoint(_ row: Row) -> WebhookEndpoint {
+        let decoder = JSONDecoder()
+        let secrets = (row["secrets"] as String?).flatMap { try? decoder.decode([WebhookSecret].self, from: Data($0.utf8)) }
+        let types = (row["event_types"] as String?)
+            .flatMap { try? decoder.decode([String].self, from: Data($0.utf8)) }
+            .map { $0.compactMap(WebhookEventType.init(rawValue:)) }
+        return WebhookEndpoint(
+            id: row["id"], url: row["url"], secrets: secrets ?? [], eventTypes: types, enabled: row["enabled"],
+            disabledReason: row["disabled_reason"], createdAt: row["created_at"])
+    }
+}
