@@ -96,9 +96,11 @@ extension InMemoryCallLogStore {
     }
 
     /// Makes a delivery pending and due again.
-    public func redeliverWebhook(id: Int64, at now: Int64) throws -> Bool {
+    public func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool {
         state.withLock { state in
-            guard let index = state.outbox.deliveries.firstIndex(where: { $0.id == id }) else { return false }
+            guard let index = state.outbox.deliveries.firstIndex(where: { $0.id == id && $0.endpointID == endpoint }) else {
+                return false
+            }
             state.outbox.deliveries[index].status = .pending
             state.outbox.deliveries[index].nextAttemptAt = now
             state.outbox.deliveries[index].finishedAt = nil

@@ -28,9 +28,9 @@ public protocol WebhookOutbox: Sendable {
     func resumeWebhookDeliveries(at now: Int64) throws
     /// The newest `limit` deliveries to `endpoint`, with their attempts.
     func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord]
-    /// Makes delivery `id` pending and due at `now` again (whatever its status), keeping its
-    /// message id; false when there is no such delivery.
-    func redeliverWebhook(id: Int64, at now: Int64) throws -> Bool
+    /// Makes delivery `id` to `endpoint` pending and due at `now` again (whatever its status),
+    /// keeping its message id; false when that endpoint has no such delivery.
+    func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool
     /// How many deliveries are pending and since when the oldest waits (Unix ms).
     func webhookBacklog() throws -> WebhookBacklog
     /// Deletes the deliveries that were delivered or failed before `cutoff` (Unix ms), and the

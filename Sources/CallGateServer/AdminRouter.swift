@@ -119,6 +119,9 @@ public final class AdminRouter {
             return .respond(.json(200, GroupDetail(record)))
         case (.tokens, _):
             return .mintToken(try Self.decode(TokenBody.self, from: request.body).validated())
+        case (.webhooks, _), (.webhook, _), (.webhookDeliveries, _), (.webhookRedeliver, _):
+            guard let webhookRequest = try WebhookAdminRequest.parse(endpoint, request) else { return .respond(Self.notFound) }
+            return .webhooks(webhookRequest)
         case (.recording(let rawSessionID, let rawRID), _):
             let sessionId = String(rawSessionID)
             guard SessionIDFormat.isValid(sessionId) else {
@@ -213,6 +216,9 @@ public enum AdminRoute: Sendable {
     /// Attach a recording's file URL in the store, off the service thread, then answer with
     /// ``AdminRouter/recordingResponse(_:sessionId:rid:url:)``.
     case attachRecording(sessionId: String, rid: String, url: String, startedAt: Int64?)
+    /// Read or change the webhook endpoints in the store, off the service thread
+    /// (`WebhookAdminRequest.perform`), then write its response.
+    case webhooks(WebhookAdminRequest)
 }
 
 /// An admin API path under `/v1`, matched but its parameters not yet validated (libwebsockets
@@ -228,6 +234,14 @@ enum AdminEndpoint: Equatable {
     case tokens
     /// `/v1/calls/{sessionId}/recordings/{rid}`
     case recording(sessionId: Substring, rid: Substring)
+    /// `/v1/webhooks`
+    case webhooks
+    /// `/v1/webhooks/{id}`
+    case webhook(id: Substring)
+    /// `/v1/webhooks/{id}/deliveries`
+    case webhookDeliveries(id: Substring)
+    /// `/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`
+    case webhookRedeliver(id: Substring, delivery: Substring)
 
     /// The endpoint for the path segments after `v1`, or nil when none matches. Literal segments
     /// match exactly; an empty segment, as from a trailing slash, matches
@@ -244,6 +258,13 @@ enum AdminEndpoint: Equatable {
             self = .member(guid: parts[1], uid: parts[3])
         case let parts where parts.count == 4 && parts[0] == "calls" && parts[2] == "recordings":
             self = .recording(sessionId: parts[1], rid: parts[3])
+        case ["webhooks"]: self = .webhooks
+        case let parts where parts.count == 2 && parts[0] == "webhooks":
+            self = .webhook(id: parts[1])
+        case let parts where parts.count == 3 && parts[0] == "webhooks" && parts[2] == "deliveries":
+            self = .webhookDeliveries(id: parts[1])
+        case let parts where parts.count == 5 && parts[0] == "webhooks" && parts[2] == "deliveries" && parts[4] == "redeliver":
+            self = .webhookRedeliver(id: parts[1], delivery: parts[3])
         default: return nil
         }
     }
@@ -256,14 +277,18 @@ enum AdminEndpoint: Equatable {
         case .member: [.delete]
         case .tokens: [.post]
         case .recording: [.post]
+        case .webhooks: [.get, .post]
+        case .webhook: [.get, .patch, .delete]
+        case .webhookDeliveries: [.get]
+        case .webhookRedeliver: [.post]
         }
     }
 
     /// Whether `method` on this endpoint writes the store (refused while the store is behind).
     func writesStore(_ method: HTTPMethod) -> Bool {
         switch self {
-        case .group, .members, .member, .recording: method != .get
-        case .tokens: false
+        case .group, .members, .member, .recording, .webhooks, .webhook, .webhookRedeliver: method != .get
+        case .tokens, .webhookDeliveries: false
         }
     }
 }

@@ -54,6 +54,32 @@ extension GatewayService: HTTPHandler {
                 }
                 self.answer(box, with: response)
             }
+        case .webhooks(let webhookRequest):
+            handleWebhookAdmin(webhookRequest, for: box)
+        }
+    }
+
+    /// Performs a webhook admin request on `storeReads`; after a change to the endpoints, tells
+    /// the service whether any is enabled (so outcomes write events or not) and wakes the
+    /// dispatcher.
+    private func handleWebhookAdmin(_ request: WebhookAdminRequest, for exchange: ServiceThreadBox<HTTPExchange>) {
+        let store = store
+        let clock = clock
+        let webhooks = webhooks
+        storeReads.async {
+            let outcome = Result { () throws -> (HTTPResponse, Bool?) in
+                let response = try request.perform(on: store, now: clock.nowMillis())
+                return (response, request.changesEndpoints ? try store.webhookEndpoints().contains(where: \.enabled) : nil)
+            }
+            let (response, active) = (try? outcome.get())
+                ?? (.error(500, .internalError, "the webhook endpoints could not be read or stored"), nil)
+            self.context.post { [self] in
+                if let active {
+                    webhooksActive = active
+                    webhooks.wake()
+                }
+                emit(.http(exchange, response))
+            }
         }
     }
 

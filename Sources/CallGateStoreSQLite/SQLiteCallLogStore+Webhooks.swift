@@ -159,12 +159,15 @@ extension SQLiteCallLogStore {
         }
     }
 
-    /// Makes delivery `id` pending and due at `now`.
-    public func redeliverWebhook(id: Int64, at now: Int64) throws -> Bool {
+    /// Makes delivery `id` to `endpoint` pending and due at `now`.
+    public func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool {
         try write("redelivering webhook delivery \(id)") { db in
             try db.execute(
-                sql: "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, finished_at = NULL WHERE id = ?",
-                arguments: [now, id])
+                sql: """
+                    UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, finished_at = NULL
+                    WHERE id = ? AND endpoint_id = ?
+                    """,
+                arguments: [now, id, endpoint])
             return db.changesCount > 0
         }
     }

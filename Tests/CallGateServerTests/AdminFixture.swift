@@ -37,6 +37,9 @@ struct AdminFixture {
         case .attachRecording(let sessionId, let rid, _, _):
             Issue.record("expected a response, got attachRecording(\(sessionId), \(rid))", sourceLocation: sourceLocation)
             return HTTPResponse(status: 0)
+        case .webhooks(let webhookRequest):
+            Issue.record("expected a response, got webhooks(\(webhookRequest))", sourceLocation: sourceLocation)
+            return HTTPResponse(status: 0)
         }
     }
 

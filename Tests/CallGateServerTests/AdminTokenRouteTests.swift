@@ -15,6 +15,9 @@ import Testing
         case .attachRecording(let sessionId, let rid, _, _):
             Issue.record("expected mintToken, got attachRecording(\(sessionId), \(rid))")
             return nil
+        case .webhooks(let webhookRequest):
+            Issue.record("expected mintToken, got webhooks(\(webhookRequest))")
+            return nil
         }
     }
 

@@ -212,7 +212,9 @@ final class ScriptedStore: CallLogStore {
     func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
         try inner.webhookDeliveries(endpoint: endpoint, limit: limit)
     }
-    func redeliverWebhook(id: Int64, at now: Int64) throws -> Bool { try inner.redeliverWebhook(id: id, at: now) }
+    func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool {
+        try inner.redeliverWebhook(id: id, endpoint: endpoint, at: now)
+    }
     func webhookBacklog() throws -> WebhookBacklog { try inner.webhookBacklog() }
     func pruneWebhookDeliveries(finishedBefore cutoff: Int64) throws -> Int {
         try inner.pruneWebhookDeliveries(finishedBefore: cutoff)
