@@ -15,6 +15,8 @@ final class Fixture {
     /// Call log id -> the entry as the latest op run through the fixture left it, since the
     /// last `changes()`: what the store would have rewritten.
     var loggedChanges: [Int64: CallLogRecord] = [:]
+    /// Every webhook event the ops run through the fixture reported, in order.
+    var webhookEvents: [WebhookEvent] = []
 
     init(_ configuration: CoreConfiguration = .init(), sessionIDs: [String] = []) {
         self.sessionIDs = ScriptedSessionIDs(sessionIDs)
@@ -153,7 +155,9 @@ final class Fixture {
         #expect(outcome.nextDeadline == core.nextDeadline, sourceLocation: sourceLocation)
         if case .failure = outcome.reply {
             #expect(outcome.deliveries.isEmpty, sourceLocation: sourceLocation)
+            #expect(outcome.webhookEvents.isEmpty, sourceLocation: sourceLocation)
         }
+        webhookEvents += outcome.webhookEvents
         let sent = outcome.deliveries.compactMap { delivery -> Sent? in
             let connections = core.connections(receiving: delivery)
             return connections.isEmpty ? nil : Sent(push: delivery.push, connections: connections)
