@@ -21,8 +21,8 @@ APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev li
 APT_PACKAGES += openssl curl nginx
 # The web demo's browser tests (tools/web): headless Chromium driven by Selenium.
 APT_PACKAGES += chromium chromium-driver
-PY_MODULES := jsonschema referencing pytest selenium
-PY_IMPORTS := import jsonschema, referencing, pytest, selenium
+PY_MODULES := jsonschema referencing pytest selenium standardwebhooks
+PY_IMPORTS := import jsonschema, referencing, pytest, selenium, standardwebhooks
 
 FUZZ_TIME ?= 60
 

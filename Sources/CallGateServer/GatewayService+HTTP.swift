@@ -60,8 +60,8 @@ extension GatewayService: HTTPHandler {
     }
 
     /// Performs a webhook admin request on `storeReads`; after a change to the endpoints, tells
-    /// the service whether any is enabled (so outcomes write events or not) and wakes the
-    /// dispatcher.
+    /// the service whether any is enabled (so outcomes write events or not); after a change or a
+    /// redelivery, wakes the dispatcher.
     private func handleWebhookAdmin(_ request: WebhookAdminRequest, for exchange: ServiceThreadBox<HTTPExchange>) {
         let store = store
         let clock = clock
@@ -76,6 +76,8 @@ extension GatewayService: HTTPHandler {
             self.context.post { [self] in
                 if let active {
                     webhooksActive = active
+                }
+                if request.wakesDispatcher {
                     webhooks.wake()
                 }
                 emit(.http(exchange, response))

@@ -34,6 +34,11 @@ public enum WebhookAdminRequest: Sendable {
         }
     }
 
+    /// Whether deliveries may have become due: the dispatcher looks at once.
+    var wakesDispatcher: Bool {
+        changesEndpoints || { if case .redeliver = self { true } else { false } }()
+    }
+
     /// The request for `endpoint` with `method`, the body and query validated; the method is one
     /// the endpoint allows.
     static func parse(_ endpoint: AdminEndpoint, _ request: HTTPRequest) throws(FieldError) -> WebhookAdminRequest? {

@@ -80,7 +80,7 @@ final class WebhookDispatcher: @unchecked Sendable {
     }
 
     private func run() {
-        var lastHousekeeping = Int64.min
+        var lastHousekeeping: Int64?
         var storeFailures = 0
         resume()
         while true {
@@ -99,7 +99,7 @@ final class WebhookDispatcher: @unchecked Sendable {
                 inFlight.subtract(results.map(\.deliveryID))
                 condition.unlock()
                 let now = clock.nowMillis()
-                if now - lastHousekeeping >= 5_000 {
+                if lastHousekeeping.map({ now - $0 >= 5_000 }) ?? true {
                     lastHousekeeping = now
                     housekeep(now: now)
                 }

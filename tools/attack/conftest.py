@@ -10,88 +10,16 @@ Run with `python3 -m pytest -q tools/attack` from the repository root after `swi
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-import raw_ws
-from raw_ws import Client
+from gateway_process import Gateway, gateway_binary
 
-ROOT = Path(__file__).resolve().parents[2]
-LISTEN = re.compile(r"listening on ws://(?P<host>[^\s:/]+):(?P<port>\d+)/ws")
-SECRET = "attack-test-secret"
-ADMIN_KEY = "attack-test-admin"
 # The attacks send bursts of requests; the message rate limit is tested on a gateway of its own.
 SHARED_FLAGS = ("--max-messages-per-second", "0")
 SLOWDOWN = 10  # how many times the baseline ping round trip a bystander may see after an attack
 SLOW_FLOOR = 0.25  # seconds: round trips below this never count as slow (noisy machines)
-
-
-def gateway_binary() -> Path:
-    """The `callgate` executable: $CALLGATE_BIN (relative to the repository root), else the debug build."""
-    return ROOT / os.environ.get("CALLGATE_BIN", ".build/debug/callgate")
-
-
-class Gateway:
-    """A real `callgate serve` on a free port with a known JWT secret and admin key."""
-
-    def __init__(self, directory: Path, *flags: str):
-        self.directory = directory
-        self.flags = flags
-        self.secret = SECRET
-        self.admin_key = ADMIN_KEY
-        self.claims: dict = {}  # added to every token of `token`
-        self.starts = 0
-        self.start()
-
-    def start(self):
-        """Starts the process (again, on the same database, after a crash)."""
-        self.starts += 1
-        self.log_path = self.directory / f"gateway-{self.starts}.log"
-        self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [str(gateway_binary()), "serve", "--host", raw_ws.HOST, "--port", "0",
-             "--database", str(self.directory / "calls.sqlite"), "--jwt-secret", SECRET,
-             "--admin-key", ADMIN_KEY, "--log-level", "warning", *self.flags],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=self.directory)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if listen := LISTEN.search(self.log_path.read_text()):
-                self.port = int(listen["port"])
-                return
-            if not self.running():
-                break
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the gateway did not start:\n{self.log_path.read_text()}")
-
-    def running(self) -> bool:
-        return self.process.poll() is None
-
-    def obituary(self) -> str:
-        return (f"the gateway exited with status {self.process.returncode}; its log ends:\n"
-                f"{self.log_path.read_text()[-3000:]}")
-
-    def token(self, uid: str, ttl: float = 3600, **claims) -> str:
-        return raw_ws.token(SECRET, uid, ttl, **{**self.claims, **claims})
-
-    def client(self, uid: str) -> Client:
-        """A socket connected as `uid`."""
-        return Client.connect(self.port, self.token(uid))
-
-    def stop(self):
-        if self.running():
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log.close()
 
 
 class Bystanders:

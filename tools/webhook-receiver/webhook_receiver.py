@@ -207,7 +207,7 @@ class Receiver:
     """A webhook endpoint on a ThreadingHTTPServer in a daemon thread.
 
     POSTs to `.url` are verified with `secret`. A verified one is appended to `.events` as
-    {"id", "type", "payload", "headers", "attempt_status", "received_at"} when it arrives
+    {"id", "type", "payload", "headers", "body", "attempt_status", "received_at"} when it arrives
     (`attempt_status` is None until answered, then the status answered), and answered with
     `respond(payload, headers)` (default 204; it may sleep to play a slow endpoint, or raise,
     which answers 500). A failed one is answered 400 and appended to `.rejected` as
@@ -235,9 +235,10 @@ class Receiver:
         shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host
         self.host, self.port = bound_host, bound_port
         self.url = f"http://{shown}:{bound_port}{self.path}"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="webhook-receiver", daemon=True)
-        self._thread.start()
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="webhook-receiver", daemon=True)
         self._closed = False
+        self._thread.start()
 
     # Reading what arrived.
 
@@ -377,7 +378,7 @@ class Receiver:
                     return
                 event = {
                     "id": headers["webhook-id"], "type": payload.get("type"), "payload": payload,
-                    "headers": headers, "attempt_status": None, "received_at": time.time(),
+                    "headers": headers, "body": body, "attempt_status": None, "received_at": time.time(),
                 }
                 receiver._arrived(event)
                 status = 204
