@@ -304,3 +304,55 @@ def test_recording_url_bodies(tmp_path):
     ])
     assert code == 1
     assert summary(output) == "1 passed, 2 failed"
+
+
+def test_webhook_payload_rules(tmp_path):
+    ringing_ongoing = example("webhook.call.ringing")
+    ringing_ongoing["data"]["call"]["callStatus"] = "ongoing"
+    ringing_ongoing["data"]["call"]["joinedAt"] = 1763800007
+    reason_without_by = example("webhook.call.ended")
+    del reason_without_by["data"]["by"]
+    unanswered_by = example("webhook.call.unanswered")
+    unanswered_by["data"]["by"] = {"uid": "bob", "name": "Bob Chen"}
+    wrong_suffix = example("webhook.call.rejected")
+    wrong_suffix["data"]["call"]["callStatus"] = "busy"
+    running_stopped = example("webhook.session.recording_stopped")
+    del running_stopped["data"]["recording"]["endedAt"]
+    del running_stopped["data"]["recording"]["duration"]
+    no_millis = example("webhook.session.participant_joined")
+    no_millis["timestamp"] = "2025-11-22T08:26:49Z"
+    code, output = run_frames(tmp_path, [
+        {"schema": "webhook.call.ringing", "frame": ringing_ongoing},
+        {"schema": "webhook.call.ended", "frame": reason_without_by},
+        {"schema": "webhook.call.unanswered", "frame": unanswered_by},
+        {"schema": "webhook.call.rejected", "frame": wrong_suffix},
+        {"schema": "webhook.session.recording_stopped", "frame": running_stopped},
+        {"schema": "webhook.session.participant_joined", "frame": no_millis},
+    ])
+    assert code == 1
+    assert "/data/call/callStatus" in output and "/timestamp" in output
+    assert summary(output) == "0 passed, 6 failed"
+
+
+def test_webhook_delivery_rules(tmp_path):
+    pending_without_next = example("http.webhookDeliveryList")
+    del pending_without_next["data"][0]["nextAttemptAt"]
+    payload_of_another_type = example("http.webhookDeliveryList")
+    payload_of_another_type["data"][0]["type"] = "call.cancelled"
+    answer_and_error = example("http.webhookDeliveryList")
+    answer_and_error["data"][0]["attempts"][0]["statusCode"] = 504
+    bad_message_id = example("http.webhookDeliveryList")
+    bad_message_id["data"][1]["webhookId"] = "msg_" + "I" * 26  # I is not Crockford base 32
+    listed_secret = example("http.webhookEndpoint", 1)
+    listed_secret["secret"] = example("http.webhookEndpointCreated")["secret"]
+    code, output = run_frames(tmp_path, [
+        {"schema": "http.webhookDeliveryList", "frame": pending_without_next},
+        {"schema": "http.webhookDeliveryList", "frame": payload_of_another_type},
+        {"schema": "http.webhookDeliveryList", "frame": answer_and_error},
+        {"schema": "http.webhookDeliveryList", "frame": bad_message_id},
+        {"schema": "http.webhookEndpoint", "frame": listed_secret},
+        {"schema": "http.webhookUpdate", "frame": {"eventTypes": None, "someFutureOption": 1}},
+    ])
+    assert code == 1
+    assert "/data/0/attempts/0" in output and "/data/1/webhookId" in output
+    assert summary(output) == "1 passed, 5 failed"

@@ -98,6 +98,7 @@ final class GatewayService: @unchecked Sendable {
     func resume(openCalls: [CallLogRecord], lastCallID: Int64) throws {
         let outcome = core.restore(openCalls: openCalls, lastCallID: lastCallID)
         try store.apply(outcome.logChanges.map(StoreWrite.call) + webhookWrites(outcome.webhookEvents))
+        webhooks.wake()
         for call in outcome.finishedCalls {
             metrics.callFinished(call.callStatus)
         }

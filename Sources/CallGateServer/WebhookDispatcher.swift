@@ -71,7 +71,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         finished.wait()
         let deadline = Date.now.addingTimeInterval(Self.seconds(timeout))
         condition.lock()
-        while !inFlight.isEmpty, condition.wait(until: deadline) {}
+        while !Set(ended.map(\.deliveryID)).isSuperset(of: inFlight), condition.wait(until: deadline) {}
         let last = ended
         ended.removeAll()
         condition.unlock()
