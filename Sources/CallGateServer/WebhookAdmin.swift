@@ -148,12 +148,7 @@ public struct WebhookCreateBody: Decodable, Sendable {
 
     /// Throws unless the URL, the secret and the event types are valid.
     func validate() throws(FieldError) {
-        if let problem = WebhookURL.problem(url) {
-            throw FieldError(field: "url", rule: problem)
-        }
-        if let secret, WebhookSignature.key(of: secret) == nil {
-            throw FieldError(field: "secret", rule: WebhookSignature.rule)
-        }
+        try WebhookUpdateBody.check(url: url, secret: secret)
         try WebhookUpdateBody.check(eventTypes)
     }
 }
@@ -183,14 +178,19 @@ public struct WebhookUpdateBody: Decodable, Sendable {
 
     /// Throws unless the members given are valid.
     func validate() throws(FieldError) {
+        try Self.check(url: url, secret: secret)
+        if let eventTypes {
+            try Self.check(eventTypes)
+        }
+    }
+
+    /// A URL an endpoint may have, and a secret it may sign with, when given.
+    static func check(url: String?, secret: String?) throws(FieldError) {
         if let url, let problem = WebhookURL.problem(url) {
             throw FieldError(field: "url", rule: problem)
         }
         if let secret, WebhookSignature.key(of: secret) == nil {
             throw FieldError(field: "secret", rule: WebhookSignature.rule)
-        }
-        if let eventTypes {
-            try Self.check(eventTypes)
         }
     }
 
