@@ -24,7 +24,11 @@ import Testing
             "callgate_sockets_open", "callgate_frames_received_total", "callgate_frames_sent_total",
             "callgate_outbound_queue_drops_total", "callgate_store_write_failures_total", "callgate_store_dead_letters_total",
             "callgate_ring_latency_seconds_count", "callgate_store_write_seconds_count", "callgate_store_batch_size_count",
-        ] {
+            "callgate_webhook_queue_depth", "callgate_webhook_oldest_pending_seconds",
+            #"callgate_webhook_deliveries_total{outcome="delivered"}"#, #"callgate_webhook_deliveries_total{outcome="failed"}"#,
+        ] + ["success", "gone", "http_error", "timeout", "transport_error"].map({
+            #"callgate_webhook_attempts_total{result="\#($0)"}"#
+        }) {
             #expect(scrape[name] == 0, "\(name)")
         }
         for code in CloseCodeLabel.common {
