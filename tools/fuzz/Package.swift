@@ -31,6 +31,9 @@ let package = Package(
         // Only for the token harness, which signs fuzzed headers and payloads itself (HMAC-SHA256);
         // the same range jwt-kit asks for.
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
+        // CallGateServer's webhook delivery.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // The main package's modules, from its sources (symlinked), as in ../../Package.swift.
@@ -53,6 +56,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             resources: [
                 .embedInCode("WebApp/index.html"), .embedInCode("WebApp/app.js"),
