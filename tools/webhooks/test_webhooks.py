@@ -8,7 +8,7 @@ import threading
 import time
 import urllib.request
 
-from conftest import SECRET, TERMINAL, session_of
+from conftest import TERMINAL, session_of
 
 AUDIO = {"receiverType": "user", "callType": "audio"}
 MESSAGE_ID = re.compile(r"^msg_[0-9A-HJKMNP-TV-Z]{26}$")
@@ -212,4 +212,3 @@ def test_sigkill_with_deliveries_pending_loses_none(start_gateway, receiver, hoo
         assert len(terminal) == 1, f"{session}: {len(terminal)} terminal events"
     _, backlog = admin(restarted, "GET", "/v1/webhooks/default/deliveries?limit=100")
     assert all(d["status"] == "delivered" for d in backlog["data"] if d["sessionId"] in sessions)
-    assert SECRET
