@@ -310,6 +310,8 @@ def render_header(meta: dict) -> list[str]:
         "The issue's scale."))
     if meta.get("profile"):
         lines.append(f"CallGate ran under `{meta['profile']}`: its latencies (and under callgrind its memory) are not comparable.")
+    if meta.get("webhooks"):
+        lines.append(f"Webhooks: {meta['webhooks']}.")
     lines += ["", "Machine: " + "; ".join(f"{k} {v}" for k, v in meta.get("machine", {}).items()), ""]
     return lines
 

@@ -327,6 +327,18 @@ def test_serve_argv_passes_only_the_flags_a_build_lists():
     assert bench.serve_argv("cg", "", "s", "k", db) == base
 
 
+def test_serve_argv_points_a_build_with_webhooks_at_the_receiver():
+    bench = load_bench_script()
+    db = br.Path("/r/callgate-ring.sqlite")
+    hook = bench.Webhook("http://127.0.0.1:9/webhooks", "whsec_abc")
+    help_text = "  --database <database>\n  --webhook-url <url>\n  --webhook-secret <secret>\n"
+    assert bench.serve_argv("cg", help_text, "s", "k", db, hook)[-4:] == [
+        "--webhook-url", "http://127.0.0.1:9/webhooks", "--webhook-secret", "whsec_abc"]
+    assert "--webhook-url" not in bench.serve_argv("cg", help_text, "s", "k", db)
+    with pytest.raises(bench.BenchError, match="no --webhook-url"):
+        bench.serve_argv("cg", "  --database <database>\n", "s", "k", db, hook)
+
+
 def test_run_order_interleaves_current_and_baseline():
     bench = load_bench_script()
     order = bench.run_order(["ring", "group"], 2, True, ["node-ws"])
@@ -365,6 +377,10 @@ def test_bench_options():
             bench.parse_args(["--rate", bad])
     with pytest.raises(SystemExit):
         bench.parse_args(["--peers", "nginx"])
+    assert defaults.webhooks is None and bench.parse_args(["--webhooks", "2.5"]).webhooks == 2.5
+    for bad in ("-1", "61", "nan", "slow"):
+        with pytest.raises(SystemExit):
+            bench.parse_args(["--webhooks", bad])
 
 
 def test_the_peers_include_the_c_peer_built_under_build():
