@@ -85,7 +85,9 @@ final class GatewayService: @unchecked Sendable {
         history = InMemoryPushHistory(
             limits: configuration.history, clock: clock, origin: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
-        webApp = WebAppRouter(servesFiles: configuration.servesWebApp, mintsDevTokens: configuration.mintsDevTokens)
+        webApp = WebAppRouter(
+            servesFiles: configuration.servesWebApp, mintsDevTokens: configuration.mintsDevTokens,
+            webhookURL: configuration.webhooks.url)
         admission = AdmissionControl(configuration: configuration)
         self.webhooksActive = webhooksActive
         webhooks = WebhookDispatcher(

@@ -14,6 +14,16 @@ struct WebAppRouter: Sendable {
     let servesFiles: Bool
     /// Whether `POST /dev/token` exists.
     let mintsDevTokens: Bool
+    /// The page's Content-Security-Policy: the gateway's own origin, plus the origin of
+    /// `--webhook-url` when there is one, so the demo can read that receiver's event feed.
+    let securityPolicy: String
+
+    init(servesFiles: Bool, mintsDevTokens: Bool, webhookURL: String?) {
+        self.servesFiles = servesFiles
+        self.mintsDevTokens = mintsDevTokens
+        let receiver = webhookURL.flatMap(WebhookURL.origin).map { " \($0)" } ?? ""
+        securityPolicy = "default-src 'self'; connect-src 'self' ws: wss:\(receiver); frame-ancestors 'none'"
+    }
 
     /// What to do with `request`, or nil when it is not a route of the demo.
     func route(_ request: HTTPRequest) -> AdminRoute? {
@@ -32,7 +42,7 @@ struct WebAppRouter: Sendable {
             headers: [
                 ("Cache-Control", "no-cache"),
                 ("X-Content-Type-Options", "nosniff"),
-                ("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; frame-ancestors 'none'"),
+                ("Content-Security-Policy", securityPolicy),
             ],
             body: asset.bytes))
     }

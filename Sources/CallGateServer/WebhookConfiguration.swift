@@ -1,5 +1,6 @@
 import CallGateCore
 import Foundation
+import NIOSSL
 
 /// How webhooks are delivered, and the endpoint `--webhook-url` configures.
 public struct WebhookConfiguration: Sendable {
@@ -23,6 +24,9 @@ public struct WebhookConfiguration: Sendable {
     public var concurrency = 16
     /// How long delivered and failed deliveries stay listed in the admin API.
     public var retention: Duration = .seconds(3 * 86_400)
+    /// A PEM file of CA certificates trusted for https endpoints besides the system's (a
+    /// company's private CA); nil: the system's only.
+    public var caFile: String?
 
     /// Makes the defaults.
     public init() {}
@@ -49,6 +53,15 @@ public struct WebhookConfiguration: Sendable {
         guard (1...256).contains(concurrency) else { return "webhook concurrency: expected 1 to 256" }
         guard (Duration.seconds(60)...Duration.seconds(90 * 86_400)).contains(retention) else {
             return "webhook retention: expected 1 minute to 90 days"
+        }
+        if let caFile {
+            do {
+                guard !(try NIOSSLCertificate.fromPEMFile(caFile)).isEmpty else {
+                    return "webhook CA file \(caFile): no PEM certificate in it"
+                }
+            } catch {
+                return "webhook CA file \(caFile): not a readable PEM file of certificates (\(error))"
+            }
         }
         return nil
     }
@@ -96,5 +109,17 @@ enum WebhookURL {
         }
         guard components.fragment == nil else { return "a fragment means nothing to a receiver" }
         return nil
+    }
+
+    /// `scheme://host[:port]` of an endpoint URL, as a Content-Security-Policy source; nil when
+    /// `text` is not an endpoint URL or its host holds anything a policy source cannot.
+    static func origin(_ text: String) -> String? {
+        guard problem(text) == nil, let components = URLComponents(string: text),
+              let scheme = components.scheme?.lowercased(), let host = components.host
+        else { return nil }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+        guard host.allSatisfy(allowed.contains) else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed)" + (components.port.map { ":\($0)" } ?? "")
     }
 }

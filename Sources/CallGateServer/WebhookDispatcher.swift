@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Takes due deliveries out of the outbox and POSTs them, signed, on a thread of its own:
 /// nothing here runs on the service thread, so a slow or dead receiver never delays a ring.
@@ -46,6 +47,11 @@ final class WebhookDispatcher: @unchecked Sendable {
         http.redirectConfiguration = .disallow
         http.timeout = .init(connect: Self.timeAmount(configuration.timeout), read: Self.timeAmount(configuration.timeout))
         http.decompression = .disabled
+        if let caFile = configuration.caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(caFile)]
+            http.tlsConfiguration = tls
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
         let thread = Thread { [self] in run() }
         thread.name = "callgate-webhooks"

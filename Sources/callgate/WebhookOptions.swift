@@ -36,6 +36,11 @@ struct WebhookOptions: ParsableArguments {
     var concurrency: Int?
 
     @Option(
+        name: .customLong("webhook-ca-file"),
+        help: "PEM file of CA certificates trusted for https endpoints besides the system's (a private CA).")
+    var caFile: String?
+
+    @Option(
         name: .customLong("webhook-retention"),
         help: "Seconds delivered and failed deliveries stay listed in the admin API (default 259200, 3 days).")
     var retention: Int?
@@ -63,6 +68,7 @@ struct WebhookOptions: ParsableArguments {
         if let seconds = try retention ?? Self.number("CALLGATE_WEBHOOK_RETENTION", Int.init) {
             webhooks.retention = .seconds(seconds)
         }
+        webhooks.caFile = caFile ?? EnvironmentDefault.string("CALLGATE_WEBHOOK_CA_FILE")
         if let problem = webhooks.problem() {
             throw ValidationError(problem)
         }

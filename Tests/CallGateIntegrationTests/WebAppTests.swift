@@ -34,6 +34,22 @@ struct WebAppTests {
         #expect(status == 405 && headers["Allow"] == "GET")
     }
 
+    @Test func thePolicyAllowsOnlyTheGatewayAndTheWebhookReceiversOrigin() async throws {
+        let plain = try await TestGateway()
+        defer { plain.shutdown() }
+        #expect(try await Self.fetch(plain.port, "/").headers["Content-Security-Policy"]
+            == "default-src 'self'; connect-src 'self' ws: wss:; frame-ancestors 'none'")
+
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+        let hooked = try await TestGateway {
+            $0.webhooks.url = "http://127.0.0.1:9/webhooks?app=demo"
+            $0.webhooks.secret = secret
+        }
+        defer { hooked.shutdown() }
+        #expect(try await Self.fetch(hooked.port, "/app.js").headers["Content-Security-Policy"]
+            == "default-src 'self'; connect-src 'self' ws: wss: http://127.0.0.1:9; frame-ancestors 'none'")
+    }
+
     @Test func turnedOffThePageIsNotFound() async throws {
         let gateway = try await TestGateway { $0.servesWebApp = false }
         defer { gateway.shutdown() }
@@ -95,7 +111,7 @@ struct WebAppTests {
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
         var headers: [String: String] = [:]
-        for name in ["Content-Type", "X-Content-Type-Options", "Allow"] {
+        for name in ["Content-Type", "X-Content-Type-Options", "Allow", "Content-Security-Policy"] {
             headers[name] = http?.value(forHTTPHeaderField: name)
         }
         return (http?.statusCode ?? 0, headers, data)

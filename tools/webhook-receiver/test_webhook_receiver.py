@@ -293,6 +293,203 @@ def test_receiver_refuses_a_bad_secret():
         wr.Receiver("nope")
 
 
+# --- The events feed (GET /events) -------------------------------------------------------------
+
+def get(url: str, method: str = "GET", timeout: float = 5.0) -> tuple[int, dict, bytes]:
+    """(status, headers with lower-case names, body) of a request, errors included."""
+    request = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
+
+
+def deliver(receiver, event: dict, msg_id: str) -> int:
+    """POSTs `event` to `receiver`, signed now, as `msg_id`."""
+    body = body_of(event)
+    return post(receiver.url, body, headers(body, msg_id=msg_id, timestamp=int(time.time())))
+
+
+def in_session(session: str, kind: str = "call.ringing", **data) -> dict:
+    event = payload(kind, **data)
+    event["data"]["call"]["sessionId"] = session
+    return event
+
+
+def feed(receiver, query: str = "") -> list[dict]:
+    status, hdrs, body = get(receiver.url.replace("/webhooks", "/events") + query)
+    assert status == 200, body
+    assert hdrs["content-type"] == "application/json"
+    assert hdrs["access-control-allow-origin"] == "*"
+    return json.loads(body)["data"]
+
+
+def test_feed_lists_verified_events_of_a_session_in_arrival_order():
+    with wr.Receiver(SECRET) as receiver:
+        assert receiver.feed_url == receiver.url.replace("/webhooks", "/events")
+        before = time.time()
+        assert deliver(receiver, in_session("s-1", "call.initiated"), "msg_1") == 204
+        assert deliver(receiver, in_session("s-2", "call.initiated"), "msg_2") == 204
+        assert deliver(receiver, in_session("s-1", user={"uid": "bob"}, onlineDevices=0), "msg_3") == 204
+        joined = {"type": "session.participant_joined", "timestamp": "2026-11-23T10:00:02.000Z",
+                  "data": {"sessionId": "s-1", "user": {"uid": "bob"}}}  # no data.call: data.sessionId
+        assert deliver(receiver, joined, "msg_4") == 204
+        bad = body_of(in_session("s-1", "call.ended"))
+        assert post(receiver.url, bad, headers(bad, msg_id="msg_5", timestamp=int(time.time()), sig="v1,AAAA")) == 400
+
+        listed = feed(receiver, "?sessionId=s-1")
+        assert [(e["id"], e["type"]) for e in listed] == [
+            ("msg_1", "call.initiated"), ("msg_3", "call.ringing"), ("msg_4", "session.participant_joined")]
+        first = listed[0]
+        assert set(first) == {"id", "type", "timestamp", "data", "receivedAt", "status"}
+        assert first["timestamp"] == "2026-11-23T10:00:00.123Z"
+        assert first["data"] == in_session("s-1", "call.initiated")["data"]
+        assert isinstance(first["receivedAt"], float) and before <= first["receivedAt"] <= time.time()
+        assert [e["status"] for e in listed] == [204, 204, 204]
+        assert listed[1]["data"]["onlineDevices"] == 0
+
+        assert [e["id"] for e in feed(receiver)] == ["msg_1", "msg_2", "msg_3", "msg_4"]  # rejected: not listed
+        assert [e["id"] for e in feed(receiver, "?sessionId=s-2")] == ["msg_2"]
+        assert feed(receiver, "?sessionId=nope") == []
+        assert receiver.feed("s-1") == listed
+
+
+def test_feed_collapses_retries_into_one_entry_with_the_latest_status():
+    answers = iter([500, 503, 204])
+    with wr.Receiver(SECRET, respond=lambda p, h: next(answers) if h["webhook-id"] == "msg_r" else 204) as receiver:
+        ringing = in_session("s-1", user={"uid": "bob"}, onlineDevices=1)
+        assert deliver(receiver, in_session("s-1", "call.initiated"), "msg_i") == 204
+        assert deliver(receiver, ringing, "msg_r") == 500
+        assert deliver(receiver, ringing, "msg_r") == 503
+        status_after_one_retry = feed(receiver)[1]["status"]
+        assert deliver(receiver, in_session("s-1", "call.accepted", user={"uid": "bob"}), "msg_a") == 204
+        assert deliver(receiver, ringing, "msg_r") == 204   # the last retry, after a later event
+
+        assert status_after_one_retry == 503
+        listed = feed(receiver, "?sessionId=s-1")
+        # One entry per id, where it first arrived, with the status of its latest attempt.
+        assert [(e["id"], e["status"]) for e in listed] == [("msg_i", 204), ("msg_r", 204), ("msg_a", 204)]
+        first_attempt = next(e for e in receiver.events if e["id"] == "msg_r")
+        assert listed[1]["receivedAt"] == first_attempt["received_at"]
+        assert len(receiver.events) == 5  # the library API still keeps every attempt
+
+
+def test_feed_shows_an_attempt_being_answered_as_null():
+    release = threading.Event()
+    with wr.Receiver(SECRET, respond=lambda p, h: release.wait(5) and 204) as receiver:
+        sender = threading.Thread(target=deliver, args=(receiver, payload(), "msg_slow"))
+        sender.start()
+        try:
+            receiver.wait_for(lambda evs: evs)
+            assert [(e["id"], e["status"]) for e in feed(receiver)] == [("msg_slow", None)]
+        finally:
+            release.set()
+            sender.join(5)
+        assert feed(receiver)[0]["status"] == 204
+
+
+def test_feed_limit_keeps_the_newest_entries():
+    with wr.Receiver(SECRET) as receiver:
+        for n in range(5):
+            assert deliver(receiver, payload(), f"msg_{n}") == 204
+        assert [e["id"] for e in feed(receiver, "?limit=2")] == ["msg_3", "msg_4"]
+        assert [e["id"] for e in feed(receiver, "?limit=1&sessionId=s-1")] == ["msg_4"]
+        assert len(feed(receiver, "?limit=500")) == 5
+        assert len(feed(receiver)) == 5
+
+
+def test_feed_default_limit_is_100():
+    with wr.Receiver(SECRET) as receiver:
+        for n in range(wr.FEED_LIMIT_DEFAULT + 3):
+            receiver._arrived({"id": f"msg_{n}", "type": "call.ringing", "payload": payload(), "headers": {},
+                               "body": b"", "attempt_status": 204, "received_at": time.time()})
+        listed = feed(receiver)
+        assert len(listed) == 100 and listed[0]["id"] == "msg_3" and listed[-1]["id"] == "msg_102"
+
+
+@pytest.mark.parametrize("query, message", [
+    ("?limit=0", "limit must be a whole number from 1 to 500"),
+    ("?limit=501", "limit must be a whole number from 1 to 500"),
+    ("?limit=-1", "limit must be a whole number from 1 to 500"),
+    ("?limit=1.5", "limit must be a whole number from 1 to 500"),
+    ("?limit=ten", "limit must be a whole number from 1 to 500"),
+    ("?limit=", "limit must be a whole number from 1 to 500"),
+    ("?limit=%EF%BC%91", "limit must be a whole number from 1 to 500"),  # a full-width digit
+    ("?limit=1&limit=2", "limit given 2 times"),
+    ("?sessionId=", "sessionId is empty"),
+    ("?sessionId=a&sessionId=b", "sessionId given 2 times"),
+    ("?session=s-1", "unknown query parameter 'session'"),
+    ("?sessionId", "bad query string"),
+])
+def test_feed_refuses_bad_queries_with_400(query, message):
+    with wr.Receiver(SECRET) as receiver:
+        status, hdrs, body = get(receiver.feed_url + query)
+        assert status == 400
+        assert message in body.decode()
+        assert hdrs["content-type"].startswith("text/plain")
+        assert hdrs["access-control-allow-origin"] == "*"  # the page can read why
+
+
+def test_feed_answers_the_cors_preflight():
+    with wr.Receiver(SECRET) as receiver:
+        status, hdrs, body = get(receiver.feed_url + "?sessionId=s-1", method="OPTIONS")
+        assert status == 204 and body == b""
+        assert hdrs["access-control-allow-origin"] == "*"
+        assert "GET" in hdrs["access-control-allow-methods"]
+        assert hdrs["access-control-allow-private-network"] == "true"
+        assert get(receiver.url, method="OPTIONS")[0] == 404
+
+
+def test_get_on_the_webhook_path_stays_405_and_elsewhere_404():
+    with wr.Receiver(SECRET) as receiver:
+        status, hdrs, body = get(receiver.url)
+        assert status == 405 and hdrs["allow"] == "POST" and b"POST signed webhooks" in body
+        assert "access-control-allow-origin" not in hdrs
+        assert get(receiver.url.replace("/webhooks", "/elsewhere"))[0] == 404
+        assert post(receiver.feed_url, BODY, headers(BODY, timestamp=int(time.time()))) == 404  # the feed is read-only
+        assert receiver.events == []
+
+
+def test_receiver_refuses_the_feed_path_for_webhooks():
+    with pytest.raises(ValueError, match="feed"):
+        wr.Receiver(SECRET, path="/events")
+
+
+# --- Keeping a bounded number of events --------------------------------------------------------
+
+def test_keep_drops_the_oldest_events_and_rejections():
+    with wr.Receiver(SECRET, keep=2) as receiver:
+        assert receiver.keep == 2
+        for n in range(4):
+            assert deliver(receiver, payload(), f"msg_{n}") == 204
+        assert [e["id"] for e in receiver.events] == ["msg_2", "msg_3"]
+        assert receiver.unique_ids() == ["msg_2", "msg_3"]
+        assert [e["id"] for e in feed(receiver)] == ["msg_2", "msg_3"]
+        receiver.wait_for(lambda evs: [e["id"] for e in evs] == ["msg_2", "msg_3"])
+        for n in range(3):
+            assert post(receiver.url, BODY, headers(BODY, msg_id=f"bad_{n}", timestamp=int(time.time()),
+                                                    sig="v1,AAAA")) == 400
+        assert [r["headers"]["webhook-id"] for r in receiver.rejected] == ["bad_1", "bad_2"]
+        assert len(receiver.events) == 2  # rejections are bounded on their own
+
+
+def test_keep_none_keeps_everything():
+    with wr.Receiver(SECRET) as receiver:
+        assert receiver.keep is None
+        for n in range(30):
+            receiver._arrived({"id": f"msg_{n}", "type": "call.ringing", "payload": payload(), "headers": {},
+                               "body": b"", "attempt_status": 204, "received_at": time.time()})
+        assert len(receiver.events) == 30
+
+
+@pytest.mark.parametrize("keep", [0, -1, 1.5, True, "10"])
+def test_keep_must_be_a_positive_whole_number(keep):
+    with pytest.raises(ValueError, match="keep"):
+        wr.Receiver(SECRET, keep=keep)
+
+
 # --- Command line -----------------------------------------------------------------------------
 
 def test_cli_prints_events_and_stops_on_ctrl_c():
@@ -326,3 +523,58 @@ def test_cli_without_a_secret_fails():
     result = subprocess.run([sys.executable, str(HERE / "webhook_receiver.py")], capture_output=True, text=True,
                             env=env, timeout=30)
     assert result.returncode == 2 and "--secret" in result.stderr
+
+
+def test_cli_delay_and_keep_parsing(capsys):
+    args = wr.parse_args(["--secret", SECRET])
+    assert args.delay == 0 and args.keep == wr.CLI_KEEP_DEFAULT == 1000
+    args = wr.parse_args(["--secret", SECRET, "--delay", "0.25", "--keep", "5"])
+    assert args.delay == 0.25 and args.keep == 5
+    assert wr.parse_args(["--secret", SECRET, "--delay", "0"]).delay == 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--delay", "-1"], "--delay must be a number of seconds, 0 or more"),
+    (["--delay", "-0.001"], "--delay must be a number of seconds, 0 or more"),
+    (["--delay", "nan"], "--delay must be a number of seconds, 0 or more"),
+    (["--delay", "inf"], "--delay must be a number of seconds, 0 or more"),
+    (["--delay", "soon"], "invalid float value"),
+    (["--keep", "0"], "--keep must be at least 1"),
+    (["--keep", "many"], "invalid int value"),
+    (["--path", "/events"], "--path cannot be /events"),
+    (["--path", "events"], "--path cannot be /events"),
+])
+def test_cli_refuses_a_bad_delay_keep_or_path(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        wr.parse_args(["--secret", SECRET, *argv])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_delays_its_answers_and_serves_a_bounded_feed():
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, str(HERE / "webhook_receiver.py"), "--port", "0", "--secret", SECRET,
+         "--delay", "0.4", "--keep", "2", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        banner = process.stderr.readline()
+        url = banner.split("listening on ")[1].split()[0]
+        assert f"GET {url.replace('/webhooks', '/events')}" in banner
+        for n in range(3):
+            body = body_of(payload())
+            started = time.monotonic()
+            assert post(url, body, headers(body, msg_id=f"msg_{n}", timestamp=int(time.time()))) == 204
+            assert time.monotonic() - started >= 0.4
+            assert json.loads(process.stdout.readline())["type"] == "call.ringing"
+        status, hdrs, answer = get(url.replace("/webhooks", "/events"))
+        assert status == 200 and hdrs["access-control-allow-origin"] == "*"
+        assert [e["id"] for e in json.loads(answer)["data"]] == ["msg_1", "msg_2"]  # --keep 2
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+        process.stderr.close()

@@ -13,6 +13,9 @@ This file is an independent implementation of the verification using only the st
     Receiver(secret, respond=...)   -> a real HTTP endpoint in a daemon thread, for tests
     python3 webhook_receiver.py --secret whsec_...   -> prints one line per verified event
 
+Besides the webhook path, the receiver serves `GET /events`: the verified events as JSON, with
+`Access-Control-Allow-Origin: *`, which the gateway's web demo reads to show a call's webhooks.
+
 Run `python3 webhook_receiver.py --help` for the command line.
 """
 
@@ -24,8 +27,10 @@ import binascii
 import hashlib
 import hmac
 import json
+import math
 import os
 import signal
+import ssl
 import sys
 import threading
 import time
@@ -33,15 +38,25 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 __all__ = [
-    "VerificationError", "parse_secret", "sign", "verify", "Receiver", "describe", "format_event", "hint", "main",
+    "VerificationError", "parse_secret", "sign", "verify", "Receiver", "describe", "format_event", "hint",
+    "parse_args", "main",
 ]
 
 SECRET_PREFIX = "whsec_"
 DEFAULT_TOLERANCE = 300
 # The largest body the receiver reads (CallGate's payloads are a few kilobytes).
 MAX_BODY = 1 << 20
+# The read-only feed of verified events (GET), and its page size: default and bounds.
+FEED_PATH = "/events"
+FEED_LIMIT_DEFAULT = 100
+FEED_LIMIT_MAX = 500
+# How many events (and rejections) the command line keeps for the feed, and how many webhook-ids
+# it remembers to mark a retry `again`.
+CLI_KEEP_DEFAULT = 1000
+CLI_SEEN_IDS = 100_000
 
 TERMINAL_TYPES = frozenset({"call.rejected", "call.busy", "call.cancelled", "call.unanswered", "call.ended"})
 PER_USER_END_TYPES = frozenset({"call.accepted", "call.declined", "call.missed"})
@@ -213,17 +228,29 @@ class Receiver:
     which answers 500). A failed one is answered 400 and appended to `.rejected` as
     {"reason", "headers", "body"}. Duplicates are kept (a retry resends the same id); see
     `.unique_ids()`. Usable as a context manager.
+
+    `keep` bounds how many verified events, and separately how many rejections, are kept (the
+    oldest are dropped first); None (the default, for tests) keeps them all. `GET /events` serves
+    what is kept as JSON for the web demo: see `feed()`. `tls` (a server-side SSLContext with its
+    certificate loaded) serves https instead of http.
     """
 
     def __init__(
         self, secret: str, host: str = "127.0.0.1", port: int = 0, respond: Respond | None = None, *,
         path: str = "/webhooks", tolerance: int = DEFAULT_TOLERANCE,
-        on_reject: Callable[[dict], None] | None = None,
+        on_reject: Callable[[dict], None] | None = None, keep: int | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         parse_secret(secret)  # fail now, not on the first delivery
+        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+            raise ValueError(f"keep must be a positive number of events or None, not {keep!r}")
+        path = path if path.startswith("/") else "/" + path
+        if path.split("?", 1)[0] == FEED_PATH:
+            raise ValueError(f"{FEED_PATH} is the receiver's event feed; POST webhooks to another path")
         self.secret = secret
         self.respond = respond
-        self.path = path if path.startswith("/") else "/" + path
+        self.path = path
+        self.keep = keep
         self.tolerance = tolerance
         self.on_reject = on_reject
         self._events: list[dict] = []
@@ -231,10 +258,14 @@ class Receiver:
         self._changed = threading.Condition()
         self._server = ThreadingHTTPServer((host, port), self._handler_class())
         self._server.daemon_threads = True
+        if tls is not None:  # the handshake runs in the connection's own thread, on its first read
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True, do_handshake_on_connect=False)
         bound_host, bound_port = self._server.server_address[:2]
         shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host
         self.host, self.port = bound_host, bound_port
-        self.url = f"http://{shown}:{bound_port}{self.path}"
+        scheme = "https" if tls is not None else "http"
+        self.url = f"{scheme}://{shown}:{bound_port}{self.path}"
+        self.feed_url = f"{scheme}://{shown}:{bound_port}{FEED_PATH}"
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="webhook-receiver", daemon=True)
         self._closed = False
@@ -258,6 +289,31 @@ class Receiver:
         """The distinct `webhook-id`s of the verified deliveries, in first-arrival order."""
         with self._changed:
             return list(dict.fromkeys(event["id"] for event in self._events))
+
+    def feed(self, session: str | None = None, limit: int = FEED_LIMIT_DEFAULT) -> list[dict]:
+        """What `GET /events` lists: the kept verified events (of `session` only, when given), one
+        entry per `webhook-id` at its first arrival, the newest `limit` of them, in arrival order.
+
+        Each is {"id", "type", "timestamp", "data", "receivedAt", "status"}: the payload's type,
+        timestamp and data, the Unix seconds its first attempt arrived, and the status answered to
+        its latest attempt (None while that one is being answered)."""
+        entries: dict[str, dict] = {}
+        with self._changed:
+            for event in self._events:
+                if session is not None and session_id(event["payload"]) != session:
+                    continue
+                entry = entries.get(event["id"])
+                if entry is None:
+                    payload = event["payload"]
+                    entries[event["id"]] = {
+                        "id": event["id"], "type": payload.get("type"), "timestamp": payload.get("timestamp"),
+                        "data": payload.get("data"), "receivedAt": event["received_at"],
+                        "status": event["attempt_status"],
+                    }
+                else:
+                    entry["status"] = event["attempt_status"]
+        listed = list(entries.values())
+        return listed[-limit:] if limit > 0 else []
 
     def wait_for(self, predicate: Callable[[list[dict]], Any], timeout: float = 5.0) -> Any:
         """Waits until `predicate(events)` is truthy and returns its value; raises TimeoutError
@@ -294,9 +350,14 @@ class Receiver:
 
     # Serving.
 
+    def _bounded(self, entries: list[dict]) -> None:
+        if self.keep is not None and len(entries) > self.keep:
+            del entries[:len(entries) - self.keep]
+
     def _arrived(self, event: dict) -> None:
         with self._changed:
             self._events.append(event)
+            self._bounded(self._events)
             self._changed.notify_all()
 
     def _answered(self, event: dict, status: int) -> None:
@@ -307,6 +368,7 @@ class Receiver:
     def _reject(self, entry: dict) -> None:
         with self._changed:
             self._rejected.append(entry)
+            self._bounded(self._rejected)
             self._changed.notify_all()
         if self.on_reject is not None:
             try:
@@ -324,13 +386,16 @@ class Receiver:
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
 
-            def _answer(self, status: int, text: str = "") -> None:
+            def _answer(self, status: int, text: str = "", headers: tuple[tuple[str, str], ...] = (),
+                        content_type: str = "text/plain; charset=utf-8") -> None:
                 body = text.encode()
                 self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
                 if status == 204 or 100 <= status < 200:
                     self.end_headers()
                     return
-                self.send_header("Content-Type", "text/plain; charset=utf-8")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -397,10 +462,72 @@ class Receiver:
                     self.close_connection = True
 
             def do_GET(self) -> None:
-                self._answer(405 if self.path.split("?", 1)[0] == receiver.path else 404,
-                             "CallGate webhook receiver: POST signed webhooks here\n")
+                target = urlsplit(self.path)
+                if target.path == FEED_PATH:
+                    self._feed(target.query)
+                elif target.path == receiver.path:
+                    self._answer(405, "CallGate webhook receiver: POST signed webhooks here\n",
+                                 headers=(("Allow", "POST"),))
+                else:
+                    self._answer(404, f"CallGate webhook receiver: POST signed webhooks to {receiver.path}, "
+                                      f"GET the verified events from {FEED_PATH}\n")
+
+            def do_OPTIONS(self) -> None:
+                # The CORS preflight of the feed. A plain GET needs none, but a page that adds a
+                # header sends one, and so does Chrome for a page on a public address reading a
+                # receiver on a private one (Private Network Access).
+                if urlsplit(self.path).path != FEED_PATH:
+                    self._answer(404, f"only {FEED_PATH} answers OPTIONS\n")
+                    return
+                self._answer(204, headers=CORS + (
+                    ("Access-Control-Allow-Methods", "GET, OPTIONS"),
+                    ("Access-Control-Allow-Headers", "Content-Type"),
+                    ("Access-Control-Allow-Private-Network", "true"),
+                    ("Access-Control-Max-Age", "600"),
+                ))
+
+            def _feed(self, query: str) -> None:
+                try:
+                    session, limit = feed_query(query)
+                except ValueError as error:
+                    self._answer(400, f"{error}\n", headers=CORS)
+                    return
+                body = json.dumps({"data": receiver.feed(session, limit)}, separators=(",", ":"), ensure_ascii=False)
+                self._answer(200, body, headers=CORS + (("Cache-Control", "no-store"),),
+                             content_type="application/json")
 
         return Handler
+
+
+# Every answer of the feed carries it, errors included, so that a page on another origin (the web
+# demo, served by the gateway) can read them. The feed is read-only and lists what the receiver
+# printed anyway; a receiver for local development only.
+CORS = (("Access-Control-Allow-Origin", "*"),)
+
+
+def feed_query(query: str) -> tuple[str | None, int]:
+    """The `sessionId` (None: every session) and `limit` of a `GET /events` query string.
+
+    Raises ValueError, with the text the 400 answer carries, for an unknown or repeated
+    parameter, an empty sessionId, or a limit that is not a whole number from 1 to 500.
+    """
+    try:
+        params = parse_qs(query, keep_blank_values=True, strict_parsing=bool(query), max_num_fields=10)
+    except ValueError:
+        raise ValueError(f"bad query string {query!r}: use ?sessionId=S&limit=N") from None
+    unknown = sorted(set(params) - {"sessionId", "limit"})
+    if unknown:
+        raise ValueError(f"unknown query parameter {unknown[0]!r}: {FEED_PATH} takes sessionId and limit")
+    for name, values in params.items():
+        if len(values) > 1:
+            raise ValueError(f"{name} given {len(values)} times: give it once")
+    session = params.get("sessionId", [None])[0]
+    if session is not None and not session:
+        raise ValueError("sessionId is empty: leave it out to list every session")
+    text = params.get("limit", [str(FEED_LIMIT_DEFAULT)])[0]
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= FEED_LIMIT_MAX:
+        raise ValueError(f"limit must be a whole number from 1 to {FEED_LIMIT_MAX}, not {text!r}")
+    return session, int(text)
 
 
 # --- Command line -----------------------------------------------------------------------------
@@ -422,10 +549,19 @@ def _parser() -> argparse.ArgumentParser:
                              "CallGate retry, 410 to make it disable the endpoint)")
     parser.add_argument("--tolerance", type=int, default=DEFAULT_TOLERANCE,
                         help=f"seconds a webhook-timestamp may be off (default {DEFAULT_TOLERANCE})")
+    parser.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                        help="wait this long before answering each verified event, to watch a slow endpoint "
+                             "(default 0)")
+    parser.add_argument("--keep", type=int, default=CLI_KEEP_DEFAULT, metavar="N",
+                        help=f"verified events (and rejections) kept in memory for GET {FEED_PATH}, the oldest "
+                             f"dropped first (default {CLI_KEEP_DEFAULT})")
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: exits with status 2 and a message (argparse's parser.error) on
+    a missing or malformed secret, a status that is not an HTTP status, a negative, NaN or
+    infinite --delay, or a --keep below 1."""
     parser = _parser()
     args = parser.parse_args(argv)
     if not args.secret:
@@ -436,19 +572,34 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
     if not 100 <= args.status <= 599:
         parser.error("--status must be an HTTP status code")
+    if not math.isfinite(args.delay) or args.delay < 0:
+        parser.error(f"--delay must be a number of seconds, 0 or more, not {args.delay}")
+    if args.keep < 1:
+        parser.error("--keep must be at least 1")
+    if ("/" + args.path.lstrip("/")).split("?", 1)[0] == FEED_PATH:
+        parser.error(f"--path cannot be {FEED_PATH}: that is where the receiver lists the events it verified")
+    return args
 
-    seen: set[str] = set()
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+
+    seen: dict[str, None] = {}  # the newest CLI_SEEN_IDS webhook-ids, oldest first
     print_lock = threading.Lock()
 
     def respond(payload: dict, headers: dict) -> int:
         msg_id = headers.get("webhook-id", "")
         with print_lock:
             repeat = msg_id in seen
-            seen.add(msg_id)
+            seen[msg_id] = None
+            if len(seen) > CLI_SEEN_IDS:
+                del seen[next(iter(seen))]
             if args.json:
                 print(json.dumps(payload, separators=(",", ":"), ensure_ascii=False), flush=True)
             else:
                 print(format_event(payload, msg_id, repeat), flush=True)
+        if args.delay > 0:
+            time.sleep(args.delay)
         return args.status
 
     def rejected(entry: dict) -> None:
@@ -458,19 +609,21 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         receiver = Receiver(args.secret, args.host, args.port, respond, path=args.path,
-                            tolerance=args.tolerance, on_reject=rejected)
+                            tolerance=args.tolerance, on_reject=rejected, keep=args.keep)
     except OSError as error:
         print(f"webhook-receiver: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
         return 1
 
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(f"webhook-receiver: listening on {receiver.url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    # Both stop it, even when started in the background of a shell that ignores SIGINT (Python
+    # then installs no Ctrl-C handler of its own).
+    for stopping in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stopping, lambda *_: stop.set())
+    print(f"webhook-receiver: listening on {receiver.url} (events for the web demo: GET {receiver.feed_url}; "
+          "Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
         while not stop.wait(0.5):
             pass
-    except KeyboardInterrupt:
-        pass
     finally:
         receiver.close()
     print("webhook-receiver: stopped", file=sys.stderr, flush=True)

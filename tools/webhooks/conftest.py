@@ -1,87 +1,20 @@
 """Fixtures of the webhook tests: a real `callgate serve` posting to a real receiver.
 
 The receiver is tools/webhook-receiver's (an HTTP server in this process, scripted per test);
-every delivery it takes is verified again with the `standardwebhooks` package from PyPI, an
-implementation of the specification independent of both the gateway's and the receiver's, and
-its payload is checked against proto/schemas/webhook.<type>.json.
-
-Run with `python3 -m pytest -q tools/webhooks` from the repository root after `swift build`.
+webhook_checks.py verifies what it takes. Run with `python3 -m pytest -q tools/webhooks` from the
+repository root after `swift build`.
 """
 
 from __future__ import annotations
 
-import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from jsonschema import Draft202012Validator
-from standardwebhooks.webhooks import Webhook
 
-TOOLS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOOLS / "attack"))
-sys.path.insert(0, str(TOOLS / "webhook-receiver"))
-sys.path.insert(0, str(TOOLS))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import proto_check  # noqa: E402
-from gateway_process import Gateway, gateway_binary  # noqa: E402
-from webhook_receiver import Receiver  # noqa: E402
-
-SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-TERMINAL = {"call.rejected", "call.busy", "call.cancelled", "call.unanswered", "call.ended"}
-
-
-class Hooks:
-    """The receiver's deliveries as the tests read them: verified, schema-checked, grouped."""
-
-    def __init__(self, receiver: Receiver):
-        self.receiver = receiver
-        schemas = proto_check.load_schemas(proto_check.PROTO / "schemas", proto_check.Report())
-        self.registry = proto_check.build_registry(schemas)
-        self.schemas = schemas
-
-    def check(self, event: dict) -> dict:
-        """Verifies `event` with `standardwebhooks` and its payload against its schema."""
-        verified = Webhook(SECRET).verify(event["body"], event["headers"])
-        assert verified == event["payload"]
-        name = f"webhook.{event['type']}"
-        assert name in self.schemas, f"no schema for {name}"
-        validator = proto_check.validator_for(name, self.schemas, self.registry)
-        errors = [error.message for error in validator.iter_errors(event["payload"])]
-        assert not errors, f"{name} does not match its schema: {errors}\n{json.dumps(event['payload'])}"
-        return event
-
-    def of(self, session: str) -> list[dict]:
-        """The deliveries of `session` so far, in arrival order (duplicates kept)."""
-        return [self.check(event) for event in self.receiver.events if session_of(event["payload"]) == session]
-
-    def types(self, session: str) -> list[str]:
-        """`type uid` for each distinct delivery of `session`, in arrival order."""
-        seen, lines = set(), []
-        for event in self.of(session):
-            if event["id"] in seen:
-                continue
-            seen.add(event["id"])
-            data = event["payload"]["data"]
-            who = (data.get("user") or {}).get("uid") or ("by " + data["by"]["uid"] if "by" in data else None)
-            lines.append(" ".join(part for part in (event["type"], who) if part))
-        return lines
-
-    def wait(self, session: str, count: int, timeout: float = 10) -> list[str]:
-        """Waits until `session` has `count` distinct deliveries, then returns their lines."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            lines = self.types(session)
-            if len(lines) >= count:
-                return lines
-            time.sleep(0.02)
-        raise AssertionError(f"{session}: expected {count} webhooks, got {self.types(session)}")
-
-
-def session_of(payload: dict) -> str | None:
-    data = payload.get("data", {})
-    return (data.get("call") or {}).get("sessionId") or data.get("sessionId")
+from webhook_checks import SECRET, Gateway, Hooks, Receiver, gateway_binary  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import ssl
+import subprocess
 import threading
 import time
 import urllib.request
 
-from conftest import TERMINAL, session_of
+from webhook_checks import SECRET, TERMINAL, TOOLS, Gateway, Hooks, Receiver, session_of
 
 AUDIO = {"receiverType": "user", "callType": "audio"}
 MESSAGE_ID = re.compile(r"^msg_[0-9A-HJKMNP-TV-Z]{26}$")
@@ -212,3 +214,40 @@ def test_sigkill_with_deliveries_pending_loses_none(start_gateway, receiver, hoo
         assert len(terminal) == 1, f"{session}: {len(terminal)} terminal events"
     _, backlog = admin(restarted, "GET", "/v1/webhooks/default/deliveries?limit=100")
     assert all(d["status"] == "delivered" for d in backlog["data"] if d["sessionId"] in sessions)
+
+
+def test_an_https_endpoint_is_reached_only_with_a_certificate_the_gateway_trusts(binary, tmp_path, receiver):
+    subprocess.run(["bash", str(TOOLS / "make-cert.sh"), str(tmp_path / "tls")], check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "tls/cert.pem", tmp_path / "tls/key.pem")
+    with Receiver(SECRET, tls=context) as secure:
+        hooks = Hooks(secure)
+        # AsyncHTTPClient retries a failed handshake until the attempt's timeout: keep it short.
+        flags = ("--webhook-url", secure.url, "--webhook-secret", SECRET, "--webhook-retry-schedule", "1s",
+                 "--webhook-timeout", "1", "--max-messages-per-second", "0")
+        started = []
+        try:
+            # The self-signed certificate is no CA the system trusts: nothing is delivered, and
+            # each attempt says why.
+            (tmp_path / "untrusted").mkdir()
+            started.append(Gateway(tmp_path / "untrusted", *flags))
+            refused = ring(started[-1].client("alice"), "bob")
+            deadline = time.monotonic() + 20
+            attempts = []
+            while time.monotonic() < deadline and len(attempts) < 2:
+                _, deliveries = admin(started[-1], "GET", "/v1/webhooks/default/deliveries?limit=10")
+                attempts = next((d["attempts"] for d in deliveries["data"]
+                                 if d["sessionId"] == refused and d["type"] == "call.initiated"), [])
+                time.sleep(0.2)
+            assert len(attempts) >= 2, "the gateway never tried the https endpoint"
+            assert all("statusCode" not in attempt and "certificate" in attempt["error"].lower() for attempt in attempts), attempts
+            assert hooks.of(refused) == []
+
+            # Given that certificate as a CA, the same endpoint gets every event.
+            (tmp_path / "trusted").mkdir()
+            started.append(Gateway(tmp_path / "trusted", *flags, "--webhook-ca-file", str(tmp_path / "tls/cert.pem")))
+            session = ring(started[-1].client("alice"), "bob")
+            assert hooks.wait(session, 2) == ["call.initiated", "call.ringing bob"]
+        finally:
+            for gateway in started:
+                gateway.stop()

@@ -5,6 +5,14 @@ import { CallGateClient } from "./callgate.js";
 
 const $ = (id) => document.getElementById(id);
 
+// The development webhook receiver (tools/webhook-receiver): the page reads its GET /events to
+// list the webhooks a call sent. Its address comes from ?webhooks=URL or the input, and is kept
+// in localStorage under this key.
+const WEBHOOKS_KEY = "callgate.webhooks";
+const WEBHOOKS_POLL_MS = 2000; // re-read a call's webhooks this often until its terminal one came
+const WEBHOOKS_TIMEOUT_MS = 5000;
+const TERMINAL_WEBHOOKS = new Set(["call.rejected", "call.busy", "call.cancelled", "call.unanswered", "call.ended"]);
+
 const state = {
   client: null,
   me: null,
@@ -16,6 +24,9 @@ const state = {
   participants: [],
   recoveries: 0, // reconnects that sent recover so far
   historyRequest: 0, // the newest history load: an older answer arriving late is dropped
+  webhooksRequest: 0, // the newest webhook list load, likewise
+  webhooksTimer: null, // the next re-read of the details' webhooks
+  blockedByPolicy: "", // the last URL the page's Content-Security-Policy refused to fetch
 };
 
 function setStatus(text) {
@@ -76,6 +87,7 @@ async function signIn(event) {
 function signOut() {
   if (state.client) state.client.close();
   Object.assign(state, { client: null, me: null, incoming: null, outgoing: null, active: null, recoveries: 0 });
+  stopWebhooks();
   for (const id of ["incoming", "outgoing", "incall", "details", "recovery"]) show(id, false);
   $("events").replaceChildren();
   $("history").replaceChildren();
@@ -407,8 +419,159 @@ async function showDetails(sessionId) {
     return row;
   });
   $("details-participants").replaceChildren(...rows);
+  const sameCall = !$("details").hidden && $("details").dataset.sessionId === sessionId;
   $("details").dataset.sessionId = sessionId;
   show("details", true);
+  loadWebhooks(sessionId, { fresh: !sameCall });
+}
+
+// --- The call's webhooks, from the development receiver ---------------------------------------
+
+function storedWebhooksUrl() {
+  try {
+    return localStorage.getItem(WEBHOOKS_KEY) || "";
+  } catch {
+    return ""; // storage turned off: nothing remembered
+  }
+}
+
+function storeWebhooksUrl(value) {
+  try {
+    if (value) localStorage.setItem(WEBHOOKS_KEY, value);
+    else localStorage.removeItem(WEBHOOKS_KEY);
+  } catch {
+    // storage turned off: the address holds for this page only
+  }
+}
+
+/** Fills the receiver input from ?webhooks= (and remembers it), else from the last one used. */
+function initWebhooksUrl() {
+  const fromQuery = new URLSearchParams(location.search).get("webhooks");
+  if (fromQuery !== null) storeWebhooksUrl(fromQuery.trim());
+  $("webhooks-url").value = fromQuery !== null ? fromQuery.trim() : storedWebhooksUrl();
+}
+
+function webhooksUrlChanged(event) {
+  if (event) event.preventDefault();
+  storeWebhooksUrl($("webhooks-url").value.trim());
+  if (!$("details").hidden) loadWebhooks($("details").dataset.sessionId, { fresh: true });
+}
+
+function stopWebhooks() {
+  state.webhooksRequest += 1;
+  clearTimeout(state.webhooksTimer);
+  state.webhooksTimer = null;
+}
+
+/** The receiver's feed of `sessionId`'s events; throws when `base` is not an http(s) address. */
+function webhooksFeedUrl(base, sessionId) {
+  let url;
+  try {
+    url = new URL("/events", base.includes("://") ? base : `http://${base}`);
+  } catch {
+    throw new Error(`The webhook receiver "${base}" is not an address like http://127.0.0.1:9000.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`The webhook receiver "${base}" is not an http(s) address.`);
+  }
+  url.searchParams.set("sessionId", sessionId);
+  url.searchParams.set("limit", "500");
+  return url;
+}
+
+/** The feed's entries for `sessionId`; throws an Error whose message the page can show. */
+async function fetchWebhooks(base, sessionId) {
+  const url = webhooksFeedUrl(base, sessionId);
+  const where = `the webhook receiver at ${url.origin}`;
+  let response;
+  try {
+    response = await fetch(url, { cache: "no-store", signal: AbortSignal.timeout(WEBHOOKS_TIMEOUT_MS) });
+  } catch (error) {
+    await new Promise((resolve) => setTimeout(resolve, 0)); // a policy violation is reported after the failure
+    const reason = error.name === "TimeoutError" ? "no answer within 5 s"
+      : state.blockedByPolicy.startsWith(url.origin) ? "this page's Content-Security-Policy allows only the origin of the gateway's --webhook-url"
+      : "no connection";
+    throw new Error(`Cannot reach ${where} (${reason}): is tools/webhook-receiver/webhook_receiver.py running there?`);
+  }
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${where} answered ${response.status}: ${text.trim() || response.statusText}`);
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  if (!body || !Array.isArray(body.data)) throw new Error(`${where} did not answer a list of events: is it tools/webhook-receiver?`);
+  return body.data;
+}
+
+function setWebhooksMessage(text, kind) {
+  const line = $("details-webhooks-status");
+  line.textContent = text;
+  line.dataset.state = kind;
+  show("details-webhooks-status", Boolean(text));
+}
+
+/**
+ * Lists `sessionId`'s webhooks in the call details when a receiver is set, and re-reads them
+ * every few seconds until the call's terminal event is among them. `fresh`: a new call or
+ * receiver, so the old list goes first. Never throws: a failure is a message in the page.
+ */
+async function loadWebhooks(sessionId, { fresh = false } = {}) {
+  stopWebhooks();
+  const request = state.webhooksRequest;
+  const base = $("webhooks-url").value.trim();
+  show("details-webhooks-section", Boolean(base));
+  if (fresh) $("details-webhooks").replaceChildren();
+  if (!base || !sessionId) return;
+  if (fresh) setWebhooksMessage("Loading…", "loading");
+  const current = () => request === state.webhooksRequest && !$("details").hidden && $("details").dataset.sessionId === sessionId;
+  try {
+    const events = await fetchWebhooks(base, sessionId);
+    if (!current()) return;
+    $("details-webhooks").replaceChildren(...events.map(webhookItem));
+    const done = events.some((e) => TERMINAL_WEBHOOKS.has(e.type));
+    setWebhooksMessage(events.length ? "" : "No webhooks for this call (yet).", "ok");
+    if (!done) state.webhooksTimer = setTimeout(() => loadWebhooks(sessionId), WEBHOOKS_POLL_MS);
+  } catch (error) {
+    if (!current()) return;
+    setWebhooksMessage(error.message, "error");
+  }
+}
+
+function devices(count) {
+  return `${count} device${count === 1 ? "" : "s"}`;
+}
+
+function clockTime(event) {
+  const date = new Date(event.timestamp || event.receivedAt * 1000);
+  if (Number.isNaN(date.getTime())) return "--:--:--";
+  return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+}
+
+/** One webhook as a line: `12:00:01 call.ringing bob (0 devices online: push)`. */
+function describeWebhook(event) {
+  const data = event.data || {};
+  const parts = [clockTime(event), String(event.type)];
+  if (data.user && data.user.uid) parts.push(String(data.user.uid));
+  if (data.by && data.by.uid) parts.push(`by ${data.by.uid}`);
+  if (typeof data.onlineDevices === "number") {
+    parts.push(`(${devices(data.onlineDevices)} online${data.onlineDevices === 0 ? ": push" : ""})`);
+  }
+  if (data.reason) parts.push(`(${data.reason})`);
+  if (event.status === null || event.status === undefined) parts.push("[being answered]");
+  else if (event.status < 200 || event.status > 299) parts.push(`[answered ${event.status}]`);
+  return parts.join(" ");
+}
+
+function webhookItem(event) {
+  const item = document.createElement("li");
+  item.dataset.type = String(event.type);
+  item.dataset.id = String(event.id);
+  const status = event.status;
+  item.dataset.answered = status === null || status === undefined ? "pending" : status >= 200 && status <= 299 ? "ok" : "failed";
+  item.textContent = describeWebhook(event);
+  return item;
 }
 
 $("signin-form").addEventListener("submit", signIn);
@@ -424,3 +587,10 @@ $("video-button").addEventListener("click", switchToVideo);
 $("history-filters").addEventListener("submit", loadHistory);
 $("filter-type").addEventListener("change", () => loadHistory());
 $("filter-direction").addEventListener("change", () => loadHistory());
+$("webhooks-form").addEventListener("submit", webhooksUrlChanged);
+$("webhooks-url").addEventListener("change", () => webhooksUrlChanged());
+$("details-webhooks-refresh").addEventListener("click", () => loadWebhooks($("details").dataset.sessionId));
+document.addEventListener("securitypolicyviolation", (e) => {
+  state.blockedByPolicy = e.blockedURI;
+});
+initWebhooksUrl();
