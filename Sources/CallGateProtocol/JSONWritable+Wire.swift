@@ -189,3 +189,71 @@ extension Push {
         json.value(value)
     }
 }
+
+extension CallLogRecording: JSONWritable {
+    /// `{"duration"?, "endedAt"?, "recordingUrl"?, "rid", "startedAt"}`.
+    public func write(to json: inout JSONWriter) {
+        json.raw("{")
+        if let duration {
+            json.raw(#""duration":"#)
+            json.integer(duration)
+            json.raw(",")
+        }
+        if let endedAt {
+            json.raw(#""endedAt":"#)
+            json.integer(endedAt)
+            json.raw(",")
+        }
+        if let recordingUrl {
+            json.raw(#""recordingUrl":"#)
+            json.string(recordingUrl)
+            json.raw(",")
+        }
+        json.raw(#""rid":"#)
+        json.string(rid)
+        json.raw(#","startedAt":"#)
+        json.integer(startedAt)
+        json.raw("}")
+    }
+}
+
+extension WebhookData: JSONWritable {
+    /// `{"by"?, "call"?, "onlineDevices"?, "reason"?, "recording"?, "sessionId"?, "user"?}`.
+    public func write(to json: inout JSONWriter) {
+        var first = true
+        func key(_ name: StaticString, _ json: inout JSONWriter) {
+            json.raw(first ? "{" : ",")
+            json.raw(name)
+            first = false
+        }
+        if let by {
+            key(#""by":"#, &json)
+            json.value(by)
+        }
+        if let call {
+            key(#""call":"#, &json)
+            json.value(call)
+        }
+        if let onlineDevices {
+            key(#""onlineDevices":"#, &json)
+            json.integer(onlineDevices)
+        }
+        if let reason {
+            key(#""reason":"#, &json)
+            json.value(reason)
+        }
+        if let recording {
+            key(#""recording":"#, &json)
+            json.value(recording)
+        }
+        if let sessionId {
+            key(#""sessionId":"#, &json)
+            json.string(sessionId)
+        }
+        if let user {
+            key(#""user":"#, &json)
+            json.value(user)
+        }
+        json.raw(first ? "{}" : "}")
+    }
+}

@@ -122,37 +122,83 @@ public struct WebhookMessage: Codable, Hashable, Sendable {
         self.event = event
     }
 
-    /// A new message id for an event at `millis` (Unix ms).
+    /// A new message id for an event at `millis` (Unix ms): two draws of `generator` (80 of
+    /// their bits), since each draw of the system generator is a system call.
     public static func makeID<Generator: RandomNumberGenerator>(at millis: Int64, using generator: inout Generator) -> String {
         let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
         var text = Array("msg_".utf8)
+        text.reserveCapacity(30)
         let time = UInt64(clamping: max(0, millis)) & 0xFFFF_FFFF_FFFF
         for shift in stride(from: 45, through: 0, by: -5) {
             text.append(alphabet[Int((time >> UInt64(shift)) & 31)])
         }
-        for _ in 0..<16 {
-            text.append(alphabet[Int(generator.next() & 31)])
+        let high = generator.next()
+        let low = generator.next()
+        for shift in stride(from: 60, through: 0, by: -5) {
+            text.append(alphabet[Int((high >> UInt64(shift)) & 31)])
+        }
+        for shift in stride(from: 10, through: 0, by: -5) {
+            text.append(alphabet[Int((low >> UInt64(shift)) & 31)])
         }
         return String(decoding: text, as: UTF8.self)
     }
 
     /// The payload the webhook POSTs: `{"data", "timestamp", "type"}`, keys sorted, the
-    /// timestamp in RFC 3339 with milliseconds (UTC).
-    public func payload() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(Payload(data: event.data, timestamp: Self.rfc3339(millis: timestamp), type: event.type))
+    /// timestamp in RFC 3339 with milliseconds (UTC). Written by `JSONWriter` (a group ring
+    /// makes one per member, on the store's writer thread): the same bytes as Foundation's
+    /// encoder with sorted keys and unescaped slashes, which `WebhookPayloadTests` checks.
+    public func payload() -> Data {
+        var json = JSONWriter(capacity: 1024)
+        json.raw(#"{"data":"#)
+        json.value(event.data)
+        json.raw(#","timestamp":"#)
+        json.string(Self.rfc3339(millis: timestamp))
+        json.raw(#","type":"#)
+        json.string(event.type.rawValue)
+        json.raw("}")
+        return json.data
     }
 
-    private struct Payload: Encodable {
-        var data: WebhookData
-        var timestamp: String
-        var type: WebhookEventType
+    /// `2026-11-23T10:00:00.123Z` for `millis` (years 0000 to 9999; outside them, clamped).
+    public static func rfc3339(millis: Int64) -> String {
+        let bounded = min(max(millis, -62_167_219_200_000), 253_402_300_799_999)
+        let (days, dayMillis) = bounded.quotientAndRemainder(dividingBy: 86_400_000)
+        let (day, milli) = dayMillis < 0 ? (days - 1, dayMillis + 86_400_000) : (days, dayMillis)
+        let (year, month, date) = civil(daysSinceEpoch: day)
+        var text = ""
+        text.reserveCapacity(24)
+        func pad(_ value: Int64, _ width: Int) {
+            let digits = String(value)
+            text += String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        pad(year, 4)
+        text += "-"
+        pad(month, 2)
+        text += "-"
+        pad(date, 2)
+        text += "T"
+        pad(milli / 3_600_000, 2)
+        text += ":"
+        pad(milli / 60_000 % 60, 2)
+        text += ":"
+        pad(milli / 1000 % 60, 2)
+        text += "."
+        pad(milli % 1000, 3)
+        text += "Z"
+        return text
     }
 
-    /// `2026-11-23T10:00:00.123Z` for `millis`.
-    static func rfc3339(millis: Int64) -> String {
-        Date(timeIntervalSince1970: Double(millis) / 1000)
-            .formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    /// The proleptic Gregorian (year, month, day) of a day counted from 1970-01-01 (Howard
+    /// Hinnant's `civil_from_days`).
+    static func civil(daysSinceEpoch: Int64) -> (Int64, Int64, Int64) {
+        let z = daysSinceEpoch + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

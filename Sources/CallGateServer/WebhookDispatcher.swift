@@ -109,9 +109,11 @@ final class WebhookDispatcher: @unchecked Sendable {
                     lastHousekeeping = now
                     housekeep(now: now)
                 }
-                startDue(now: now)
+                let full = startDue(now: now)
                 storeFailures = 0
-                sleep(until: try outbox.nextWebhookAttempt())
+                // Full: only an attempt ending makes room, so the outbox need not be read (a busy
+                // gateway wakes the dispatcher at every commit).
+                sleep(until: full ? nil : try outbox.nextWebhookAttempt(), full: full)
             } catch {
                 // The store refuses (an outage): keep the results, wait, try again.
                 condition.lock()
@@ -145,13 +147,15 @@ final class WebhookDispatcher: @unchecked Sendable {
         }
     }
 
-    /// Starts an attempt for every due delivery there is room for.
-    private func startDue(now: Int64) {
+    /// Starts an attempt for every due delivery there is room for; returns whether every slot
+    /// is taken now.
+    private func startDue(now: Int64) -> Bool {
         condition.lock()
         let room = configuration.concurrency - inFlight.count
         let busy = inFlight
         condition.unlock()
-        guard room > 0, let due = try? outbox.dueWebhookDeliveries(at: now, limit: room, excluding: busy) else { return }
+        guard room > 0 else { return true }
+        guard let due = try? outbox.dueWebhookDeliveries(at: now, limit: room, excluding: busy) else { return false }
         condition.lock()
         inFlight.formUnion(due.map(\.id))
         condition.unlock()
@@ -160,6 +164,7 @@ final class WebhookDispatcher: @unchecked Sendable {
                 end(await attempt(delivery))
             }
         }
+        return due.count == room
     }
 
     /// Hands an ended attempt to the dispatcher thread. Any thread.
@@ -170,17 +175,18 @@ final class WebhookDispatcher: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Waits until `next` (Unix ms; nil: no delivery pending), an ended attempt or a wake. A
-    /// delivery due already but held back behind one in flight waits for that one to end; the
-    /// wait is at most 5 s, for housekeeping.
-    private func sleep(until next: Int64?) {
+    /// Waits until `next` (Unix ms; nil: no delivery pending), an ended attempt or a wake (when
+    /// `full`, a wake is not enough: only an ended attempt makes room). A delivery due already but
+    /// held back behind one in flight waits for that one to end; the wait is at most 5 s, for
+    /// housekeeping.
+    private func sleep(until next: Int64?, full: Bool = false) {
         let now = clock.nowMillis()
         var wait: Int64 = 5_000
         if let next, next > now {
             wait = min(wait, next - now)
         }
         condition.lock()
-        if !woken, ended.isEmpty, !stopping {
+        if full || !woken, ended.isEmpty, !stopping {
             _ = condition.wait(until: Date.now.addingTimeInterval(Double(wait) / 1000))
         }
         condition.unlock()

@@ -49,7 +49,7 @@ struct StoreTransaction {
         try db.cachedStatement(sql: """
             INSERT INTO webhook_messages (id, type, session_id, created_at, body) VALUES (?, ?, ?, ?, ?)
             """).execute(arguments: [
-                message.id, type, sessionId, message.timestamp, String(decoding: try message.payload(), as: UTF8.self),
+                message.id, type, sessionId, message.timestamp, String(decoding: message.payload(), as: UTF8.self),
             ])
         try db.cachedStatement(sql: """
             INSERT INTO webhook_deliveries (message_id, endpoint_id, session_id, status, next_attempt_at)
