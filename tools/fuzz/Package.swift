@@ -34,6 +34,7 @@ let package = Package(
         // CallGateServer's webhook delivery.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // The main package's modules, from its sources (symlinked), as in ../../Package.swift.
@@ -60,6 +61,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             resources: [
                 .embedInCode("WebApp/index.html"), .embedInCode("WebApp/app.js"),
