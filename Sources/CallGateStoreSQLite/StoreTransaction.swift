@@ -16,6 +16,8 @@ struct StoreTransaction {
     /// What this transaction wrote for each call it saved: the participant uids of an open
     /// call, nil for a finished one. `committed` takes it over once the transaction commits.
     private(set) var saved: [Int64: [String]?] = [:]
+    /// The enabled webhook endpoints, once the transaction's first webhook read them.
+    private var endpoints: [(id: String, types: Set<String>?)]?
 
     init(db: Database, committed: CommittedMembers) {
         self.db = db
@@ -38,25 +40,41 @@ struct StoreTransaction {
 
     /// Puts `message` in the outbox with a pending delivery, due at once, for each enabled
     /// endpoint that wants its type; writes nothing when none does.
-    func enqueue(_ message: WebhookMessage) throws {
+    mutating func enqueue(_ message: WebhookMessage) throws {
         let type = message.event.type.rawValue
-        let wanted = try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT 1 FROM webhook_endpoints AS e WHERE e.enabled = 1
-            AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) WHERE value = ?)) LIMIT 1
-            """), arguments: [type]) ?? false
-        guard wanted else { return }
+        let wanting = try enabledEndpoints().filter { $0.types?.contains(type) ?? true }
+        guard !wanting.isEmpty else { return }
         let sessionId = message.event.sessionId
         try db.cachedStatement(sql: """
             INSERT INTO webhook_messages (id, type, session_id, created_at, body) VALUES (?, ?, ?, ?, ?)
             """).execute(arguments: [
                 message.id, type, sessionId, message.timestamp, String(decoding: message.payload(), as: UTF8.self),
             ])
-        try db.cachedStatement(sql: """
+        let delivery = try db.cachedStatement(sql: """
             INSERT INTO webhook_deliveries (message_id, endpoint_id, session_id, status, next_attempt_at)
-            SELECT ?, e.id, ?, 'pending', ? FROM webhook_endpoints AS e WHERE e.enabled = 1
-            AND (e.event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(e.event_types) WHERE value = ?))
-            ORDER BY e.created_at, e.id
-            """).execute(arguments: [message.id, sessionId, message.timestamp, type])
+            VALUES (?, ?, ?, 'pending', ?)
+            """)
+        for endpoint in wanting {
+            try delivery.execute(arguments: [message.id, endpoint.id, sessionId, message.timestamp])
+        }
+    }
+
+    /// The enabled endpoints, oldest first, with the event types each wants (nil: every type, as
+    /// when the stored list cannot be read, like the admin API shows it). Read at the
+    /// transaction's first webhook only: a group ring's hundred events look them up once.
+    private mutating func enabledEndpoints() throws -> [(id: String, types: Set<String>?)] {
+        if let endpoints {
+            return endpoints
+        }
+        let decoder = JSONDecoder()
+        let loaded = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT id, event_types FROM webhook_endpoints WHERE enabled = 1 ORDER BY created_at, id
+            """)).map { row in
+                (id: row["id"] as String, types: (row["event_types"] as String?)
+                    .flatMap { try? decoder.decode([String].self, from: Data($0.utf8)) }.map(Set.init))
+            }
+        endpoints = loaded
+        return loaded
     }
 
     /// Inserts or replaces the call with `record.id`, participants included (one row), and
