@@ -21,6 +21,9 @@ APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev li
 APT_PACKAGES += openssl curl nginx
 # The web demo's browser tests (tools/web): headless Chromium driven by Selenium.
 APT_PACKAGES += chromium chromium-driver
+# The PostgreSQL store's tests start throwaway servers of their own (Tests/TestSupport/
+# ThrowawayPostgres.swift); the package is installed without the system's `main` cluster.
+APT_PACKAGES += postgresql-15
 PY_MODULES := jsonschema referencing pytest selenium standardwebhooks
 PY_IMPORTS := import jsonschema, referencing, pytest, selenium, standardwebhooks
 
@@ -44,6 +47,10 @@ deps:
 	    fi; \
 	    echo "deps: installing$$missing"; \
 	    $$sudo apt-get update -qq; \
+	    if [[ " $$missing " == *" postgresql-15 "* ]]; then \
+	      $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-common; \
+	      $$sudo sed -ri 's/^#? *create_main_cluster *=.*$$/create_main_cluster = false/' /etc/postgresql-common/createcluster.conf; \
+	    fi; \
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	  fi; \
 	else \

@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -38,6 +39,14 @@ let package = Package(
         .target(
             name: "CallGateStoreSQLite",
             dependencies: ["CallGateCore", "CallGateProtocol", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "CallGateStorePostgres",
+            dependencies: [
+                "CallGateCore", "CallGateProtocol",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "CallGateServer",
@@ -92,6 +101,13 @@ let package = Package(
             dependencies: [
                 "CallGateStoreSQLite", "CallGateCore", "CallGateProtocol", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "CallGateStorePostgresTests",
+            dependencies: [
+                "CallGateStorePostgres", "CallGateCore", "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A real nginx (Debian's) in the foreground, serving deploy/nginx/callgate.conf rendered for
 /// free loopback ports, a test certificate and a temporary prefix, in front of a gateway.
