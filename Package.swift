@@ -93,20 +93,24 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "StoreTestSupport", dependencies: ["CallGateCore", "CallGateProtocol", "TestSupport"],
+            path: "Tests/StoreTestSupport"
+        ),
         .testTarget(name: "LWSTests", dependencies: ["LWS", "TestSupport"]),
         .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol", "TestSupport"]),
         .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
         .testTarget(
             name: "CallGateStoreSQLiteTests",
             dependencies: [
-                "CallGateStoreSQLite", "CallGateCore", "CallGateProtocol", "TestSupport",
+                "CallGateStoreSQLite", "CallGateCore", "CallGateProtocol", "TestSupport", "StoreTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "CallGateStorePostgresTests",
             dependencies: [
-                "CallGateStorePostgres", "CallGateCore", "TestSupport",
+                "CallGateStorePostgres", "CallGateCore", "CallGateProtocol", "TestSupport", "StoreTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

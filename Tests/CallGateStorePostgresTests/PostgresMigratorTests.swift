@@ -6,7 +6,12 @@ import Testing
 
 /// Migrations on a real, throwaway PostgreSQL server.
 @Suite(.serialized) struct PostgresMigratorTests {
-    static let logger = Logger(label: "callgate.test.postgres")
+    /// Quiet: the outage tests make PostgresNIO log every failed reconnect.
+    static let logger: Logger = {
+        var logger = Logger(label: "callgate.test.postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
 
     /// Runs `body` with a client of a fresh database on a server of its own, then stops it.
     static func withDatabase(_ body: (PostgresClient, ThrowawayPostgres) async throws -> Void) async throws {

@@ -1,4 +1,5 @@
 import CallGateCore
+import StoreTestSupport
 import Foundation
 import GRDB
 import Testing

@@ -1,4 +1,5 @@
 import CallGateCore
+import StoreTestSupport
 import Testing
 
 @testable import CallGateStoreSQLite

@@ -1,4 +1,5 @@
 import CallGateCore
+import StoreTestSupport
 import CallGateProtocol
 import Foundation
 import GRDB

@@ -2,24 +2,24 @@ import CallGateCore
 import CallGateProtocol
 
 /// Small builders for call records, so each test states only what it is about.
-enum TestCalls {
+public enum TestCalls {
     /// A user named after their uid.
-    static func user(_ uid: String) -> User {
+    public static func user(_ uid: String) -> User {
         User(uid: uid, name: "name-\(uid)")
     }
 
     /// A participant in `state`.
-    static func participant(_ uid: String, _ state: CallLogParticipantState = .joined) -> CallLogParticipantRecord {
+    public static func participant(_ uid: String, _ state: CallLogParticipantState = .joined) -> CallLogParticipantRecord {
         CallLogParticipantRecord(uid: uid, name: "name-\(uid)", state: state, joinedAt: state == .joined ? 100 : nil)
     }
 
     /// Recordings with these rids, without URLs.
-    static func recordings(_ rids: [String]) -> [CallLogRecording] {
+    public static func recordings(_ rids: [String]) -> [CallLogRecording] {
         rids.map { CallLogRecording(rid: $0, startedAt: 110, endedAt: 120, duration: 10) }
     }
 
     /// A 1:1 call from `caller` to `callee`.
-    static func direct(
+    public static func direct(
         _ id: Int64, from caller: String, to callee: String, status: CallStatus = .ended, type: CallType = .audio,
         session: String? = nil, rids: [String] = []
     ) -> CallLogRecord {
@@ -33,7 +33,7 @@ enum TestCalls {
     }
 
     /// A call from `caller` to group `guid`, ringing `members` (the caller excluded).
-    static func group(
+    public static func group(
         _ id: Int64, from caller: String, guid: String, members: [String], status: CallStatus = .ended,
         type: CallType = .video, session: String? = nil
     ) -> CallLogRecord {
@@ -45,7 +45,7 @@ enum TestCalls {
     }
 
     /// A meeting under `session` that `members` joined, the first one starting it.
-    static func meeting(
+    public static func meeting(
         _ id: Int64, session: String, members: [String], status: CallStatus = .ended, rids: [String] = []
     ) -> CallLogRecord {
         CallLogRecord(
@@ -56,7 +56,7 @@ enum TestCalls {
     }
 
     /// The writes that save `records`.
-    static func writes(_ records: [CallLogRecord]) -> [StoreWrite] {
+    public static func writes(_ records: [CallLogRecord]) -> [StoreWrite] {
         records.map { .call($0) }
     }
 }

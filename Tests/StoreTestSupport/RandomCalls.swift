@@ -4,27 +4,31 @@ import TestSupport
 
 /// Random records, re-saves and queries over a small world of users, groups and sessions, so
 /// filters, visibility and paging positions collide often.
-struct RandomCalls {
+public struct RandomCalls {
     /// The users; the last one is never part of any call.
-    static let users = ["u0", "u1", "u2", "u3", "u4", "u5", "u6", "nobody"]
+    public static let users = ["u0", "u1", "u2", "u3", "u4", "u5", "u6", "nobody"]
     /// The groups.
-    static let groups = ["g0", "g1", "g2"]
+    public static let groups = ["g0", "g1", "g2"]
 
     /// The source of randomness.
-    var rng: SplitMix64
+    public var rng: SplitMix64
+
+    public init(rng: SplitMix64) {
+        self.rng = rng
+    }
 
     /// A random element of `items`.
-    mutating func pick<T>(_ items: [T]) -> T {
+    public mutating func pick<T>(_ items: [T]) -> T {
         items[Int.random(in: 0..<items.count, using: &rng)]
     }
 
     /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool {
+    public mutating func chance(_ p: Double) -> Bool {
         Double.random(in: 0..<1, using: &rng) < p
     }
 
     /// A random participant, every field varied.
-    mutating func participant(_ uid: String) -> CallLogParticipantRecord {
+    public mutating func participant(_ uid: String) -> CallLogParticipantRecord {
         CallLogParticipantRecord(
             uid: uid, name: "name-\(uid)", avatar: chance(0.5) ? "https://a/\(uid).png" : nil,
             state: pick(CallLogParticipantState.allCases), joinedAt: chance(0.6) ? Int64.random(in: 1...99, using: &rng) : nil,
@@ -33,7 +37,7 @@ struct RandomCalls {
     }
 
     /// A random call with this id.
-    mutating func record(_ id: Int64) -> CallLogRecord {
+    public mutating func record(_ id: Int64) -> CallLogRecord {
         let callers = Array(Self.users.dropLast())
         let initiator = pick(callers)
         let category: CallCategory = chance(0.2) ? .meet : .call
@@ -64,7 +68,7 @@ struct RandomCalls {
 
     /// `record` changed as a later transition might: new status, a participant changed, one
     /// more or one less, a recording more.
-    mutating func resave(_ record: CallLogRecord) -> CallLogRecord {
+    public mutating func resave(_ record: CallLogRecord) -> CallLogRecord {
         var copy = record
         copy.callStatus = pick(CallStatus.allCases)
         copy.callType = pick(CallType.allCases)
@@ -85,7 +89,7 @@ struct RandomCalls {
     }
 
     /// A random filter, mostly with one or two members set.
-    mutating func filter() -> CallLogFilter {
+    public mutating func filter() -> CallLogFilter {
         CallLogFilter(
             category: chance(0.2) ? pick(CallCategory.allCases) : nil,
             callType: chance(0.2) ? pick(CallType.allCases) : nil,
@@ -97,7 +101,7 @@ struct RandomCalls {
     }
 
     /// A random query; cursor ids fall on, between and beyond the `maxID` ids.
-    mutating func query(maxID: Int64) -> CallLogQuery {
+    public mutating func query(maxID: Int64) -> CallLogQuery {
         let position: CallLogQuery.Position
         switch Int.random(in: 0..<3, using: &rng) {
         case 0: position = .page(Int.random(in: -1...12, using: &rng))

@@ -1,0 +1,106 @@
+import CallGateCore
+import CallGateStorePostgres
+import Foundation
+import Logging
+import StoreTestSupport
+import TestSupport
+import Testing
+
+/// The PostgreSQL store on a real, throwaway server: it answers as the in-memory reference store
+/// for the same writes, a retried batch changes nothing, and a server that is down makes it
+/// refuse quickly and recover when the server is back.
+@Suite(.serialized) struct PostgresCallLogStoreTests {
+    /// Quiet: the outage tests make PostgresNIO log every failed reconnect.
+    static let logger: Logger = {
+        var logger = Logger(label: "callgate.test.postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Runs `body` with a store on a fresh database of a server of its own, then stops both.
+    static func withStore(_ body: (PostgresCallLogStore, ThrowawayPostgres) async throws -> Void) async throws {
+        let server = try await offPool { try ThrowawayPostgres() }
+        do {
+            let url = try await offPool { try server.createDatabase("callgate_test") } + "?sslmode=disable"
+            let store = try await PostgresCallLogStore.open(try PostgresLocation(url), logger: logger)
+            defer { store.close() }
+            try await body(store, server)
+        } catch {
+            try? await offPool { server.stop() }
+            throw error
+        }
+        try await offPool { server.stop() }
+    }
+
+    @Test(arguments: [1, 2] as [UInt64])
+    func itAnswersAsTheInMemoryStore(seed: UInt64) async throws {
+        try await Self.withStore { store, _ in
+            try await offPool {
+                let reference = InMemoryCallLogStore()
+                var random = RandomCalls(rng: SplitMix64(seed: seed))
+                var saved: [CallLogRecord] = []
+                var nextID: Int64 = 1
+                for _ in 0..<40 {
+                    var batch: [StoreWrite] = []
+                    for _ in 0..<Int.random(in: 1...8, using: &random.rng) {
+                        if !saved.isEmpty, random.chance(0.35) {
+                            let index = Int.random(in: 0..<saved.count, using: &random.rng)
+                            saved[index] = random.resave(saved[index])
+                            batch.append(.call(saved[index]))
+                        } else {
+                            nextID += Int64.random(in: 1...3, using: &random.rng)
+                            saved.append(random.record(nextID))
+                            batch.append(.call(saved[saved.count - 1]))
+                        }
+                    }
+                    if random.chance(0.2) {
+                        let members = RandomCalls.users.filter { _ in random.chance(0.5) }
+                        batch.append(.putGroup(GroupRecord(guid: random.pick(RandomCalls.groups), name: "n", members: members)))
+                    }
+                    if random.chance(0.1) {
+                        batch.append(.deleteGroup(random.pick(RandomCalls.groups)))
+                    }
+                    try store.apply(batch)
+                    try reference.apply(batch)
+                    if random.chance(0.2) {
+                        try store.apply(batch)  // a batch retried after a lost commit answer
+                    }
+                }
+                #expect(saved.count > 100)
+                #expect(try store.lastCallID() == reference.lastCallID())
+                #expect(try store.openCalls() == reference.openCalls())
+                #expect(try store.groups() == reference.groups())
+                for session in (0..<40).map({ "s\($0)" }) {
+                    for user in RandomCalls.users {
+                        #expect(try store.calls(sessionId: session, visibleTo: user)
+                            == reference.calls(sessionId: session, visibleTo: user), "\(session) \(user)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aServerThatIsDownIsRefusedQuicklyAndUsedAgainWhenBack() async throws {
+        try await Self.withStore { store, server in
+            try await offPool {
+                try store.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ongoing)]))
+                server.shutDown()
+                let started = ContinuousClock.now
+                #expect(!store.isWritable())
+                #expect(throws: PostgresStoreError.self) {
+                    try store.apply(TestCalls.writes([TestCalls.direct(2, from: "alice", to: "bob")]))
+                }
+                #expect(ContinuousClock.now - started < .seconds(10))
+                try server.start()
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !store.isWritable(), ContinuousClock.now < deadline {
+                    Thread.sleep(forTimeInterval: 0.2)
+                }
+                #expect(store.isWritable())
+                try store.apply(TestCalls.writes([TestCalls.direct(2, from: "alice", to: "bob")]))
+                #expect(try store.lastCallID() == 2)
+                #expect(try store.openCalls().map(\.id) == [1])
+            }
+        }
+    }
+}
