@@ -180,7 +180,8 @@ public struct CallLogPage: Hashable, Sendable {
 }
 
 /// The paging rules of the call log, over a list already filtered and sorted newest first.
-/// The in-memory store uses them as they are; the SQL store implements the same rules in SQL.
+/// The in-memory store uses them as they are; the SQL stores count and read in SQL, then
+/// assemble the page with `page(_:start:size:total:oldest:position:)`.
 public enum CallLogPaging {
     /// The page `query` asks for out of `matching` (newest first, every call visible and
     /// passing the filters).
@@ -203,6 +204,28 @@ public enum CallLogPaging {
         }
         return CallLogPage(
             records: records, total: matching.count, currentPage: currentPage, next: next, previous: previous)
+    }
+
+    /// The page a SQL store read: `records` sit at `start` in the `total` matching calls, the
+    /// oldest of which is `oldest`; the cursors and page number exactly as `page(of:for:)`
+    /// gives them.
+    public static func page(
+        _ records: [CallLogRecord], start: Int, size: Int, total: Int, oldest: Int64?, position: CallLogQuery.Position
+    ) -> CallLogPage {
+        var next: CallLogCursor?
+        if start + records.count < total, let last = records.last {
+            next = .olderThan(last.id)
+        }
+        var previous: CallLogCursor?
+        if start > 0, let id = records.first?.id ?? oldest.map({ $0 - 1 }) {
+            // An empty page past the end starts after the oldest call and points back at it.
+            previous = .newerThan(id)
+        }
+        var currentPage = start / size + 1
+        if case .page(let number) = position {
+            currentPage = max(1, number)
+        }
+        return CallLogPage(records: records, total: total, currentPage: currentPage, next: next, previous: previous)
     }
 
     /// The indexes of `matching` that the page at `position` covers.

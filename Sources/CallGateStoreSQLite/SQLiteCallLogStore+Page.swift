@@ -33,7 +33,8 @@ extension SQLiteCallLogStore {
                     records = try reader.records(sql, arguments: filter.arguments + [id, size]).reversed()
                 }
             }
-            return assemble(records, start: start, size: size, summary: summary, position: query.position)
+            return CallLogPaging.page(
+                records, start: start, size: size, total: summary.total, oldest: summary.oldest, position: query.position)
         }
     }
 
@@ -63,27 +64,5 @@ extension SQLiteCallLogStore {
             db.cachedStatement(sql: filter.summarySQL(comparison: comparison)), arguments: [pivot] + filter.arguments)
         guard let row else { return Summary(total: 0, newer: 0, oldest: nil) }
         return Summary(total: row["total"], newer: row["newer"], oldest: row["oldest"])
-    }
-
-    /// The page of `records`, which sit at `start` in the matching list: the cursors and page
-    /// number exactly as `CallLogPaging.page` gives them.
-    private func assemble(
-        _ records: [CallLogRecord], start: Int, size: Int, summary: Summary, position: CallLogQuery.Position
-    ) -> CallLogPage {
-        var next: CallLogCursor?
-        if start + records.count < summary.total, let last = records.last {
-            next = .olderThan(last.id)
-        }
-        var previous: CallLogCursor?
-        if start > 0, let id = records.first?.id ?? summary.oldest.map({ $0 - 1 }) {
-            // An empty page past the end starts after the oldest call and points back at it.
-            previous = .newerThan(id)
-        }
-        var currentPage = start / size + 1
-        if case .page(let number) = position {
-            currentPage = max(1, number)
-        }
-        return CallLogPage(
-            records: records, total: summary.total, currentPage: currentPage, next: next, previous: previous)
     }
 }

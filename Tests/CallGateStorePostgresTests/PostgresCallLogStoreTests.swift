@@ -70,6 +70,14 @@ import Testing
                 #expect(try store.lastCallID() == reference.lastCallID())
                 #expect(try store.openCalls() == reference.openCalls())
                 #expect(try store.groups() == reference.groups())
+                var nonEmpty = 0
+                for _ in 0..<300 {
+                    let query = random.query(maxID: nextID)
+                    let page = try store.page(query)
+                    #expect(page == (try reference.page(query)), "\(query)")
+                    nonEmpty += page.records.isEmpty ? 0 : 1
+                }
+                #expect(nonEmpty > 80)
                 for session in (0..<40).map({ "s\($0)" }) {
                     for user in RandomCalls.users {
                         #expect(try store.calls(sessionId: session, visibleTo: user)
