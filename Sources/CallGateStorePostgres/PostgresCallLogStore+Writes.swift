@@ -124,3 +124,34 @@ extension PostgresCallLogStore {
             """, logger: logger)
     }
 }
+
+extension PostgresCallLogStore {
+    /// Attaches the file URL of recording `rid` (started at `startedAt`, when given) of the call
+    /// under `sessionId` that has it, durably. The recordings are matched here, not in SQL: a
+    /// record's free-form metadata may hold `\u0000`, which PostgreSQL's JSON operators refuse.
+    public func attachRecordingURL(_ url: String, sessionId: String, rid: String, startedAt: Int64?) throws -> RecordingMatch {
+        try blocking { [self] in
+            try await transaction("attaching a recording URL") { [self] connection in
+                let decoder = JSONDecoder()
+                var matches: [Int64] = []
+                for try await (id, json) in try await connection.query("""
+                    SELECT id, record::text FROM calls WHERE session_id = \(sessionId) AND has_recording ORDER BY id
+                    """, logger: logger).decode((Int64, String).self) {
+                    let record = try decoder.decode(CallLogRecord.self, from: Data(json.utf8))
+                    if record.recordings.contains(where: { $0.rid == rid && (startedAt == nil || $0.startedAt == startedAt) }) {
+                        matches.append(id)
+                    }
+                }
+                guard let callID = matches.first else { return RecordingMatch.notFound }
+                guard matches.count == 1 else { return RecordingMatch.ambiguous }
+                try await connection.query("""
+                    INSERT INTO recording_urls (call_id, rid, url) VALUES (\(callID), \(rid), \(url))
+                    ON CONFLICT (call_id, rid) DO UPDATE SET url = excluded.url
+                    """, logger: logger)
+                return RecordingMatch.attached
+            }
+        }
+    }
+}
+
+extension PostgresCallLogStore: CallLogStore {}

@@ -65,6 +65,11 @@ import Testing
                     if random.chance(0.2) {
                         try store.apply(batch)  // a batch retried after a lost commit answer
                     }
+                    let session = "s\(Int.random(in: 0..<40, using: &random.rng))"
+                    let rid = "\(session)-r\(Int.random(in: 1...3, using: &random.rng))"
+                    let url = "https://files/\(nextID)/\(rid)"
+                    #expect(try store.attachRecordingURL(url, sessionId: session, rid: rid, startedAt: nil)
+                        == reference.attachRecordingURL(url, sessionId: session, rid: rid, startedAt: nil))
                 }
                 #expect(saved.count > 100)
                 #expect(try store.lastCallID() == reference.lastCallID())
@@ -85,6 +90,14 @@ import Testing
                     }
                 }
             }
+        }
+    }
+
+    @Test(arguments: OutboxChecks.all.map(\.0))
+    func theOutboxRules(check: String) async throws {
+        let run = try #require(OutboxChecks.all.first { $0.0 == check }).1
+        try await Self.withStore { store, _ in
+            try await offPool { try run(store) }
         }
     }
 

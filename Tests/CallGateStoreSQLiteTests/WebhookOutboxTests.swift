@@ -1,110 +1,14 @@
 import CallGateCore
-import CallGateProtocol
 import CallGateStoreSQLite
+import StoreTestSupport
 import Testing
 
-/// The outbox rules, on the SQLite store and on the in-memory one alike: who gets a message,
-/// what is due, per-session order, attempts, 410, redelivery, resuming and pruning.
+/// The outbox rules (`OutboxChecks`), on the SQLite store and on the in-memory one alike.
 @Suite struct WebhookOutboxTests {
-    static let t0: Int64 = 1_800_000_000_000
-
-    /// Runs `body` on a fresh SQLite store, then on a fresh in-memory store.
-    private func onBothStores(_ body: (any CallLogStore) throws -> Void) throws {
-        try withStore { store, _ in try body(store) }
-        try body(InMemoryCallLogStore())
-    }
-
-    private func message(_ n: Int, _ type: WebhookEventType, session: String, at: Int64 = t0) -> StoreWrite {
-        .webhook(WebhookMessage(
-            id: "msg_\(n)", timestamp: at, event: WebhookEvent(type: type, data: WebhookData(sessionId: session))))
-    }
-
-    private func endpoint(_ id: String, types: [WebhookEventType]? = nil, enabled: Bool = true) -> WebhookEndpoint {
-        WebhookEndpoint(
-            id: id, url: "http://127.0.0.1:1/\(id)", secrets: [WebhookSecret(value: "whsec_x")], eventTypes: types,
-            enabled: enabled, createdAt: Self.t0 + Int64(id.utf8.count))
-    }
-
-    private func attempt(_ id: Int64, _ status: WebhookDeliveryStatus, next: Int64? = nil, gone: Bool = false) -> WebhookAttempt {
-        WebhookAttempt(
-            deliveryID: id, at: Self.t0 + 10, durationMillis: 5, statusCode: status == .delivered ? 204 : (gone ? 410 : 500),
-            error: nil, status: status, nextAttemptAt: next, disablesEndpoint: gone ? "410" : nil)
-    }
-
-    @Test func aMessageGoesToEachEnabledEndpointThatWantsIt() throws {
-        try onBothStores { store in
-            try store.apply([message(1, .callInitiated, session: "s")])
-            #expect(try store.webhookBacklog().pending == 0)
-            try store.putWebhookEndpoint(endpoint("a"))
-            try store.putWebhookEndpoint(endpoint("bb", types: [.callRinging]))
-            try store.putWebhookEndpoint(endpoint("ccc", enabled: false))
-            try store.apply([message(2, .callInitiated, session: "s"), message(3, .callRinging, session: "t")])
-            let due = try store.dueWebhookDeliveries(at: Self.t0, limit: 10, excluding: [])
-            #expect(due.map { "\($0.endpoint.id) \($0.messageID)" } == ["a msg_2", "a msg_3", "bb msg_3"])
-            #expect(due[0].body.contains(#""type":"call.initiated""#))
-            #expect(try store.webhookBacklog() == WebhookBacklog(pending: 3, oldestPendingAt: Self.t0))
-            #expect(try store.nextWebhookAttempt() == Self.t0)
-        }
-    }
-
-    @Test func perSessionTheNextWaitsForTheOneBeforeIt() throws {
-        try onBothStores { store in
-            try store.putWebhookEndpoint(endpoint("a"))
-            try store.apply([
-                message(1, .callInitiated, session: "s"), message(2, .callRinging, session: "s"),
-                message(3, .callInitiated, session: "t"),
-            ])
-            let first = try store.dueWebhookDeliveries(at: Self.t0, limit: 10, excluding: [])
-            #expect(first.map(\.messageID) == ["msg_1", "msg_3"])
-            #expect(try store.dueWebhookDeliveries(at: Self.t0, limit: 10, excluding: [first[0].id]).map(\.messageID) == ["msg_3"])
-            try store.recordWebhookAttempts([attempt(first[0].id, .pending, next: Self.t0 + 1000)])
-            #expect(try store.dueWebhookDeliveries(at: Self.t0 + 999, limit: 10, excluding: []).map(\.messageID) == ["msg_3"])
-            let retried = try store.dueWebhookDeliveries(at: Self.t0 + 1000, limit: 10, excluding: [])
-            #expect(retried.map(\.messageID) == ["msg_3", "msg_1"])
-            #expect(retried[1].attempts == 1)
-            try store.recordWebhookAttempts([attempt(first[0].id, .delivered)])
-            #expect(try store.dueWebhookDeliveries(at: Self.t0 + 1000, limit: 10, excluding: []).map(\.messageID) == ["msg_2", "msg_3"])
-        }
-    }
-
-    @Test func a410DisablesTheEndpointAndRedeliveryStartsOver() throws {
-        try onBothStores { store in
-            try store.putWebhookEndpoint(endpoint("a"))
-            try store.apply([message(1, .callInitiated, session: "s")])
-            let id = try #require(try store.dueWebhookDeliveries(at: Self.t0, limit: 1, excluding: []).first).id
-            try store.recordWebhookAttempts([attempt(id, .failed, gone: true)])
-            let disabled = try #require(try store.webhookEndpoints().first)
-            #expect(!disabled.enabled && disabled.disabledReason == "410")
-            try store.apply([message(2, .callRinging, session: "s")])
-            #expect(try store.webhookDeliveries(endpoint: "a", limit: 10).map(\.messageID) == ["msg_1"])
-            #expect(try !store.redeliverWebhook(id: id, endpoint: "other", at: Self.t0))
-            #expect(try store.redeliverWebhook(id: id, endpoint: "a", at: Self.t0 + 50))
-            var enabled = disabled
-            enabled.enabled = true
-            try store.putWebhookEndpoint(enabled)
-            let again = try store.dueWebhookDeliveries(at: Self.t0 + 50, limit: 1, excluding: [])
-            #expect(again.map(\.messageID) == ["msg_1"])
-            let record = try #require(try store.webhookDeliveries(endpoint: "a", limit: 1).first)
-            #expect(record.status == .pending && record.attempts.map(\.statusCode) == [410])
-        }
-    }
-
-    @Test func resumingMakesEverythingDueAndPruningForgetsTheFinished() throws {
-        try onBothStores { store in
-            try store.putWebhookEndpoint(endpoint("a"))
-            try store.apply([message(1, .callInitiated, session: "s"), message(2, .callInitiated, session: "t")])
-            let due = try store.dueWebhookDeliveries(at: Self.t0, limit: 10, excluding: [])
-            try store.recordWebhookAttempts([attempt(due[0].id, .delivered), attempt(due[1].id, .pending, next: Self.t0 + 60_000)])
-            #expect(try store.nextWebhookAttempt() == Self.t0 + 60_000)
-            try store.resumeWebhookDeliveries(at: Self.t0 + 20)
-            #expect(try store.nextWebhookAttempt() == Self.t0 + 20)
-            #expect(try store.dueWebhookDeliveries(at: Self.t0 + 20, limit: 10, excluding: []).map(\.messageID) == ["msg_2"])
-            #expect(try store.pruneWebhookDeliveries(finishedBefore: Self.t0 + 15) == 0)
-            #expect(try store.pruneWebhookDeliveries(finishedBefore: Self.t0 + 16) == 1)
-            #expect(try store.webhookDeliveries(endpoint: "a", limit: 10).map(\.messageID) == ["msg_2"])
-            #expect(try store.deleteWebhookEndpoint(id: "a"))
-            #expect(try store.webhookBacklog().pending == 0)
-            #expect(try !store.deleteWebhookEndpoint(id: "a"))
-        }
+    @Test(arguments: OutboxChecks.all.map(\.0))
+    func onSQLiteAndInMemory(check: String) throws {
+        let run = try #require(OutboxChecks.all.first { $0.0 == check }).1
+        try withStore { store, _ in try run(store) }
+        try run(InMemoryCallLogStore())
     }
 }
