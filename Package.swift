@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "callgate",
             dependencies: [
-                "CallGateServer", "CallGateClient", "CallGateStoreSQLite", "CallGateConsole",
+                "CallGateServer", "CallGateClient", "CallGateStoreSQLite", "CallGateStorePostgres", "CallGateConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

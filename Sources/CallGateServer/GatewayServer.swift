@@ -1,5 +1,6 @@
 import CallGateCore
 import CallGateProtocol
+import Dispatch
 import LWS
 import Logging
 import Prometheus
@@ -38,10 +39,17 @@ public final class GatewayServer: Sendable {
         contextConfiguration.maxHTTPBodyBytes = AdminRouter.maxBodySize
         contextConfiguration.tls = configuration.tls
         let store = configuration.store
-        let groups = try store.groups()
-        let openCalls = try store.openCalls()
-        let lastCallID = try store.lastCallID()
-        let webhooksActive = try configuration.webhooks.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis())
+        let webhookConfiguration = configuration.webhooks
+        // The store blocks its caller (a PostgreSQL store on the network): read on a Dispatch
+        // thread, never on one of Swift concurrency's few cooperative threads.
+        let (groups, openCalls, lastCallID, webhooksActive) = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    (try store.groups(), try store.openCalls(), try store.lastCallID(),
+                     try webhookConfiguration.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis()))
+                })
+            }
+        }
         let context = LWSContext(configuration: contextConfiguration)
         let service = GatewayService(
             configuration: configuration, context: context, tokens: tokens, groups: groups,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CallGateServer
+import CallGateStorePostgres
 import CallGateStoreSQLite
 import Foundation
 import Logging
@@ -30,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("admin-key"), help: "Bearer key of the admin API (default: a random one for this run).")
     var adminKey: String?
 
-    @Option(help: "SQLite file of call logs and groups, created if missing (default ./callgate.sqlite).")
+    @Option(help: "SQLite file of call logs and groups, created if missing (default ./callgate.sqlite), or a PostgreSQL server: postgres://user:password@host:port/database[?sslmode=disable|prefer|require|verify-full].")
     var database: String?
 
     @Option(
@@ -86,12 +87,25 @@ struct ServeCommand: AsyncParsableCommand {
         let sync = try databaseSync ?? EnvironmentDefault.string("CALLGATE_DATABASE_SYNC").map(DatabaseSync.parse) ?? .normal
 
         var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
-        do {
-            configuration.store = try SQLiteCallLogStore(path: path, durability: sync.durability)
-        } catch {
-            throw ValidationError("cannot open the database: \(error)")
+        let deadLetterDefault: String
+        if PostgresLocation.names(path) {
+            do {
+                let location = try PostgresLocation(path)
+                configuration.store = try await PostgresCallLogStore.open(location, logger: logger)
+                logger.info("call log store: PostgreSQL", metadata: ["database": "\(location)"])
+            } catch {
+                throw ValidationError("cannot open the database: \(error)")
+            }
+            deadLetterDefault = "./callgate.dead-letters.jsonl"
+        } else {
+            do {
+                configuration.store = try SQLiteCallLogStore(path: path, durability: sync.durability)
+            } catch {
+                throw ValidationError("cannot open the database: \(error)")
+            }
+            deadLetterDefault = path + ".dead-letters.jsonl"
         }
-        configuration.deadLetterPath = deadLetterFile ?? EnvironmentDefault.string("CALLGATE_DEAD_LETTER_FILE") ?? path + ".dead-letters.jsonl"
+        configuration.deadLetterPath = deadLetterFile ?? EnvironmentDefault.string("CALLGATE_DEAD_LETTER_FILE") ?? deadLetterDefault
         configuration.jwtIssuer = jwtIssuer ?? EnvironmentDefault.string("CALLGATE_JWT_ISSUER")
         configuration.jwtAudience = jwtAudience ?? EnvironmentDefault.string("CALLGATE_JWT_AUDIENCE")
         configuration.host = host
