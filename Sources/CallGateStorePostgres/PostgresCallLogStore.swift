@@ -24,7 +24,10 @@ public final class PostgresCallLogStore: Sendable {
         self.location = location
         self.logger = logger
         self.leaseTimeout = leaseTimeout
-        let client = PostgresClient(configuration: location.configuration(), backgroundLogger: logger)
+        // PostgresNIO reports every failed reconnect at info; the store's own errors say it once.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(configuration: location.configuration(), backgroundLogger: background)
         self.client = client
         running = Task.detached { await client.run() }
     }

@@ -89,6 +89,9 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
         let deadLetterDefault: String
         if PostgresLocation.names(path) {
+            if databaseSync != nil {
+                throw ValidationError("--database-sync is SQLite's: a PostgreSQL commit is as durable as its server makes it")
+            }
             do {
                 let location = try PostgresLocation(path)
                 configuration.store = try await PostgresCallLogStore.open(location, logger: logger)
