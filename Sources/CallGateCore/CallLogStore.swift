@@ -44,6 +44,24 @@ public enum StoreWrite: Hashable, Sendable, Codable {
     case webhook(WebhookMessage)
 }
 
+extension StoreWrite {
+    /// `writes` in order without the saves of a call that a later save in `writes` replaces:
+    /// a store writes a call once per batch, as its last save (the result is the same, and a
+    /// busy group call, re-saved at every member's answer, costs one write per batch).
+    public static func lastSaves(_ writes: [StoreWrite]) -> [StoreWrite] {
+        var last: [Int64: Int] = [:]
+        for (index, write) in writes.enumerated() {
+            if case .call(let record) = write {
+                last[record.id] = index
+            }
+        }
+        return writes.enumerated().compactMap { index, write in
+            if case .call(let record) = write, last[record.id] != index { return nil }
+            return write
+        }
+    }
+}
+
 /// What attaching a recording URL found: the one call that has the recording, none, or several
 /// (a meeting id that held several meetings, each with a recording of that id).
 public enum RecordingMatch: Equatable, Sendable {

@@ -8,19 +8,10 @@ extension PostgresCallLogStore {
     /// Every write is idempotent (calls and groups are upserts, member rows and outbox messages
     /// are inserted unless present), so a batch retried after a commit whose answer was lost
     /// leaves what one run would. A call saved several times in the batch is written once, as
-    /// its last save. On the writer thread.
+    /// its last save (`StoreWrite.lastSaves`). On the writer thread.
     public func apply(_ writes: [StoreWrite]) throws {
         guard !writes.isEmpty else { return }
-        var lastSave: [Int64: Int] = [:]
-        for (index, change) in writes.enumerated() {
-            if case .call(let record) = change {
-                lastSave[record.id] = index
-            }
-        }
-        let kept = writes.enumerated().compactMap { index, change -> StoreWrite? in
-            if case .call(let record) = change, lastSave[record.id] != index { return nil }
-            return change
-        }
+        let kept = StoreWrite.lastSaves(writes)
         try blocking { [self] in
             try await transaction("applying \(kept.count) writes") { [self] connection in
                 var endpoints: [(id: String, types: Set<String>?)]?

@@ -3,25 +3,14 @@ import CallGateCore
 extension SQLiteCallLogStore {
     /// Applies `writes` in order in one transaction, committed (to the degree `durability`
     /// says) before it returns; all or none. Calls are upserted by id, so a retried or
-    /// re-saved record stays one row. On the writer thread.
-    ///
-    /// A call saved several times in one batch is written once, as its last save: the result
-    /// is the same, and a busy group call (every member's answer re-saves it) costs one write
-    /// per batch instead of one per transition.
+    /// re-saved record stays one row, and a call saved several times in one batch is written
+    /// once, as its last save (`StoreWrite.lastSaves`). On the writer thread.
     public func apply(_ writes: [StoreWrite]) throws {
         guard !writes.isEmpty else { return }
-        var lastSave: [Int64: Int] = [:]
-        for (index, change) in writes.enumerated() {
-            if case .call(let record) = change {
-                lastSave[record.id] = index
-            }
-        }
+        let kept = StoreWrite.lastSaves(writes)
         try write("applying \(writes.count) writes") { db in
             var writer = StoreTransaction(db: db, committed: committedMembers)
-            for (index, change) in writes.enumerated() {
-                if case .call(let record) = change, lastSave[record.id] != index {
-                    continue
-                }
+            for change in kept {
                 try writer.perform(change)
             }
             committedMembers.update(after: db, with: writer.saved)

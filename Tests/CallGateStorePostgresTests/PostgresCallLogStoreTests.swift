@@ -41,25 +41,7 @@ import Testing
                 var saved: [CallLogRecord] = []
                 var nextID: Int64 = 1
                 for _ in 0..<40 {
-                    var batch: [StoreWrite] = []
-                    for _ in 0..<Int.random(in: 1...8, using: &random.rng) {
-                        if !saved.isEmpty, random.chance(0.35) {
-                            let index = Int.random(in: 0..<saved.count, using: &random.rng)
-                            saved[index] = random.resave(saved[index])
-                            batch.append(.call(saved[index]))
-                        } else {
-                            nextID += Int64.random(in: 1...3, using: &random.rng)
-                            saved.append(random.record(nextID))
-                            batch.append(.call(saved[saved.count - 1]))
-                        }
-                    }
-                    if random.chance(0.2) {
-                        let members = RandomCalls.users.filter { _ in random.chance(0.5) }
-                        batch.append(.putGroup(GroupRecord(guid: random.pick(RandomCalls.groups), name: "n", members: members)))
-                    }
-                    if random.chance(0.1) {
-                        batch.append(.deleteGroup(random.pick(RandomCalls.groups)))
-                    }
+                    let batch = random.batch(saved: &saved, nextID: &nextID, maxCalls: 8)
                     try store.apply(batch)
                     try reference.apply(batch)
                     if random.chance(0.2) {

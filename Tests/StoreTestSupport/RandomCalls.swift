@@ -88,6 +88,32 @@ public struct RandomCalls {
         return copy
     }
 
+    /// A batch of writes as the gateway's writer hands a store: 1 to `maxCalls` saves, each a new
+    /// call (ids leave gaps, like a gateway that skipped some) or a re-save of one in `saved`,
+    /// and now and then a group put or deleted. `saved` and `nextID` follow what it wrote.
+    public mutating func batch(saved: inout [CallLogRecord], nextID: inout Int64, maxCalls: Int) -> [StoreWrite] {
+        var batch: [StoreWrite] = []
+        for _ in 0..<Int.random(in: 1...maxCalls, using: &rng) {
+            if !saved.isEmpty, chance(0.35) {
+                let index = Int.random(in: 0..<saved.count, using: &rng)
+                saved[index] = resave(saved[index])
+                batch.append(.call(saved[index]))
+            } else {
+                nextID += Int64.random(in: 1...3, using: &rng)
+                saved.append(record(nextID))
+                batch.append(.call(saved[saved.count - 1]))
+            }
+        }
+        if chance(0.2) {
+            let members = Self.users.filter { _ in chance(0.5) }
+            batch.append(.putGroup(GroupRecord(guid: pick(Self.groups), name: "n", members: members)))
+        }
+        if chance(0.1) {
+            batch.append(.deleteGroup(pick(Self.groups)))
+        }
+        return batch
+    }
+
     /// A random filter, mostly with one or two members set.
     public mutating func filter() -> CallLogFilter {
         CallLogFilter(
