@@ -4,6 +4,7 @@ import CallGateServer
 import Foundation
 import LWS
 import Testing
+import TestSupport
 
 /// `callgate serve --tls-cert --tls-key`: the real executable serving wss:// and https:// with a
 /// self-signed certificate from tools/make-cert.sh, checked with our client, curl and openssl.

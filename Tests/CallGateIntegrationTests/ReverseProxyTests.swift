@@ -4,6 +4,7 @@ import CallGateServer
 import Foundation
 import LWS
 import Testing
+import TestSupport
 
 /// deploy/nginx/callgate.conf in a real nginx in front of the real executable (started with
 /// `--trusted-proxy 127.0.0.1/32`), used by our client over wss and by curl over https.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// deploy/systemd: the unit passes `systemd-analyze verify` (where that command exists), keeps
 /// its hardening, and the environment example names every variable `callgate serve` reads.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A self-signed certificate for localhost, 127.0.0.1 and ::1, made by `tools/make-cert.sh` in
 /// a temporary directory that goes away with this value.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TestSupport
 #endif
 
 /// The web softphone demo's files and its development token route, on a real gateway.

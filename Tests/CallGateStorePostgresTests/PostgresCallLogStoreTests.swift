@@ -10,26 +10,15 @@ import Testing
 /// for the same writes, a retried batch changes nothing, and a server that is down makes it
 /// refuse quickly and recover when the server is back.
 @Suite(.serialized) struct PostgresCallLogStoreTests {
-    /// Quiet: the outage tests make PostgresNIO log every failed reconnect.
-    static let logger: Logger = {
-        var logger = Logger(label: "callgate.test.postgres")
-        logger.logLevel = .critical
-        return logger
-    }()
+    static let logger = testLogger
 
     /// Runs `body` with a store on a fresh database of a server of its own, then stops both.
     static func withStore(_ body: (PostgresCallLogStore, ThrowawayPostgres) async throws -> Void) async throws {
-        let server = try await offPool { try ThrowawayPostgres() }
-        do {
-            let url = try await offPool { try server.createDatabase("callgate_test") } + "?sslmode=disable"
+        try await withTestDatabase { url, server in
             let store = try await PostgresCallLogStore.open(try PostgresLocation(url), logger: logger)
             defer { store.close() }
             try await body(store, server)
-        } catch {
-            try? await offPool { server.stop() }
-            throw error
         }
-        try await offPool { server.stop() }
     }
 
     @Test(arguments: [1, 2] as [UInt64])

@@ -6,24 +6,13 @@ import Testing
 
 /// Migrations on a real, throwaway PostgreSQL server.
 @Suite(.serialized) struct PostgresMigratorTests {
-    /// Quiet: the outage tests make PostgresNIO log every failed reconnect.
-    static let logger: Logger = {
-        var logger = Logger(label: "callgate.test.postgres")
-        logger.logLevel = .critical
-        return logger
-    }()
+    static let logger = testLogger
 
     /// Runs `body` with a client of a fresh database on a server of its own, then stops it.
     static func withDatabase(_ body: (PostgresClient, ThrowawayPostgres) async throws -> Void) async throws {
-        let server = try await offPool { try ThrowawayPostgres() }
-        do {
-            let url = try await offPool { try server.createDatabase("callgate_test") } + "?sslmode=disable"
+        try await withTestDatabase { url, server in
             try await withClient(url) { try await body($0, server) }
-        } catch {
-            try? await offPool { server.stop() }
-            throw error
         }
-        try await offPool { server.stop() }
     }
 
     /// Runs `body` with a running client of `url`.
@@ -84,14 +73,15 @@ import Testing
     }
 
     @Test func committedRowsSurviveAnImmediateShutdownOfTheServer() async throws {
-        try await Self.withDatabase { client, server in
-            try await PostgresMigrator.migrate(client, logger: Self.logger)
-            try await client.query("UPDATE store_state SET last_call_id = 42", logger: Self.logger)
+        try await withTestDatabase { url, server in
+            try await Self.withClient(url) { client in
+                try await PostgresMigrator.migrate(client, logger: Self.logger)
+                try await client.query("UPDATE store_state SET last_call_id = 42", logger: Self.logger)
+            }
             try await offPool {
                 server.shutDownImmediately()
                 try server.start()
             }
-            let url = server.url(database: "callgate_test") + "?sslmode=disable"
             try await Self.withClient(url) { restarted in
                 let applied = try await PostgresMigrator.migrate(restarted, logger: Self.logger)
                 let last = try await Self.integers(restarted, "SELECT last_call_id FROM store_state")

@@ -178,19 +178,10 @@ public final class ThrowawayPostgres: @unchecked Sendable {
     /// Runs a command to its end; throws `Failure` with its output when it fails.
     @discardableResult
     private static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: executable)
-        child.arguments = arguments
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = output
-        try child.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard child.terminationStatus == 0 else {
-            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited with \(child.terminationStatus): \(text)")
+        let done = try CommandRun.runBlocking([executable] + arguments)
+        guard done.exitCode == 0 else {
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) \(done)")
         }
-        return text
+        return done.output
     }
 }

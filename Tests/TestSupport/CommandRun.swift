@@ -1,22 +1,24 @@
 import Foundation
-import TestSupport
 
-/// One run of an external command (openssl, curl, nginx, systemd-analyze) to its end: its exit
+/// One run of an external command (openssl, curl, nginx, systemd-analyze, initdb) to its end: its exit
 /// status and everything it printed, standard output and error together.
-struct CommandRun: CustomStringConvertible {
-    let exitCode: Int32
-    let output: String
+public struct CommandRun: CustomStringConvertible, Sendable {
+    public let exitCode: Int32
+    public let output: String
 
     /// Runs `arguments` (the first is looked up in PATH) with standard input empty, `environment`
     /// added to this process's, and waits for it. `coreutils timeout` ends it after
     /// `timeoutSeconds`, so a hung tool fails the test instead of hanging it.
-    static func run(
+    public static func run(
         _ arguments: [String], environment: [String: String] = [:], timeoutSeconds: Int = 60
     ) async throws -> CommandRun {
         try await offPool { try runBlocking(arguments, environment: environment, timeoutSeconds: timeoutSeconds) }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String], timeoutSeconds: Int) throws -> CommandRun {
+    /// `run` on the calling thread, for code that may block (a Dispatch thread).
+    public static func runBlocking(
+        _ arguments: [String], environment: [String: String] = [:], timeoutSeconds: Int = 60
+    ) throws -> CommandRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["timeout", String(timeoutSeconds)] + arguments
@@ -33,11 +35,11 @@ struct CommandRun: CustomStringConvertible {
 
     /// The path of the command `name` in PATH, or in /usr/sbin and /sbin (where Debian puts
     /// nginx, even when PATH lacks them); nil when there is none.
-    static func locate(_ name: String) -> String? {
+    public static func locate(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
         return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    var description: String { "exit \(exitCode): \(output)" }
+    public var description: String { "exit \(exitCode): \(output)" }
 }
