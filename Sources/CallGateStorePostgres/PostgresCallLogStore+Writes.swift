@@ -15,12 +15,15 @@ extension PostgresCallLogStore {
         try blocking { [self] in
             try await transaction("applying \(kept.count) writes") { [self] connection in
                 var endpoints: [(id: String, types: Set<String>?)]?
+                var highest: Int64?
+                let encoder = JSONEncoder()
                 for change in kept {
                     switch change {
                     case .call(let record):
-                        try await save(record, on: connection)
+                        try await save(record, encoder: encoder, on: connection)
+                        highest = max(highest ?? record.id, record.id)
                     case .putGroup(let group):
-                        try await put(group, on: connection)
+                        try await put(group, encoder: encoder, on: connection)
                     case .deleteGroup(let guid):
                         try await connection.query("DELETE FROM call_groups WHERE guid = \(guid)", logger: logger)
                     case .webhook(let message):
@@ -30,16 +33,22 @@ extension PostgresCallLogStore {
                         try await enqueue(message, for: endpoints ?? [], on: connection)
                     }
                 }
+                if let highest {
+                    try await connection.query("""
+                        UPDATE store_state SET last_call_id = greatest(last_call_id, \(highest))
+                        """, logger: logger)
+                }
             }
         }
     }
 
-    /// Upserts the call's row and brings `call_members` in line with its participants.
-    private func save(_ record: CallLogRecord, on connection: PostgresConnection) async throws {
+    /// Upserts the call's row and brings `call_members` in line with its participants (`apply`
+    /// raises the last call id once per batch).
+    private func save(_ record: CallLogRecord, encoder: JSONEncoder, on connection: PostgresConnection) async throws {
         var rest = record
         rest.participants = []
-        let json = String(decoding: try JSONEncoder().encode(rest), as: UTF8.self)
-        let participants = String(decoding: try JSONEncoder().encode(record.participants), as: UTF8.self)
+        let json = String(decoding: try encoder.encode(rest), as: UTF8.self)
+        let participants = String(decoding: try encoder.encode(record.participants), as: UTF8.self)
         let (receiverType, receiverID): (String?, String?) = switch record.receiver {
         case .user(let user)?: (ReceiverType.user.rawValue, user.uid)
         case .group(let group)?: (ReceiverType.group.rawValue, group.guid)
@@ -67,14 +76,11 @@ extension PostgresCallLogStore {
             INSERT INTO call_members (uid, call_id) SELECT u, \(record.id) FROM unnest(\(uids)::text[]) AS u
             ON CONFLICT DO NOTHING
             """, logger: logger)
-        try await connection.query("""
-            UPDATE store_state SET last_call_id = greatest(last_call_id, \(record.id))
-            """, logger: logger)
     }
 
     /// Creates or replaces a group, members in order.
-    private func put(_ group: GroupRecord, on connection: PostgresConnection) async throws {
-        let members = String(decoding: try JSONEncoder().encode(group.members), as: UTF8.self)
+    private func put(_ group: GroupRecord, encoder: JSONEncoder, on connection: PostgresConnection) async throws {
+        let members = String(decoding: try encoder.encode(group.members), as: UTF8.self)
         try await connection.query("""
             INSERT INTO call_groups (guid, name, icon, members) VALUES (\(group.guid), \(group.name), \(group.icon), \(members)::jsonb)
             ON CONFLICT (guid) DO UPDATE SET name = excluded.name, icon = excluded.icon, members = excluded.members
