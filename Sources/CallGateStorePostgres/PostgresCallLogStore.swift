@@ -40,8 +40,8 @@ public final class PostgresCallLogStore: Sendable {
     ) async throws -> PostgresCallLogStore {
         let store = PostgresCallLogStore(location: location, logger: logger, leaseTimeout: leaseTimeout)
         do {
-            try await store.withLease(.open, "migrating the schema") { _ in
-                try await PostgresMigrator.migrate(store.client, logger: logger)
+            try await store.withLease(.open, "migrating the schema") { connection in
+                try await PostgresMigrator.migrate(on: connection, logger: logger)
             }
         } catch {
             store.close()

@@ -17,7 +17,13 @@ public enum PostgresMigrator {
     /// current). Throws `Refusal` when the database's schema is newer than this build's.
     @discardableResult
     public static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.withConnection { try await migrate(on: $0, logger: logger) }
+    }
+
+    /// `migrate(_:logger:)` on a connection the caller holds.
+    @discardableResult
+    public static func migrate(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        try await connection.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             try await connection.query("""
                 CREATE TABLE IF NOT EXISTS schema_migrations (
