@@ -12,7 +12,7 @@ extension PostgresCallLogStore {
         try blocking { [self] in
             try await reading("reading webhook endpoints") { [self] connection in
                 try await endpoints(connection.query("""
-                    SELECT id, url, secrets::text, event_types::text, enabled, disabled_reason, created_at
+                    SELECT id, url, secrets::text, event_types::text, enabled, disabled_reason, callgate_milliseconds(created_at)
                     FROM webhook_endpoints ORDER BY created_at, id
                     """, logger: logger))
             }
@@ -29,7 +29,7 @@ extension PostgresCallLogStore {
                 try await connection.query("""
                     INSERT INTO webhook_endpoints (id, url, secrets, event_types, enabled, disabled_reason, created_at)
                     VALUES (\(endpoint.id), \(endpoint.url), \(secrets)::jsonb, \(types)::jsonb, \(endpoint.enabled),
-                            \(endpoint.disabledReason), \(endpoint.createdAt))
+                            \(endpoint.disabledReason), callgate_time(\(endpoint.createdAt)))
                     ON CONFLICT (id) DO UPDATE SET url = excluded.url, secrets = excluded.secrets,
                         event_types = excluded.event_types, enabled = excluded.enabled,
                         disabled_reason = excluded.disabled_reason
@@ -59,16 +59,16 @@ extension PostgresCallLogStore {
         return try blocking { [self] in
             try await reading("reading due webhook deliveries") { [self] connection in
                 let enabled = try await endpoints(connection.query("""
-                    SELECT id, url, secrets::text, event_types::text, enabled, disabled_reason, created_at
+                    SELECT id, url, secrets::text, event_types::text, enabled, disabled_reason, callgate_milliseconds(created_at)
                     FROM webhook_endpoints WHERE enabled ORDER BY created_at, id
                     """, logger: logger))
                 let byID = Dictionary(uniqueKeysWithValues: enabled.map { ($0.id, $0) })
                 guard !byID.isEmpty else { return [] }
                 let rows = try await connection.query("""
-                    SELECT d.id, d.endpoint_id, d.session_id, m.id, m.type, m.body, m.created_at,
+                    SELECT d.id, d.endpoint_id, d.session_id, m.id, m.type, m.body, callgate_milliseconds(m.created_at),
                         (SELECT count(*) FROM webhook_attempts AS a WHERE a.delivery_id = d.id)
                     FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
-                    WHERE d.status = 'pending' AND d.next_attempt_at <= \(now)
+                    WHERE d.status = 'pending' AND d.next_attempt_at <= callgate_time(\(now))
                     AND NOT EXISTS (
                         SELECT 1 FROM webhook_deliveries AS q
                         WHERE q.endpoint_id = d.endpoint_id AND q.session_id = d.session_id AND q.status = 'pending'
@@ -97,7 +97,7 @@ extension PostgresCallLogStore {
             try await reading("reading the next webhook attempt") { [self] connection in
                 var next: Int64?
                 for try await value in try await connection.query("""
-                    SELECT d.next_attempt_at FROM webhook_deliveries AS d
+                    SELECT callgate_milliseconds(d.next_attempt_at) FROM webhook_deliveries AS d
                     WHERE d.status = 'pending' AND d.endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled)
                     ORDER BY d.next_attempt_at, d.id LIMIT 1
                     """, logger: logger).decode(Int64.self) {
@@ -116,14 +116,14 @@ extension PostgresCallLogStore {
                 for attempt in attempts {
                     try await connection.query("""
                         INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
-                        SELECT id, \(attempt.at), \(attempt.durationMillis), \(attempt.statusCode), \(attempt.error),
-                               \(attempt.status.rawValue), \(attempt.nextAttemptAt)
+                        SELECT id, callgate_time(\(attempt.at)), \(attempt.durationMillis), \(attempt.statusCode), \(attempt.error),
+                               \(attempt.status.rawValue), callgate_time(\(attempt.nextAttemptAt))
                         FROM webhook_deliveries WHERE id = \(attempt.deliveryID)
                         """, logger: logger)
                     let finished = attempt.status == .pending ? nil : attempt.at + attempt.durationMillis
                     try await connection.query("""
                         UPDATE webhook_deliveries SET status = \(attempt.status.rawValue),
-                            next_attempt_at = \(attempt.nextAttemptAt ?? attempt.at), finished_at = \(finished)
+                            next_attempt_at = callgate_time(\(attempt.nextAttemptAt ?? attempt.at)), finished_at = callgate_time(\(finished))
                         WHERE id = \(attempt.deliveryID)
                         """, logger: logger)
                     if let reason = attempt.disablesEndpoint {
@@ -142,7 +142,8 @@ extension PostgresCallLogStore {
         try blocking { [self] in
             try await transaction("resuming webhook deliveries") { [self] connection in
                 try await connection.query("""
-                    UPDATE webhook_deliveries SET next_attempt_at = \(now) WHERE status = 'pending' AND next_attempt_at > \(now)
+                    UPDATE webhook_deliveries SET next_attempt_at = callgate_time(\(now))
+                    WHERE status = 'pending' AND next_attempt_at > callgate_time(\(now))
                     """, logger: logger)
             }
         }
@@ -154,7 +155,8 @@ extension PostgresCallLogStore {
             try await reading("reading webhook deliveries") { [self] connection in
                 var records: [WebhookDeliveryRecord] = []
                 let rows = try await connection.query("""
-                    SELECT d.id, d.endpoint_id, d.session_id, d.status, d.next_attempt_at, m.id, m.type, m.created_at, m.body
+                    SELECT d.id, d.endpoint_id, d.session_id, d.status, callgate_milliseconds(d.next_attempt_at), m.id, m.type,
+                        callgate_milliseconds(m.created_at), m.body
                     FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
                     WHERE d.endpoint_id = \(endpoint) ORDER BY d.id DESC LIMIT \(max(0, limit))
                     """, logger: logger)
@@ -173,7 +175,8 @@ extension PostgresCallLogStore {
                 let ids = records.map(\.id)
                 var attempts: [Int64: [WebhookAttempt]] = [:]
                 for try await (deliveryID, at, duration, code, error, statusName, next) in try await connection.query("""
-                    SELECT delivery_id, at, duration_ms, status_code, error, status, next_attempt_at FROM webhook_attempts
+                    SELECT delivery_id, callgate_milliseconds(at), duration_ms, status_code, error, status,
+                        callgate_milliseconds(next_attempt_at) FROM webhook_attempts
                     WHERE delivery_id = ANY (\(ids)::bigint[]) ORDER BY id
                     """, logger: logger).decode((Int64, Int64, Int64, Int?, String?, String, Int64?).self) {
                     attempts[deliveryID, default: []].append(WebhookAttempt(
@@ -193,7 +196,7 @@ extension PostgresCallLogStore {
         try blocking { [self] in
             try await transaction("redelivering webhook delivery \(id)") { [self] connection in
                 try await count(connection.query("""
-                    UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = \(now), finished_at = NULL
+                    UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = callgate_time(\(now)), finished_at = NULL
                     WHERE id = \(id) AND endpoint_id = \(endpoint) RETURNING 1
                     """, logger: logger)) > 0
             }
@@ -206,7 +209,7 @@ extension PostgresCallLogStore {
             try await reading("reading the webhook backlog") { [self] connection in
                 var backlog = WebhookBacklog(pending: 0, oldestPendingAt: nil)
                 for try await (pending, oldest) in try await connection.query("""
-                    SELECT count(*), min(m.created_at)
+                    SELECT count(*), callgate_milliseconds(min(m.created_at))
                     FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
                     WHERE d.status = 'pending'
                     """, logger: logger).decode((Int, Int64?).self) {
@@ -222,7 +225,7 @@ extension PostgresCallLogStore {
         try blocking { [self] in
             try await transaction("pruning webhook deliveries") { [self] connection in
                 let removed = try await count(connection.query("""
-                    DELETE FROM webhook_deliveries WHERE finished_at IS NOT NULL AND finished_at < \(cutoff) RETURNING 1
+                    DELETE FROM webhook_deliveries WHERE finished_at IS NOT NULL AND finished_at < callgate_time(\(cutoff))\n                    RETURNING 1
                     """, logger: logger))
                 if removed > 0 {
                     try await deleteOrphanMessages(on: connection)

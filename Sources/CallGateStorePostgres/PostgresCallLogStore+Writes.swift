@@ -59,7 +59,8 @@ extension PostgresCallLogStore {
                                initiated_at, started_at, ended_at, has_recording, record, participants)
             VALUES (\(record.id), \(record.sessionId), \(record.callCategory.rawValue), \(record.callType.rawValue),
                     \(record.callStatus.rawValue), \(record.initiator.uid), \(receiverType), \(receiverID),
-                    \(record.initiatedAt), \(record.startedAt), \(record.endedAt), \(!record.recordings.isEmpty),
+                    to_timestamp(\(record.initiatedAt)), to_timestamp(\(record.startedAt)), to_timestamp(\(record.endedAt)),
+                    \(!record.recordings.isEmpty),
                     \(json)::json, \(participants)::jsonb)
             ON CONFLICT (id) DO UPDATE SET
                 session_id = excluded.session_id, category = excluded.category, call_type = excluded.call_type,
@@ -113,10 +114,10 @@ extension PostgresCallLogStore {
         try await connection.query("""
             WITH message AS (
                 INSERT INTO webhook_messages (id, type, session_id, created_at, body)
-                VALUES (\(message.id), \(type), \(sessionId), \(message.timestamp), \(body))
+                VALUES (\(message.id), \(type), \(sessionId), callgate_time(\(message.timestamp)), \(body))
                 ON CONFLICT (id) DO NOTHING RETURNING id)
             INSERT INTO webhook_deliveries (message_id, endpoint_id, session_id, status, next_attempt_at)
-            SELECT m.id, e.id, \(sessionId), 'pending', \(message.timestamp)
+            SELECT m.id, e.id, \(sessionId), 'pending', callgate_time(\(message.timestamp))
             FROM message AS m, unnest(\(wanting)::text[]) WITH ORDINALITY AS e (id, position) ORDER BY e.position
             """, logger: logger)
     }

@@ -4,11 +4,11 @@ import PostgresNIO
 /// The PostgreSQL schema as numbered migrations, applied in order at start and by
 /// `callgate migrate`. A released migration never changes; a change is a new one.
 ///
-/// Times are `bigint` (Unix seconds or milliseconds, as the SQLite store keeps them: the API
-/// answers the same bytes on both, and any Int64 fits); a call's record is `json` (kept verbatim:
-/// `jsonb` would refuse `\u0000` in free-form metadata and rewrite numbers); participants,
-/// members, secrets and event types are `jsonb`; text keys that are sorted are `COLLATE "C"`,
-/// byte order as SQLite and Swift sort.
+/// Times are `timestamptz` (from v2; v1 kept the Unix seconds and milliseconds the SQLite store
+/// keeps as `bigint`); a call's record is `json` (kept verbatim, so the API answers the same bytes
+/// on both stores: `jsonb` would refuse `\u0000` in free-form metadata and rewrite numbers);
+/// participants, members, secrets and event types are `jsonb`; text keys that are sorted are
+/// `COLLATE "C"`, byte order as SQLite and Swift sort.
 public enum PostgresMigrations {
     /// One migration: its version, a name for `schema_migrations`, and its statements (sent one
     /// at a time: the extended protocol takes one command per query).
@@ -80,6 +80,42 @@ public enum PostgresMigrations {
                 duration_ms bigint NOT NULL, status_code integer, error text, status text NOT NULL, next_attempt_at bigint)
             """,
             "CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts (delivery_id, id)",
+        ]),
+        // Every time a timestamptz, for the people who query the tables themselves. Call times are
+        // whole seconds (`to_timestamp` is exact for them); the outbox's are milliseconds, which
+        // `callgate_time` and `callgate_milliseconds` convert in integer arithmetic, so a value
+        // reads back exactly as it was written.
+        Migration(version: 2, name: "times as timestamptz", statements: [
+            """
+            CREATE FUNCTION callgate_time(milliseconds bigint) RETURNS timestamptz
+            LANGUAGE sql STABLE STRICT PARALLEL SAFE
+            AS $$ SELECT timestamptz 'epoch' + milliseconds * interval '1 millisecond' $$
+            """,
+            """
+            CREATE FUNCTION callgate_milliseconds(moment timestamptz) RETURNS bigint
+            LANGUAGE sql STABLE STRICT PARALLEL SAFE
+            AS $$ SELECT (extract(epoch FROM moment) * 1000)::bigint $$
+            """,
+            """
+            ALTER TABLE calls ALTER COLUMN initiated_at TYPE timestamptz USING to_timestamp(initiated_at),
+                ALTER COLUMN started_at TYPE timestamptz USING to_timestamp(started_at),
+                ALTER COLUMN ended_at TYPE timestamptz USING to_timestamp(ended_at)
+            """,
+            """
+            ALTER TABLE webhook_endpoints ALTER COLUMN created_at TYPE timestamptz USING callgate_time(created_at)
+            """,
+            """
+            ALTER TABLE webhook_messages ALTER COLUMN created_at TYPE timestamptz USING callgate_time(created_at)
+            """,
+            """
+            ALTER TABLE webhook_deliveries
+                ALTER COLUMN next_attempt_at TYPE timestamptz USING callgate_time(next_attempt_at),
+                ALTER COLUMN finished_at TYPE timestamptz USING callgate_time(finished_at)
+            """,
+            """
+            ALTER TABLE webhook_attempts ALTER COLUMN at TYPE timestamptz USING callgate_time(at),
+                ALTER COLUMN next_attempt_at TYPE timestamptz USING callgate_time(next_attempt_at)
+            """,
         ]),
     ]
 

@@ -13,16 +13,21 @@ public enum PostgresMigrator {
     /// The advisory lock's key: "CallGate" in ASCII.
     static let lockKey: Int64 = 0x4361_6C6C_4761_7465
 
-    /// Applies the missing migrations; returns the versions it applied (empty: the schema was
-    /// current). Throws `Refusal` when the database's schema is newer than this build's.
+    /// Applies the missing migrations up to version `last`; returns the versions it applied
+    /// (empty: the schema was current). Throws `Refusal` when the database's schema is newer
+    /// than this build's.
     @discardableResult
-    public static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
-        try await client.withConnection { try await migrate(on: $0, logger: logger) }
+    public static func migrate(
+        _ client: PostgresClient, through last: Int = PostgresMigrations.newest, logger: Logger
+    ) async throws -> [Int] {
+        try await client.withConnection { try await migrate(on: $0, through: last, logger: logger) }
     }
 
-    /// `migrate(_:logger:)` on a connection the caller holds.
+    /// `migrate(_:through:logger:)` on a connection the caller holds.
     @discardableResult
-    public static func migrate(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+    public static func migrate(
+        on connection: PostgresConnection, through last: Int = PostgresMigrations.newest, logger: Logger
+    ) async throws -> [Int] {
         try await connection.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             try await connection.query("""
@@ -42,7 +47,7 @@ public enum PostgresMigrator {
                     """)
             }
             var done: [Int] = []
-            for migration in PostgresMigrations.all where !applied.contains(migration.version) {
+            for migration in PostgresMigrations.all where migration.version <= last && !applied.contains(migration.version) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }

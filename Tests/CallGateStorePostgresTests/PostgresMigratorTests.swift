@@ -89,4 +89,58 @@ import Testing
             }
         }
     }
+
+    @Test func version2TurnsVersion1sTimesIntoTheSameInstantsAsTimestamptz() async throws {
+        try await Self.withDatabase { client, _ in
+            #expect(try await PostgresMigrator.migrate(client, through: 1, logger: Self.logger) == [1])
+            let seconds: Int64 = 1_732_400_007
+            let milliseconds: Int64 = 1_732_400_007_123
+            try await client.query("""
+                INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, initiated_at, started_at,
+                                   has_recording, record)
+                VALUES (7, 's', 'call', 'audio', 'ongoing', 'alice', \(seconds), NULL, false, '{}')
+                """, logger: Self.logger)
+            try await client.query("""
+                INSERT INTO webhook_endpoints (id, url, secrets, enabled, created_at)
+                VALUES ('ep_1', 'https://example.com/hook', '[]', true, \(milliseconds))
+                """, logger: Self.logger)
+            try await client.query("""
+                INSERT INTO webhook_messages (id, type, session_id, created_at, body)
+                VALUES ('msg_1', 'call.initiated', 's', \(milliseconds + 1), '{}')
+                """, logger: Self.logger)
+            try await client.query("""
+                INSERT INTO webhook_deliveries (message_id, endpoint_id, session_id, status, next_attempt_at, finished_at)
+                VALUES ('msg_1', 'ep_1', 's', 'pending', \(milliseconds + 2), NULL)
+                """, logger: Self.logger)
+
+            #expect(try await PostgresMigrator.migrate(client, logger: Self.logger) == [2])
+            let callTimes = try await Self.integers(client, """
+                SELECT extract(epoch FROM initiated_at)::bigint FROM calls
+                UNION ALL SELECT count(*) FROM calls WHERE started_at IS NULL
+                """)
+            let outboxTimes = try await Self.integers(client, """
+                SELECT callgate_milliseconds(created_at) FROM webhook_endpoints
+                UNION ALL SELECT callgate_milliseconds(created_at) FROM webhook_messages
+                UNION ALL SELECT callgate_milliseconds(next_attempt_at) FROM webhook_deliveries
+                UNION ALL SELECT count(*) FROM webhook_deliveries WHERE finished_at IS NULL
+                """)
+            let asText = try await client.query(
+                "SELECT (initiated_at AT TIME ZONE 'UTC')::text FROM calls", logger: Self.logger
+            ).collect().map { try $0.decode(String.self) }
+            #expect(callTimes == [seconds, 1])
+            #expect(outboxTimes == [milliseconds, milliseconds + 1, milliseconds + 2, 1])
+            #expect(asText == ["2024-11-23 22:13:27"])
+        }
+    }
+
+    @Test func millisecondsSurviveTheRoundTripThroughTimestamptz() async throws {
+        try await Self.withDatabase { client, _ in
+            try await PostgresMigrator.migrate(client, logger: Self.logger)
+            let samples: [Int64] = [0, 1, -1, 999, 1_732_400_007_123, 1_732_400_007_999, 4_102_444_799_999, -86_400_001]
+            for sample in samples {
+                let back = try await Self.integers(client, "SELECT callgate_milliseconds(callgate_time(\(sample)))")
+                #expect(back == [sample], "\(sample)")
+            }
+        }
+    }
 }
