@@ -128,7 +128,7 @@ let package = Package(
             name: "CallGateIntegrationTests",
             dependencies: [
                 "CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
-                "CallGateBench", "CallGateConsole", "TestSupport",
+                "CallGateStorePostgres", "CallGateBench", "CallGateConsole", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

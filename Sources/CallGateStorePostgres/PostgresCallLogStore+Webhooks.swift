@@ -26,7 +26,7 @@ extension PostgresCallLogStore {
         let types = try endpoint.eventTypes.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         try blocking { [self] in
             try await transaction("saving webhook endpoint \(endpoint.id)") { [self] connection in
-                try await connection.query("""
+                _ = try await connection.query("""
                     INSERT INTO webhook_endpoints (id, url, secrets, event_types, enabled, disabled_reason, created_at)
                     VALUES (\(endpoint.id), \(endpoint.url), \(secrets)::jsonb, \(types)::jsonb, \(endpoint.enabled),
                             \(endpoint.disabledReason), callgate_time(\(endpoint.createdAt)))
@@ -141,7 +141,7 @@ extension PostgresCallLogStore {
     public func resumeWebhookDeliveries(at now: Int64) throws {
         try blocking { [self] in
             try await transaction("resuming webhook deliveries") { [self] connection in
-                try await connection.query("""
+                _ = try await connection.query("""
                     UPDATE webhook_deliveries SET next_attempt_at = callgate_time(\(now))
                     WHERE status = 'pending' AND next_attempt_at > callgate_time(\(now))
                     """, logger: logger)

@@ -2,6 +2,7 @@ import CallGateCore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The call log, group and webhook outbox store on a PostgreSQL server, through PostgresNIO's
 /// pooled client: what several gateway processes share.
@@ -13,36 +14,54 @@ import PostgresNIO
 public final class PostgresCallLogStore: Sendable {
     /// Where the server is (its description has no password).
     public let location: PostgresLocation
-    let client: PostgresClient
     let logger: Logger
     /// How long an operation waits for a pooled connection before it counts the server as down:
     /// PostgresNIO's pool itself queues a lease for up to 60 s while it cannot connect.
     let leaseTimeout: Duration
-    private let running: Task<Void, Never>
+    /// How long an operation may run once it has its connection before the store gives up on it
+    /// and on the client it came from (see `Pool`).
+    let operationTimeout: Duration
+    private let pool: Mutex<Pool>
 
-    private init(location: PostgresLocation, logger: Logger, leaseTimeout: Duration) {
+    /// The client the store leases from, and its `run()` task. PostgresNIO 1.33 can hand out a
+    /// connection whose channel has just closed (the server went down), and a query written to
+    /// a closed channel never completes: its promise is dropped with the write. A lease checks
+    /// `isClosed` first, which catches that at once; an operation that still hangs is abandoned
+    /// after `operationTimeout`, its caller gets an error to retry on, and the client, which
+    /// counts that connection as leased forever, is replaced by a fresh one.
+    private struct Pool {
+        var client: PostgresClient
+        var running: Task<Void, Never>
+    }
+
+    private init(location: PostgresLocation, logger: Logger, leaseTimeout: Duration, operationTimeout: Duration) {
         self.location = location
         self.logger = logger
         self.leaseTimeout = leaseTimeout
-        // PostgresNIO reports every failed reconnect at info; the store's own errors say it once.
+        self.operationTimeout = operationTimeout
+        pool = Mutex(Self.makePool(location, logger: logger))
+    }
+
+    /// A client of `location` and its started `run()`. PostgresNIO reports every failed
+    /// reconnect at info; the store's own errors say it once.
+    private static func makePool(_ location: PostgresLocation, logger: Logger) -> Pool {
         var background = logger
         background.logLevel = max(logger.logLevel, .warning)
         let client = PostgresClient(configuration: location.configuration(), backgroundLogger: background)
-        self.client = client
-        running = Task.detached { await client.run() }
+        return Pool(client: client, running: Task.detached { await client.run() })
     }
 
     /// Connects to `location` and migrates its schema. Throws `PostgresStoreError` (kind `open`)
     /// when the server cannot be reached within `leaseTimeout` or refuses the migration, and
     /// `PostgresMigrator.Refusal` when its schema is newer than this build's.
     public static func open(
-        _ location: PostgresLocation, logger: Logger, leaseTimeout: Duration = .seconds(2)
+        _ location: PostgresLocation, logger: Logger, leaseTimeout: Duration = .seconds(2),
+        operationTimeout: Duration = .seconds(10)
     ) async throws -> PostgresCallLogStore {
-        let store = PostgresCallLogStore(location: location, logger: logger, leaseTimeout: leaseTimeout)
+        let store = PostgresCallLogStore(
+            location: location, logger: logger, leaseTimeout: leaseTimeout, operationTimeout: operationTimeout)
         do {
-            try await store.withLease(.open, "migrating the schema") { connection in
-                try await PostgresMigrator.migrate(on: connection, logger: logger)
-            }
+            try await store.migrate()
         } catch {
             store.close()
             throw error
@@ -50,9 +69,29 @@ public final class PostgresCallLogStore: Sendable {
         return store
     }
 
+    /// Migrates `location`'s schema as `open` does, failing as fast, and returns the versions it
+    /// applied: `callgate migrate`.
+    @discardableResult
+    public static func migrate(
+        _ location: PostgresLocation, logger: Logger, leaseTimeout: Duration = .seconds(2)
+    ) async throws -> [Int] {
+        let store = PostgresCallLogStore(
+            location: location, logger: logger, leaseTimeout: leaseTimeout, operationTimeout: .seconds(10))
+        defer { store.close() }
+        return try await store.migrate()
+    }
+
+    @discardableResult
+    private func migrate() async throws -> [Int] {
+        // A migration may rewrite big tables: it gets an hour, not `operationTimeout`.
+        try await withLease(.open, "migrating the schema", within: .seconds(3600)) { [logger] connection in
+            try await PostgresMigrator.migrate(on: connection, logger: logger)
+        }
+    }
+
     /// Closes every connection; the store takes nothing afterwards.
     public func close() {
-        running.cancel()
+        pool.withLock { $0.running.cancel() }
     }
 
     /// Whether a write commits now: commits the one-row probe. For the writer's probe and the
@@ -61,7 +100,7 @@ public final class PostgresCallLogStore: Sendable {
         do {
             try blocking { [self] in
                 try await transaction("probing writes") { [self] connection in
-                    try await connection.query("""
+                    _ = try await connection.query("""
                         INSERT INTO store_state (id, last_call_id) VALUES (1, 0)
                         ON CONFLICT (id) DO UPDATE SET last_call_id = store_state.last_call_id
                         """, logger: logger)
@@ -81,13 +120,32 @@ public final class PostgresCallLogStore: Sendable {
     }
 
     /// Runs `body` in one transaction on a pooled connection: committed when it returns, rolled
-    /// back when it throws.
+    /// back when it throws (unless the connection is going away, which rolls it back on the
+    /// server). Not PostgresNIO's `withTransaction`, which would write its ROLLBACK to a channel
+    /// that is closing (see `Pool`).
     func transaction<T: Sendable>(
         _ action: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await withLease(.write, action) { [logger] connection in
-            try await connection.withTransaction(logger: logger) { try await body($0) }
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                let value = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                if Self.leavesConnectionOpen(error), !connection.isClosed {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                }
+                throw error
+            }
         }
+    }
+
+    /// Whether the connection that threw `error` is still usable: after an error of ours or a
+    /// statement's ERROR, yes; after a FATAL or a connection error, the connection is closing.
+    static func leavesConnectionOpen(_ error: any Error) -> Bool {
+        guard let psql = error as? PSQLError else { return true }
+        return psql.code == .server && psql.serverInfo?[.severity] == "ERROR"
     }
 
     /// Runs `body` on a pooled connection, outside a transaction.
@@ -97,45 +155,71 @@ public final class PostgresCallLogStore: Sendable {
         try await withLease(.read, action, body)
     }
 
-    /// Leases a connection for `body`, or throws `unavailable` when none comes within
-    /// `leaseTimeout`; `body`'s own errors become `PostgresStoreError`s of `kind`.
+    /// Leases an open connection for `body` and returns what it returns. Throws `unavailable`
+    /// when no connection comes within `leaseTimeout` or `body` does not finish within `limit`
+    /// (default `operationTimeout`; then the client is replaced: see `Pool`); `body`'s own errors become
+    /// `PostgresStoreError`s of `kind`. The work runs in a task of its own that this call does
+    /// not wait for once it gave up, since a hung query would hold it forever.
     private func withLease<T: Sendable>(
-        _ kind: PostgresStoreError.Kind, _ action: String,
+        _ kind: PostgresStoreError.Kind, _ action: String, within limit: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let gate = LeaseGate()
-        let timeout = leaseTimeout
-        let location = location
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { [client] in
+        let client = pool.withLock { $0.client }
+        let (location, leaseTimeout, operationTimeout) = (location, leaseTimeout, limit ?? operationTimeout)
+        return try await withCheckedThrowingContinuation { continuation in
+            let race = LeaseRace(continuation)
+            let work = Task {
                 do {
-                    return try await client.withConnection { connection in
-                        guard gate.start() else { throw CancellationError() }
+                    let value = try await client.withConnection { connection in
+                        guard race.start() else { throw CancellationError() }
+                        guard !connection.isClosed else {
+                            throw PostgresStoreError(
+                                kind: .unavailable, description: "PostgreSQL at \(location): the connection closed (\(action))")
+                        }
                         return try await body(connection)
                     }
+                    race.finish(.success(value))
                 } catch {
-                    guard gate.started else {
-                        throw PostgresStoreError(
-                            kind: .unavailable, description: "PostgreSQL at \(location) is unavailable (\(action))")
-                    }
-                    throw Self.wrapping(error, kind: kind, action: action, location: location)
+                    race.finish(.failure(
+                        race.started
+                            ? Self.wrapping(error, kind: kind, action: action, location: location)
+                            : PostgresStoreError(kind: .unavailable, description: "PostgreSQL at \(location) is unavailable (\(action))")))
                 }
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                guard gate.timeOut() else { return nil }
-                throw PostgresStoreError(
+            race.watch(Task { [self] in
+                try await Task.sleep(for: leaseTimeout)
+                if race.finish(.failure(PostgresStoreError(
                     kind: .unavailable,
-                    description: "PostgreSQL at \(location) gave no connection within \(timeout) (\(action))")
-            }
-            while let next = try await group.next() {
-                if let value = next {
-                    group.cancelAll()
-                    return value
+                    description: "PostgreSQL at \(location) gave no connection within \(leaseTimeout) (\(action))")),
+                    unlessStarted: true)
+                {
+                    work.cancel()
+                    return
                 }
-            }
-            throw PostgresStoreError(kind: .unavailable, description: "PostgreSQL at \(location): \(action) ended without a result")
+                try await Task.sleep(for: operationTimeout)
+                if race.finish(.failure(PostgresStoreError(
+                    kind: .unavailable,
+                    description: "PostgreSQL at \(location): \(action) did not finish within \(operationTimeout)")))
+                {
+                    work.cancel()
+                    replace(client, because: action)
+                }
+            })
         }
+    }
+
+    /// Gives the store a fresh client in place of `client` (once, however many operations on it
+    /// gave up), and shuts the old one down.
+    private func replace(_ client: PostgresClient, because action: String) {
+        let old: Task<Void, Never>? = pool.withLock { pool in
+            guard pool.client === client else { return nil }
+            let old = pool.running
+            pool = Self.makePool(location, logger: logger)
+            return old
+        }
+        guard let old else { return }
+        logger.error("PostgreSQL at \(location): \(action) hung on its connection; connecting again with a new pool")
+        old.cancel()
     }
 
     /// `error` as a `PostgresStoreError` naming the action and, for a server error, its SQLSTATE
@@ -162,21 +246,53 @@ public final class PostgresCallLogStore: Sendable {
     }
 }
 
-/// Who won between a lease and its timeout: the body never runs after the timeout was
-/// reported, and the timeout is not reported once the body started.
-private final class LeaseGate: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state = 0  // 0 waiting, 1 started, 2 timed out
+/// Who answers a `withLease` call: the work, or a timeout, exactly once. The lease timeout only
+/// counts until the work has its connection (`start`); `finish` resumes the caller the first
+/// time and stops the timer task.
+private final class LeaseRace<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var started = false
+        var timer: Task<Void, any Error>?
+    }
+    private let state: Mutex<State>
 
-    func start() -> Bool { transition(to: 1) }
-    func timeOut() -> Bool { transition(to: 2) }
-    var started: Bool { lock.withLock { state == 1 } }
+    init(_ continuation: CheckedContinuation<T, any Error>) {
+        state = Mutex(State(continuation: continuation))
+    }
 
-    private func transition(to next: Int) -> Bool {
-        lock.withLock {
-            guard state == 0 else { return false }
-            state = next
+    var started: Bool { state.withLock { $0.started } }
+
+    /// The work got its connection: true unless the caller was already answered.
+    func start() -> Bool {
+        state.withLock { state in
+            guard state.continuation != nil else { return false }
+            state.started = true
             return true
         }
+    }
+
+    /// Keeps the timer task, to cancel it when the work finishes first.
+    func watch(_ timer: Task<Void, any Error>) {
+        let finished = state.withLock { state in
+            state.timer = timer
+            return state.continuation == nil
+        }
+        if finished { timer.cancel() }
+    }
+
+    /// Answers the caller with `result` if nobody has (and, with `unlessStarted`, the work has
+    /// no connection yet); whether it did.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>, unlessStarted: Bool = false) -> Bool {
+        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, any Error>?) in
+            guard !(unlessStarted && state.started), let continuation = state.continuation else { return (nil, nil) }
+            state.continuation = nil
+            return (continuation, state.timer)
+        }
+        guard let continuation else { return false }
+        timer?.cancel()
+        continuation.resume(with: result)
+        return true
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 
 /// Where a PostgreSQL store lives, from `--database postgres://user:password@host:port/database`
@@ -80,5 +81,18 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = [("application_name", "callgate")]
         return configuration
+    }
+}
+
+extension PostgresLocation {
+    /// Runs `body` with a running client of this server, then shuts the client down: for the
+    /// commands that connect once (`migrate`, `migrate-sqlite`).
+    func withClient<T>(logger: Logger, _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let client = PostgresClient(configuration: configuration(), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
     }
 }

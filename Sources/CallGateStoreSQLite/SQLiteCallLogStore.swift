@@ -18,6 +18,8 @@ public final class SQLiteCallLogStore: CallLogStore {
     let pool: DatabasePool
     /// The participant uids of the open calls as last committed (see `CommittedMembers`).
     let committedMembers = CommittedMembers()
+    /// The migrations opening the file applied, oldest first (empty: its schema was current).
+    public let migrationsApplied: [String]
 
     /// Opens (creating if needed) the database at `path` and migrates its schema.
     ///
@@ -49,12 +51,12 @@ public final class SQLiteCallLogStore: CallLogStore {
         } catch {
             throw SQLiteStoreError.opening(error, path: path)
         }
-        try migrate()
+        migrationsApplied = try Self.migrate(pool, path: path)
     }
 
     /// Applies the migrations this version knows, after checking that the file has none it
-    /// does not.
-    private func migrate() throws {
+    /// does not; returns the ones it applied.
+    private static func migrate(_ pool: DatabasePool, path: String) throws -> [String] {
         let migrator = CallLogSchema.migrator
         do {
             if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
@@ -62,7 +64,9 @@ public final class SQLiteCallLogStore: CallLogStore {
                     kind: .schema,
                     message: "call log database \(path): its schema is newer than this CallGate; refusing to open it")
             }
+            let before = try pool.read { try migrator.appliedIdentifiers($0) }
             try migrator.migrate(pool)
+            return migrator.migrations.filter { !before.contains($0) }
         } catch {
             throw SQLiteStoreError.wrapping(error, kind: .schema, action: "migrating the schema", path: path)
         }

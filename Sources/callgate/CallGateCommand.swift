@@ -7,7 +7,10 @@ struct CallGateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "callgate",
         abstract: "A WebSocket gateway for real-time call events.",
-        subcommands: [ServeCommand.self, TokenCommand.self, ListenCommand.self, CallCommand.self]
+        subcommands: [
+            ServeCommand.self, TokenCommand.self, ListenCommand.self, CallCommand.self, MigrateCommand.self,
+            MigrateSQLiteCommand.self,
+        ]
     )
 }
 

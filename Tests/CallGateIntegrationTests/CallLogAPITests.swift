@@ -3,7 +3,8 @@ import CallGateProtocol
 import Foundation
 import Testing
 
-/// The call log API over real HTTP, fed by real calls over real sockets.
+/// The call log API over real HTTP, fed by real calls over real sockets; every test runs on
+/// SQLite and on PostgreSQL, which must answer the same.
 @Suite("Call logs over real HTTP")
 struct CallLogAPITests {
     /// Alice, Bob and Carol make five calls, newest last:
@@ -17,8 +18,8 @@ struct CallLogAPITests {
         let unanswered: Call
         let group: Call
 
-        static func make() async throws -> History {
-            let gateway = try await TestGateway()
+        static func make(_ store: TestStore) async throws -> History {
+            let gateway = try await TestGateway(store: store)
             let alice = try await gateway.device("alice")
             let bob = try await gateway.device("bob")
             let carol = try await gateway.device("carol")
@@ -55,8 +56,8 @@ struct CallLogAPITests {
         }
     }
 
-    @Test func eachUserSeesTheirCallsNewestFirstFromTheirSide() async throws {
-        let h = try await History.make()
+    @Test(arguments: TestStore.allCases) func eachUserSeesTheirCallsNewestFirstFromTheirSide(store: TestStore) async throws {
+        let h = try await History.make(store)
         defer { h.gateway.shutdown() }
         let bob = try await h.gateway.callLogs("bob")
         #expect(bob.data.map(\.sessionId)
@@ -74,8 +75,8 @@ struct CallLogAPITests {
         #expect(alice.data.map(\.missed) == [nil, nil, nil, nil])
     }
 
-    @Test func aLogHoldsParticipantsStatesAndDurations() async throws {
-        let h = try await History.make()
+    @Test(arguments: TestStore.allCases) func aLogHoldsParticipantsStatesAndDurations(store: TestStore) async throws {
+        let h = try await History.make(store)
         defer { h.gateway.shutdown() }
         let (status, body) = try await h.gateway.userGet("/v3.0/calls/\(h.group.sessionId)", as: "carol")
         #expect(status == 200)
@@ -97,8 +98,8 @@ struct CallLogAPITests {
         #expect(missed.first?.duration == 0)
     }
 
-    @Test func everyFilterNarrowsTheList() async throws {
-        let h = try await History.make()
+    @Test(arguments: TestStore.allCases) func everyFilterNarrowsTheList(store: TestStore) async throws {
+        let h = try await History.make(store)
         defer { h.gateway.shutdown() }
         let g = h.gateway
         #expect(try await g.callLogIDs("bob", "direction=outgoing") == [h.rejected.sessionId])
@@ -113,8 +114,8 @@ struct CallLogAPITests {
         #expect(try await g.callLogIDs("alice", "direction=outgoing&status=ended") == [h.group, h.ended].map(\.sessionId))
     }
 
-    @Test func anotherUsersCallIs404AndTokensAreRequired() async throws {
-        let h = try await History.make()
+    @Test(arguments: TestStore.allCases) func anotherUsersCallIs404AndTokensAreRequired(store: TestStore) async throws {
+        let h = try await History.make(store)
         defer { h.gateway.shutdown() }
         let g = h.gateway
         #expect(try await g.userGet("/v3.0/calls/\(h.ended.sessionId)", as: "carol").0 == 404)
@@ -126,8 +127,8 @@ struct CallLogAPITests {
         #expect(try await g.get("/v3.0/calls", headers: ["authToken": "not-a-token"]).0 == 401)
     }
 
-    @Test func badParametersAre400NamingThem() async throws {
-        let gateway = try await TestGateway()
+    @Test(arguments: TestStore.allCases) func badParametersAre400NamingThem(store: TestStore) async throws {
+        let gateway = try await TestGateway(store: store)
         defer { gateway.shutdown() }
         for (query, parameter) in [("perPage=500", "perPage"), ("status=lost", "status"), ("cursor=zzz", "cursor")] {
             let (status, body) = try await gateway.userGet("/v3.0/calls?\(query)", as: "alice")
@@ -136,8 +137,8 @@ struct CallLogAPITests {
         }
     }
 
-    @Test func pagesAndCursorsWalkTheWholeListEvenWhileCallsArrive() async throws {
-        let h = try await History.make()
+    @Test(arguments: TestStore.allCases) func pagesAndCursorsWalkTheWholeListEvenWhileCallsArrive(store: TestStore) async throws {
+        let h = try await History.make(store)
         defer { h.gateway.shutdown() }
         let g = h.gateway
         let all = [h.group, h.unanswered, h.cancelled, h.rejected, h.ended].map(\.sessionId)
@@ -172,8 +173,8 @@ struct CallLogAPITests {
         #expect(newer.data.first?.participants.last?.state == .ringing)
     }
 
-    @Test func aMeetingWithARecordingGetsItsURLAttached() async throws {
-        let gateway = try await TestGateway()
+    @Test(arguments: TestStore.allCases) func aMeetingWithARecordingGetsItsURLAttached(store: TestStore) async throws {
+        let gateway = try await TestGateway(store: store)
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let token = try await alice.generateToken(sessionId: "standup.42")

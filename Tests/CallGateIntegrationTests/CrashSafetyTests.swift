@@ -8,14 +8,16 @@ import FoundationNetworking
 #endif
 
 /// The call log's promise: a terminal status any client received is in the log after a SIGKILL
-/// and a restart, exactly once. Runs the real executable on a real SQLite file.
+/// and a restart, exactly once. Runs the real executable on a real SQLite file and on a real
+/// PostgreSQL database.
 @Suite("Crash safety of the call log")
 struct CrashSafetyTests {
     static let secret = "crash-test-secret"
 
-    @Test func everyTerminalStatusAClientReceivedSurvivesSIGKILL() async throws {
+    @Test(arguments: TestStore.allCases)
+    func everyTerminalStatusAClientReceivedSurvivesSIGKILL(store: TestStore) async throws {
         let directory = try TemporaryDirectory()
-        let database = directory.path("callgate.sqlite")
+        let database = try await store.database(in: directory)
         let arguments = ["--database", database, "--jwt-secret", Self.secret, "--admin-key", "crash-admin"]
         let first = try GatewayProcess(arguments: arguments)
         let tokens = try await TokenService(secret: Self.secret)
@@ -36,7 +38,7 @@ struct CrashSafetyTests {
         // Calls go on in every pair until the process dies under them.
         try await withThrowingTaskGroup(of: Int.self) { group in
             for (index, pair) in devices.enumerated() {
-                group.addTask { await Self.callUntilTheGatewayDies(pair.0, pair.1, callee: "r\(index)", witness: witness) }
+                group.addTask { await Self.call(pair.0, pair.1, callee: "r\(index)", witness: witness).started }
             }
             try await Task.sleep(for: .milliseconds(1500))
             first.kill()
@@ -67,20 +69,22 @@ struct CrashSafetyTests {
     }
 
     /// Rings `callee` again and again, ending each call a different way, noting every terminal
-    /// status either side receives. Returns how many calls it started once the gateway is gone.
-    static func callUntilTheGatewayDies(
-        _ caller: CallGateClient, _ calleeDevice: CallGateClient, callee: String, witness: TerminalStatusWitness
-    ) async -> Int {
+    /// status either side receives, until an op fails (the gateway is gone) or `stopped()` says
+    /// so between two calls. Returns how many calls it started and the failure, if one ended it.
+    static func call(
+        _ caller: CallGateClient, _ calleeDevice: CallGateClient, callee: String, witness: TerminalStatusWitness,
+        until stopped: @Sendable () -> Bool = { false }, pushTimeout: Duration = .seconds(5)
+    ) async -> (started: Int, failure: (any Error)?) {
         var started = 0
         do {
-            while true {
+            while !stopped() {
                 let call = try await caller.initiateCall(to: callee)
                 started += 1
-                try await nextPush(calleeDevice, witness)
+                try await nextPush(calleeDevice, witness, within: pushTimeout)
                 switch started % 4 {
                 case 0:
                     witness.saw(try await calleeDevice.acceptCall(call.sessionId))
-                    try await nextPush(caller, witness)
+                    try await nextPush(caller, witness, within: pushTimeout)
                     witness.saw(try await caller.endCall(call.sessionId))
                 case 1:
                     witness.saw(try await calleeDevice.rejectCall(call.sessionId, status: .rejected))
@@ -90,16 +94,19 @@ struct CrashSafetyTests {
                     witness.saw(try await calleeDevice.rejectCall(call.sessionId, status: .busy))
                 }
                 // The other side hears how it ended: the caller of a decline, the callee of the rest.
-                try await nextPush(started % 2 == 1 ? caller : calleeDevice, witness)
+                try await nextPush(started % 2 == 1 ? caller : calleeDevice, witness, within: pushTimeout)
             }
+            return (started, nil)
         } catch {
-            return started
+            return (started, error)
         }
     }
 
     /// Waits for the next push on `device` and notes it; throws once the socket is gone.
-    static func nextPush(_ device: CallGateClient, _ witness: TerminalStatusWitness) async throws {
-        guard case .push(let push)? = await device.nextEvent(timeout: .seconds(5)) else {
+    static func nextPush(
+        _ device: CallGateClient, _ witness: TerminalStatusWitness, within timeout: Duration = .seconds(5)
+    ) async throws {
+        guard case .push(let push)? = await device.nextEvent(timeout: timeout) else {
             throw CallGateClientError.closed(code: device.closeCode)
         }
         witness.saw(push)

@@ -2,15 +2,15 @@ import CallGateClient
 import CallGateCore
 import CallGateProtocol
 import CallGateServer
-import CallGateStoreSQLite
+import CallGateStorePostgres
 import Foundation
 import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A real gateway on a free port, on a real SQLite file in a temporary directory, plus a client
-/// loop, for one test. Call `shutdown()` at the end.
+/// A real gateway on a free port, on a real SQLite file in a temporary directory (or a real
+/// PostgreSQL database), plus a client loop, for one test. Call `shutdown()` at the end.
 final class TestGateway: @unchecked Sendable {
     static let secret = "integration-test-secret"
     static let adminKey = "integration-admin-key"
@@ -18,21 +18,35 @@ final class TestGateway: @unchecked Sendable {
     let server: GatewayServer
     let loop: ClientLoop
     let tokens: TokenService
-    /// Holds the database; removed with the gateway.
+    /// Holds the SQLite database; removed with the gateway.
     let directory: TemporaryDirectory
+    /// The SQLite file or PostgreSQL URL the gateway's store is on.
+    let database: String
+    /// The store the gateway was given, closed at `shutdown()`.
+    private let store: any CallLogStore
 
     var port: Int { server.port }
 
-    /// Starts a gateway with test-sized timeouts; `adjust` may change the configuration first.
-    /// With `directory`, it uses the database a previous gateway left there: a restart.
-    init(directory: TemporaryDirectory? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+    /// Starts a gateway with test-sized timeouts on `store`; `adjust` may change the
+    /// configuration first. With `directory` (SQLite) or `database` (either), it uses the data a
+    /// previous gateway left there: a restart.
+    init(
+        store kind: TestStore = .sqlite, directory: TemporaryDirectory? = nil, database: String? = nil,
+        _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws {
         self.directory = try directory ?? TemporaryDirectory()
+        if let database {
+            self.database = database
+        } else {
+            self.database = try await kind.database(in: self.directory)
+        }
         var configuration = ServerConfiguration(jwtSecret: Self.secret, adminKey: Self.adminKey)
-        configuration.store = try SQLiteCallLogStore(path: self.directory.path("callgate.sqlite"), durability: .processCrash)
+        configuration.store = try await openTestStore(self.database)
         configuration.port = 0
         configuration.core.callerGracePeriod = .seconds(1)
         configuration.core.participantGracePeriod = .seconds(1)
         adjust(&configuration)
+        store = configuration.store
         var logger = Logger(label: "callgate-test")
         logger.logLevel = .warning
         server = try await GatewayServer.start(configuration, logger: logger)
@@ -46,6 +60,7 @@ final class TestGateway: @unchecked Sendable {
     func shutdown() {
         server.stop()
         loop.stop()
+        (store as? PostgresCallLogStore)?.close()
     }
 
     /// A token for `uid`, valid for `ttl` seconds.

@@ -1,5 +1,5 @@
 import CallGateCore
-import CallGateStorePostgres
+@testable import CallGateStorePostgres
 import Foundation
 import Logging
 import StoreTestSupport
@@ -92,6 +92,31 @@ import Testing
                 try store.apply(TestCalls.writes([TestCalls.direct(2, from: "alice", to: "bob")]))
                 #expect(try store.lastCallID() == 2)
                 #expect(try store.openCalls().map(\.id) == [1])
+            }
+        }
+    }
+
+    /// An operation that does not finish (PostgresNIO 1.33 can hang a query written to a closed
+    /// channel; here the server simply sleeps) answers its caller after `operationTimeout`, and
+    /// the store goes on with a new pool.
+    @Test func anOperationThatHangsIsGivenUpOnAndTheStoreGoesOnWithANewPool() async throws {
+        try await withTestDatabase { url, _ in
+            let store = try await PostgresCallLogStore.open(
+                try PostgresLocation(url), logger: Self.logger, operationTimeout: .seconds(1))
+            defer { store.close() }
+            let started = ContinuousClock.now
+            await #expect {
+                try await store.reading("sleeping") { connection in
+                    _ = try await connection.query("SELECT pg_sleep(60)", logger: Self.logger)
+                }
+            } throws: { error in
+                (error as? PostgresStoreError)?.kind == .unavailable && "\(error)".contains("did not finish within")
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+            try await offPool {
+                #expect(store.isWritable())
+                try store.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob")]))
+                #expect(try store.lastCallID() == 1)
             }
         }
     }
