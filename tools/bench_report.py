@@ -9,11 +9,17 @@ A result is the JSON that `callgate-bench ... --json FILE` writes:
    "server": {"rssBeforeBytes", "rssAfterBytes", "bytesPerSocket"}}
 Results are grouped as results[server][scenario], server being "callgate", "callgate-baseline"
 (another CallGate build, `tools/bench --baseline PATH`) or a peer's name.
+
+A CallGate build's run also leaves <server>-<scenario>.store.json: what its call log store
+committed during the run, from the server's Prometheus metrics (`GET /metrics`) scraped before
+the generator starts and after it ends (store_numbers); summary.md shows them in a "Store" table.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -312,6 +318,8 @@ def render_header(meta: dict) -> list[str]:
         lines.append(f"CallGate ran under `{meta['profile']}`: its latencies (and under callgrind its memory) are not comparable.")
     if meta.get("webhooks"):
         lines.append(f"Webhooks: {meta['webhooks']}.")
+    if meta.get("database"):
+        lines.append(f"Database: {meta['database']}.")
     lines += ["", "Machine: " + "; ".join(f"{k} {v}" for k, v in meta.get("machine", {}).items()), ""]
     return lines
 
@@ -487,4 +495,159 @@ def render_comparison(rows: list[BuildRatio], binaries: dict[str, str] | None = 
                     "current max/min", "baseline max/min", "verdict"], out)
     lines += ["", "Within noise: the ratio of the means is closer to 1 than the larger of the two builds' own",
               "max/min spread. A heuristic for a few repetitions, not a significance test.", ""]
+    return lines
+
+
+# ------------------------------------------------------------------ the store, from /metrics
+
+COMMIT_SECONDS = "callgate_store_write_seconds"  # one observation per committed batch
+BATCH_SIZE = "callgate_store_batch_size"  # writes per committed batch: its _sum counts the writes
+WRITE_FAILURES = "callgate_store_write_failures_total"  # failed attempts to commit a batch
+SAMPLE = re.compile(r'^(?P<name>[A-Za-z_:][\w:]*)(?:\{(?P<labels>(?:[^"}]|"(?:[^"\\]|\\.)*")*)\})?\s+(?P<value>\S+)')
+LABEL = re.compile(r'(?P<name>\w+)="(?P<value>(?:[^"\\]|\\.)*)"')
+COMMIT_QUANTILES = (("commitMeanMs", "mean"), ("commitP50Ms", "p50"), ("commitP99Ms", "p99"))
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """A Prometheus histogram: (upper bound, cumulative count) per bucket, ascending with +Inf
+    last, and the sum and count of its observations."""
+
+    buckets: tuple[tuple[float, float], ...]
+    sum: float
+    count: float
+
+    def since(self, earlier: Histogram | None) -> Histogram:
+        """What was observed after `earlier`, the same histogram scraped before (None: nothing was)."""
+        if earlier is None:
+            return self
+        before = dict(earlier.buckets)
+        return Histogram(tuple((bound, n - before.get(bound, 0.0)) for bound, n in self.buckets),
+                         self.sum - earlier.sum, self.count - earlier.count)
+
+
+def parse_samples(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """The samples of a Prometheus text exposition by series name, each (labels, value) in the
+    order written; comments, blank and unreadable lines are skipped."""
+    samples: dict[str, list[tuple[dict[str, str], float]]] = {}
+    for line in text.splitlines():
+        match = SAMPLE.match(line.strip())
+        if match is None:
+            continue
+        try:
+            value = float(match["value"])
+        except ValueError:
+            continue
+        labels = {m["name"]: m["value"] for m in LABEL.finditer(match["labels"] or "")}
+        samples.setdefault(match["name"], []).append((labels, value))
+    return samples
+
+
+def histogram(samples: dict[str, list[tuple[dict[str, str], float]]], name: str) -> Histogram | None:
+    """The histogram `name` of parse_samples' output (its first series: the store's have no
+    labels but `le`), or None when the exposition lacks its buckets, sum or count."""
+    buckets = sorted((float(labels["le"]), value) for labels, value in samples.get(f"{name}_bucket", []) if "le" in labels)
+    sums, counts = samples.get(f"{name}_sum"), samples.get(f"{name}_count")
+    if not buckets or not math.isinf(buckets[-1][0]) or not sums or not counts:
+        return None
+    return Histogram(tuple(buckets), sums[0][1], counts[0][1])
+
+
+def counter(samples: dict[str, list[tuple[dict[str, str], float]]], name: str) -> float:
+    """The value of the counter `name` (its first series), 0 when the exposition lacks it."""
+    return samples[name][0][1] if samples.get(name) else 0.0
+
+
+def quantile(q: float, h: Histogram | None) -> float | None:
+    """The q-quantile (0 < q <= 1) estimated as Prometheus' histogram_quantile does: linear
+    interpolation inside the bucket holding the rank, the first bucket starting at 0; a rank in
+    the +Inf bucket gives the largest finite bound (a lower bound of the truth). None for an
+    empty histogram or one with only the +Inf bucket."""
+    if h is None or len(h.buckets) < 2 or h.buckets[-1][1] <= 0:
+        return None
+    rank = q * h.buckets[-1][1]  # the +Inf bucket's count is the total
+    lower, below = 0.0, 0.0
+    for bound, cumulative in h.buckets:
+        if cumulative >= rank:
+            if math.isinf(bound):
+                return lower
+            return lower + (bound - lower) * (rank - below) / (cumulative - below)
+        lower, below = bound, cumulative
+
+
+def store_numbers(before: str, after: str, seconds: float) -> dict | None:
+    """What the store committed between two scrapes of a server's /metrics, `seconds` of load
+    apart: batches, writes, writes per second, commit time per batch (mean, p50, p99 in ms) and
+    failed commit attempts; None when `after` has no store metrics (a build without them). An
+    empty `before` counts from zero, as a freshly started server does."""
+    early, late = parse_samples(before), parse_samples(after)
+    commits, sizes = histogram(late, COMMIT_SECONDS), histogram(late, BATCH_SIZE)
+    if commits is None or sizes is None:
+        return None
+    commits = commits.since(histogram(early, COMMIT_SECONDS))
+    sizes = sizes.since(histogram(early, BATCH_SIZE))
+    failures = counter(late, WRITE_FAILURES) - counter(early, WRITE_FAILURES)
+
+    def ms(value: float | None) -> float | None:
+        return None if value is None else round(value * 1000, 3)
+
+    return {
+        "batches": int(commits.count), "writes": int(sizes.sum), "failures": int(failures),
+        "seconds": round(seconds, 3), "writesPerSecond": round(sizes.sum / seconds, 1) if seconds > 0 else None,
+        "commitMeanMs": ms(commits.sum / commits.count) if commits.count else None,
+        "commitP50Ms": ms(quantile(0.5, commits)), "commitP99Ms": ms(quantile(0.99, commits)),
+        "commitBuckets": {("+Inf" if math.isinf(bound) else f"{bound:g}"): int(n) for bound, n in commits.buckets},
+    }
+
+
+def load_seconds(result: dict | None, wall: float) -> tuple[float, str]:
+    """The seconds of load behind a run's store numbers and where they come from: the
+    generator's scenario phase when its JSON has it, else `wall`, the time between the scrapes."""
+    scenario = number(result, "durations", "scenarioSeconds")
+    return (scenario, "generator") if scenario else (wall, "scrapes")
+
+
+def load_stores(directory: Path) -> dict[str, dict[str, dict]]:
+    """stores[server][scenario] from DIR/<server>-<scenario>.store.json files."""
+    stores: dict[str, dict[str, dict]] = {}
+    for path in sorted(directory.glob("*.store.json")):
+        server, sep, scenario = path.name.removesuffix(".store.json").rpartition("-")
+        if sep:
+            stores.setdefault(server, {})[scenario] = json.loads(path.read_text(encoding="utf-8"))
+    return stores
+
+
+def render_store(reps: list[dict[str, dict[str, dict]]]) -> list[str]:
+    """The summary's "Store" section: per scenario and repetition (1-based), what each CallGate
+    build's store committed, then a current / baseline row where both ran; nothing when no run
+    has store numbers."""
+    if not any(reps):
+        return []
+
+    def ratio(ours: dict, theirs: dict, key: str) -> str:
+        a, b = ours.get(key), theirs.get(key)
+        return "n/a" if a is None or not b else f"{a / b:.2f}x"
+
+    rows = []
+    for scenario in ("idle", "ring", "group", "churn"):
+        for rep, stores in enumerate(reps, 1):
+            ran = [(server, stores[server][scenario]) for server in (CALLGATE, BASELINE)
+                   if scenario in stores.get(server, {})]
+            for server, s in ran:
+                rows.append([scenario, str(rep), server, s.get("store", "n/a"), fmt(s.get("batches")),
+                             fmt(s.get("writes")), fmt(s.get("writesPerSecond")),
+                             " / ".join(fmt(s.get(key), 2) for key, _ in COMMIT_QUANTILES), fmt(s.get("failures"))])
+            if len(ran) == 2:
+                ours, theirs = ran[0][1], ran[1][1]
+                rows.append([scenario, str(rep), "current / baseline", "",
+                             *(ratio(ours, theirs, key) for key in ("batches", "writes", "writesPerSecond")),
+                             " / ".join(ratio(ours, theirs, key) for key, _ in COMMIT_QUANTILES), ""])
+    lines = ["## Store", ""]
+    lines += table(["scenario", "rep", "server", "store", "batches", "writes", "writes/s",
+                    "commit mean / p50 / p99 (ms)", "failures"], rows)
+    lines += ["", "From the server's `/metrics` just before the generator starts and just after it ends (so setup writes,",
+              "such as the group scenario's groups, count too): batches committed, writes committed",
+              f"(`{BATCH_SIZE}_sum`), writes/s over the generator's scenario seconds, commit time per batch",
+              f"(`{COMMIT_SECONDS}`: p50 / p99 interpolated in its buckets as Prometheus' histogram_quantile does; a",
+              "quantile past the last bucket shows that bound, 2,500 ms) and failed commit attempts.", ""]
     return lines

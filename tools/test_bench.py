@@ -492,3 +492,207 @@ def test_summary_with_a_baseline_lists_it_after_callgate():
     assert servers == ["callgate"] * 3 + ["callgate-baseline"] * 3 + ["node-ws", "python-websockets"]
     assert "| callgate-baseline | group | 19,000 | 5.00 / 20.00 | n/a | 80,000 | 3,500 | 9.5 | n/a | 0 |" in lines
     assert "## Targets (repetition 2)" in lines
+
+
+# ------------------------------------------------------------------ the store, from /metrics
+
+COMMIT_BOUNDS = ("0.0001", "0.00025", "0.0005", "0.001", "0.002", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25",
+                 "0.5", "1.0", "2.5")  # StoreMetrics.writeBuckets as swift-prometheus writes a Duration
+SIZE_BOUNDS = ("1.0", "2.0", "5.0", "10.0", "25.0", "50.0", "100.0", "250.0", "500.0", "1000.0")
+
+
+def exposition(commits: list[int], commit_sum: str, sizes: list[int], size_sum: str, failures: int) -> str:
+    """A /metrics answer in the gateway's format (swift-prometheus): cumulative counts per bucket,
+    +Inf, _sum, _count, with unrelated series around the store's."""
+    def histogram(name: str, bounds: tuple[str, ...], counts: list[int], total: str) -> list[str]:
+        counts = counts + [counts[-1]] * (len(bounds) - len(counts))  # the rest hold every observation
+        return [f"# TYPE {name} histogram"] + [f'{name}_bucket{{le="{b}"}} {n}' for b, n in zip(bounds, counts)] + [
+            f'{name}_bucket{{le="+Inf"}} {counts[-1]}', f"{name}_sum {total}", f"{name}_count {counts[-1]}"]
+
+    lines = ["# TYPE callgate_ring_latency_seconds histogram", 'callgate_ring_latency_seconds_bucket{le="0.00025"} 7',
+             'callgate_ring_latency_seconds_bucket{le="+Inf"} 9', "callgate_ring_latency_seconds_sum 0.004",
+             "callgate_ring_latency_seconds_count 9", "# TYPE callgate_sockets_closed_total counter",
+             'callgate_sockets_closed_total{code="1000"} 3', 'callgate_webhook_attempts_total{result="success"} 0']
+    lines += histogram("callgate_store_batch_size", SIZE_BOUNDS, sizes, size_sum)
+    lines += ["# TYPE callgate_store_dead_letters_total counter", "callgate_store_dead_letters_total 0",
+              "# TYPE callgate_store_write_failures_total counter", f"callgate_store_write_failures_total {failures}"]
+    lines += histogram("callgate_store_write_seconds", COMMIT_BOUNDS, commits, commit_sum)
+    return "\n".join(lines) + "\n"
+
+
+# Before the load: 10 batches (25 writes) from setup; after it: 110 batches, 3,000 writes. Between:
+# 100 batches, 2,975 writes; commit times cumulative 0 0 10 40 90 98 100 ... over the bounds.
+BEFORE = exposition([0, 0, 2, 5, 8, 10], "0.015", [6, 8, 10], "25.0", 1)
+AFTER = exposition([0, 0, 12, 45, 98, 108, 110], "0.1384", [16, 28, 40, 60, 80, 100, 110], "3000.0", 3)
+
+
+def test_parse_prometheus_text():
+    samples = br.parse_samples(AFTER)
+    assert samples["callgate_sockets_closed_total"] == [({"code": "1000"}, 3.0)]
+    assert samples["callgate_store_write_failures_total"] == [({}, 3.0)]
+    buckets = samples["callgate_store_write_seconds_bucket"]
+    assert len(buckets) == 15 and buckets[2] == ({"le": "0.0005"}, 12.0) and buckets[-1] == ({"le": "+Inf"}, 110.0)
+    assert "# TYPE callgate_store_write_seconds histogram" not in str(samples)
+    tricky = br.parse_samples('m{path="/a}b",le="1.0"} 2 1700000000000\nm_total 1e3\nbroken line\n\nm_nan NaN\n')
+    assert tricky["m"] == [({"path": "/a}b", "le": "1.0"}, 2.0)]  # a brace inside a quoted value; a timestamp
+    assert tricky["m_total"] == [({}, 1000.0)] and "broken" not in tricky
+
+
+def test_histogram_from_the_exposition():
+    h = br.histogram(br.parse_samples(AFTER), "callgate_store_write_seconds")
+    assert h.count == 110 and h.sum == pytest.approx(0.1384)
+    assert h.buckets[:4] == ((0.0001, 0.0), (0.00025, 0.0), (0.0005, 12.0), (0.001, 45.0))
+    assert h.buckets[-1] == (float("inf"), 110.0)
+    sizes = br.histogram(br.parse_samples(AFTER), "callgate_store_batch_size")
+    assert (sizes.sum, sizes.count, len(sizes.buckets)) == (3000.0, 110.0, 11)
+    assert br.histogram(br.parse_samples(AFTER), "callgate_store_missing") is None
+    no_inf = 'x_bucket{le="1.0"} 1\nx_sum 1\nx_count 1\n'
+    assert br.histogram(br.parse_samples(no_inf), "x") is None  # not a whole histogram
+
+
+def test_the_difference_of_two_scrapes():
+    samples = br.parse_samples(AFTER), br.parse_samples(BEFORE)
+    h = br.histogram(samples[0], "callgate_store_write_seconds").since(br.histogram(samples[1], "callgate_store_write_seconds"))
+    assert [n for _, n in h.buckets] == [0, 0, 10, 40, 90, 98, 100, 100, 100, 100, 100, 100, 100, 100, 100]
+    assert (h.count, round(h.sum, 6)) == (100, 0.1234)
+    whole = br.histogram(samples[0], "callgate_store_write_seconds")
+    assert whole.since(None) is whole
+
+
+def test_quantiles_interpolate_inside_the_bucket_like_histogram_quantile():
+    h = br.histogram(br.parse_samples(AFTER), "callgate_store_write_seconds").since(
+        br.histogram(br.parse_samples(BEFORE), "callgate_store_write_seconds"))
+    assert br.quantile(0.5, h) == pytest.approx(0.0012)  # rank 50 in (0.001, 0.002]: 10 of its 50
+    assert br.quantile(0.99, h) == pytest.approx(0.0075)  # rank 99 in (0.005, 0.01]: 1 of its 2
+    assert br.quantile(0.4, h) == pytest.approx(0.001)  # rank 40: the top of (0.0005, 0.001]
+    assert br.quantile(0.05, h) == pytest.approx(0.00025 + 0.00025 * 5 / 10)  # (0.00025, 0.0005]
+    first = br.Histogram(((0.001, 4.0), (0.01, 4.0), (float("inf"), 4.0)), 0.002, 4.0)
+    assert br.quantile(0.5, first) == pytest.approx(0.0005)  # the first bucket starts at 0
+
+
+def test_quantile_edge_cases():
+    assert br.quantile(0.5, None) is None
+    empty = br.histogram(br.parse_samples(exposition([0], "0.0", [0], "0.0", 0)), "callgate_store_write_seconds")
+    assert empty.count == 0 and br.quantile(0.5, empty) is None and br.quantile(0.99, empty) is None
+    stalled = br.Histogram(((0.5, 0.0), (1.0, 0.0), (2.5, 0.0), (float("inf"), 3.0)), 12.0, 3.0)
+    assert br.quantile(0.5, stalled) == 2.5 and br.quantile(0.99, stalled) == 2.5  # the largest finite bound
+    assert br.quantile(0.5, br.Histogram(((float("inf"), 3.0),), 1.0, 3.0)) is None  # no finite bucket
+
+
+def test_store_numbers_from_two_scrapes():
+    numbers = br.store_numbers(BEFORE, AFTER, 5.0)
+    assert numbers == {
+        "batches": 100, "writes": 2975, "failures": 2, "seconds": 5.0, "writesPerSecond": 595.0,
+        "commitMeanMs": 1.234, "commitP50Ms": 1.2, "commitP99Ms": 7.5,
+        "commitBuckets": {"0.0001": 0, "0.00025": 0, "0.0005": 10, "0.001": 40, "0.002": 90, "0.005": 98,
+                          "0.01": 100, "0.025": 100, "0.05": 100, "0.1": 100, "0.25": 100, "0.5": 100, "1": 100,
+                          "2.5": 100, "+Inf": 100},
+    }
+    fresh = br.store_numbers("", AFTER, 10.0)  # no first scrape: a fresh server starts at zero
+    assert (fresh["batches"], fresh["writes"], fresh["failures"], fresh["writesPerSecond"]) == (110, 3000, 3, 300.0)
+    idle = br.store_numbers(BEFORE, BEFORE, 5.0)
+    assert (idle["batches"], idle["writes"], idle["writesPerSecond"]) == (0, 0, 0.0)
+    assert idle["commitMeanMs"] is None and idle["commitP50Ms"] is None and idle["commitP99Ms"] is None
+    assert br.store_numbers("", "callgate_sockets_open 3\n", 5.0) is None  # a build without store metrics
+    assert br.store_numbers("", AFTER, 0.0)["writesPerSecond"] is None
+
+
+def test_load_seconds_prefer_the_generators_scenario_phase():
+    generator = {"durations": {"connectSeconds": 5.8, "scenarioSeconds": 30.002}}
+    assert br.load_seconds(generator, 41.0) == (30.002, "generator")
+    assert br.load_seconds({"durations": {}}, 41.0) == (41.0, "scrapes")
+    assert br.load_seconds(None, 41.0) == (41.0, "scrapes")
+
+
+def store_file(store: str, writes_per_second: float, mean: float, p99: float | None) -> dict:
+    return {"store": store, "secondsFrom": "generator", "batches": 1000, "writes": 3000, "failures": 0, "seconds": 30.0,
+            "writesPerSecond": writes_per_second, "commitMeanMs": mean, "commitP50Ms": mean / 2, "commitP99Ms": p99}
+
+
+def test_load_stores_and_results_keep_to_their_own_files(tmp_path):
+    (tmp_path / "callgate-ring.json").write_text(json.dumps(result("ring")))
+    (tmp_path / "callgate-ring.store.json").write_text(json.dumps(store_file("postgres", 100.0, 4.0, 8.0)))
+    (tmp_path / "callgate-baseline-ring.store.json").write_text(json.dumps(store_file("sqlite", 100.0, 1.0, 2.0)))
+    assert list(br.load_results(tmp_path)) == ["callgate"] and list(br.load_results(tmp_path)["callgate"]) == ["ring"]
+    stores = br.load_stores(tmp_path)
+    assert sorted(stores) == ["callgate", "callgate-baseline"]
+    assert stores["callgate-baseline"]["ring"]["store"] == "sqlite" and stores["callgate"]["ring"]["commitMeanMs"] == 4.0
+
+
+def test_store_table_with_current_over_baseline_rows():
+    rep1 = {"callgate": {"ring": store_file("postgres", 500.0, 4.0, 9.0)},
+            "callgate-baseline": {"ring": store_file("sqlite", 400.0, 1.0, 3.0)}}
+    rep2 = {"callgate": {"ring": store_file("postgres", 450.0, 5.0, None), "idle": store_file("postgres", 0.0, 2.0, 2.0)}}
+    lines = br.render_store([rep1, rep2])
+    assert lines[:3] == ["## Store", "",
+                         "| scenario | rep | server | store | batches | writes | writes/s | commit mean / p50 / p99 (ms) | failures |"]
+    assert "| ring | 1 | callgate | postgres | 1,000 | 3,000 | 500 | 4.00 / 2.00 / 9.00 | 0 |" in lines
+    assert "| ring | 1 | callgate-baseline | sqlite | 1,000 | 3,000 | 400 | 1.00 / 0.50 / 3.00 | 0 |" in lines
+    assert "| ring | 1 | current / baseline |  | 1.00x | 1.00x | 1.25x | 4.00x / 4.00x / 3.00x |  |" in lines
+    assert "| ring | 2 | callgate | postgres | 1,000 | 3,000 | 450 | 5.00 / 2.50 / n/a | 0 |" in lines
+    rows = [l for l in lines if l.startswith("| ") and "scenario" not in l]
+    assert [r.split("|")[1:4] for r in rows] == [  # idle first, then ring; each rep's ratio after its two builds
+        [" idle ", " 2 ", " callgate "], [" ring ", " 1 ", " callgate "], [" ring ", " 1 ", " callgate-baseline "],
+        [" ring ", " 1 ", " current / baseline "], [" ring ", " 2 ", " callgate "]]
+    assert br.render_store([{}, {}]) == [] and br.render_store([]) == []
+
+
+def test_the_header_says_where_the_builds_store():
+    assert "Database: callgate stores in PostgreSQL." in br.render_header({"database": "callgate stores in PostgreSQL"})
+    assert not any(l.startswith("Database") for l in br.render_header({}))
+
+
+# ------------------------------------------------------------------ tools/bench --database postgres
+
+
+SERVE_HELP = """  --database <database>   SQLite file of call logs and groups, created if
+                          missing (default ./callgate.sqlite), or a PostgreSQL
+                          server:
+                          postgres://user:password@host:port/database[?sslmode=disable|prefer|require|verify-full].
+  --dead-letter-file <dead-letter-file>
+"""
+
+
+def test_database_option():
+    bench = load_bench_script()
+    assert bench.parse_args([]).database == "sqlite"
+    assert bench.parse_args(["--database", "postgres"]).database == "postgres"
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--database", "mysql"])
+
+
+def test_only_the_current_build_stores_in_postgres():
+    bench = load_bench_script()
+    assert bench.store_of("callgate", "postgres") == "postgres"
+    assert bench.store_of("callgate-baseline", "postgres") == "sqlite"
+    assert bench.store_of("callgate", "sqlite") == "sqlite" and bench.store_of("callgate-baseline", "sqlite") == "sqlite"
+    assert bench.store_of("node-ws", "postgres") is None and bench.store_of("lws-c", "sqlite") is None
+
+
+def test_serve_argv_with_a_postgres_address():
+    bench = load_bench_script()
+    url = "postgres://callgate@127.0.0.1:5433/ring_rep1?sslmode=disable"
+    current = bench.serve_argv("cg", SERVE_HELP, "s", "k", url, None, br.Path("/r/callgate-ring.dead-letters.jsonl"))
+    assert current[-4:] == ["--database", url, "--dead-letter-file", "/r/callgate-ring.dead-letters.jsonl"]
+    baseline = bench.serve_argv("cg", SERVE_HELP, "s", "k", br.Path("/r/callgate-baseline-ring.sqlite"))
+    assert baseline[-2:] == ["--database", "/r/callgate-baseline-ring.sqlite"] and "--dead-letter-file" not in baseline
+    assert bench.postgres_capable(SERVE_HELP)
+    assert not bench.postgres_capable("  --database <database>   SQLite file of call logs and groups, created if\n")
+
+
+def test_postgres_runs_as_nobody_under_root():
+    bench = load_bench_script()
+    initdb = ["/usr/lib/postgresql/15/bin/initdb", "-D", "/tmp/x/data"]
+    assert bench.as_server_user(initdb, root=True) == [
+        "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + initdb
+    assert bench.as_server_user(initdb, root=False) == initdb
+
+
+def test_the_database_line_names_the_commit_settings():
+    bench = load_bench_script()
+    settings = {"server_version": "15.18", "fsync": "on", "synchronous_commit": "on", "shared_buffers": "128MB"}
+    assert bench.database_line(settings, baseline=True) == (
+        "callgate stores in a throwaway PostgreSQL 15.18 (fsync on, synchronous_commit on, shared_buffers 128MB; "
+        "a fresh database per run), callgate-baseline in SQLite (a fresh file per run, at the build's default "
+        "--database-sync)")
+    assert bench.database_line(settings, baseline=False).endswith("a fresh database per run)")
