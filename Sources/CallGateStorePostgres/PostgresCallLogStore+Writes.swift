@@ -4,64 +4,95 @@ import Foundation
 import PostgresNIO
 
 extension PostgresCallLogStore {
-    /// Applies `writes` in order in one transaction, committed before it returns; all or none.
-    /// Every write is idempotent (calls and groups are upserts, member rows and outbox messages
-    /// are inserted unless present), so a batch retried after a commit whose answer was lost
-    /// leaves what one run would. A call saved several times in the batch is written once, as
-    /// its last save (`StoreWrite.lastSaves`). On the writer thread.
+    /// Applies `writes` in one transaction, committed before it returns; all or none. Every write
+    /// is idempotent (calls and groups are upserts, member rows and outbox messages are inserted
+    /// unless present), so a batch retried after a commit whose answer was lost leaves what one
+    /// run would. A call saved several times in the batch is written once, as its last save
+    /// (`StoreWrite.lastSaves`). The batch's calls are written by three statements and its
+    /// webhooks by one, whatever their number: a round trip each, not one per row. Groups are
+    /// written in order among themselves; calls, groups and webhooks do not depend on each
+    /// other. On the writer thread.
     public func apply(_ writes: [StoreWrite]) throws {
         guard !writes.isEmpty else { return }
         let kept = StoreWrite.lastSaves(writes)
         try blocking { [self] in
             try await transaction("applying \(kept.count) writes") { [self] connection in
-                var endpoints: [(id: String, types: Set<String>?)]?
-                var highest: Int64?
+                var calls: [CallLogRecord] = []
+                var messages: [WebhookMessage] = []
                 let encoder = JSONEncoder()
                 for change in kept {
                     switch change {
                     case .call(let record):
-                        try await save(record, encoder: encoder, on: connection)
-                        highest = max(highest ?? record.id, record.id)
+                        calls.append(record)
                     case .putGroup(let group):
                         try await put(group, encoder: encoder, on: connection)
                     case .deleteGroup(let guid):
                         try await connection.query("DELETE FROM call_groups WHERE guid = \(guid)", logger: logger)
                     case .webhook(let message):
-                        if endpoints == nil {
-                            endpoints = try await enabledEndpoints(on: connection)
-                        }
-                        try await enqueue(message, for: endpoints ?? [], on: connection)
+                        messages.append(message)
                     }
                 }
-                if let highest {
-                    try await connection.query("""
-                        UPDATE store_state SET last_call_id = greatest(last_call_id, \(highest))
-                        """, logger: logger)
+                try await save(calls, encoder: encoder, on: connection)
+                if !messages.isEmpty {
+                    try await enqueue(messages, for: enabledEndpoints(on: connection), on: connection)
                 }
             }
         }
     }
 
-    /// Upserts the call's row and brings `call_members` in line with its participants (`apply`
-    /// raises the last call id once per batch).
-    private func save(_ record: CallLogRecord, encoder: JSONEncoder, on connection: PostgresConnection) async throws {
-        var rest = record
-        rest.participants = []
-        let json = String(decoding: try encoder.encode(rest), as: UTF8.self)
-        let participants = String(decoding: try encoder.encode(record.participants), as: UTF8.self)
-        let (receiverType, receiverID): (String?, String?) = switch record.receiver {
-        case .user(let user)?: (ReceiverType.user.rawValue, user.uid)
-        case .group(let group)?: (ReceiverType.group.rawValue, group.guid)
-        case nil: (nil, nil)
+    /// Upserts the calls' rows, brings `call_members` in line with their participants, and
+    /// raises the last call id; nothing for no calls.
+    ///
+    /// The rows go as one array per column through `unnest`. PostgresNIO has no arrays of
+    /// optionals, so a missing receiver is an empty type and a missing time `Self.noTime`, both
+    /// turned back into NULL in SQL.
+    private func save(_ records: [CallLogRecord], encoder: JSONEncoder, on connection: PostgresConnection) async throws {
+        guard let highest = records.map(\.id).max() else { return }
+        var ids: [Int64] = [], sessions: [String] = [], categories: [String] = [], types: [String] = []
+        var statuses: [String] = [], initiators: [String] = [], receiverTypes: [String] = [], receiverIDs: [String] = []
+        var initiated: [Int64] = [], started: [Int64] = [], ended: [Int64] = [], recorded: [Bool] = []
+        var bodies: [String] = [], participants: [String] = []
+        var memberUIDs: [String] = [], memberCalls: [Int64] = []
+        for record in records {
+            var rest = record
+            rest.participants = []
+            ids.append(record.id)
+            sessions.append(record.sessionId)
+            categories.append(record.callCategory.rawValue)
+            types.append(record.callType.rawValue)
+            statuses.append(record.callStatus.rawValue)
+            initiators.append(record.initiator.uid)
+            let (receiverType, receiverID): (String, String) = switch record.receiver {
+            case .user(let user)?: (ReceiverType.user.rawValue, user.uid)
+            case .group(let group)?: (ReceiverType.group.rawValue, group.guid)
+            case nil: ("", "")
+            }
+            receiverTypes.append(receiverType)
+            receiverIDs.append(receiverID)
+            initiated.append(record.initiatedAt)
+            started.append(record.startedAt ?? Self.noTime)
+            ended.append(record.endedAt ?? Self.noTime)
+            recorded.append(!record.recordings.isEmpty)
+            bodies.append(String(decoding: try encoder.encode(rest), as: UTF8.self))
+            participants.append(String(decoding: try encoder.encode(record.participants), as: UTF8.self))
+            for uid in Set(record.participants.map(\.uid)).sorted() {
+                memberUIDs.append(uid)
+                memberCalls.append(record.id)
+            }
         }
         try await connection.query("""
             INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
                                initiated_at, started_at, ended_at, has_recording, record, participants)
-            VALUES (\(record.id), \(record.sessionId), \(record.callCategory.rawValue), \(record.callType.rawValue),
-                    \(record.callStatus.rawValue), \(record.initiator.uid), \(receiverType), \(receiverID),
-                    to_timestamp(\(record.initiatedAt)), to_timestamp(\(record.startedAt)), to_timestamp(\(record.endedAt)),
-                    \(!record.recordings.isEmpty),
-                    \(json)::json, \(participants)::jsonb)
+            SELECT id, session_id, category, call_type, status, initiator_uid, NULLIF(receiver_type, ''),
+                   CASE WHEN receiver_type = '' THEN NULL ELSE receiver_id END, to_timestamp(initiated_at),
+                   to_timestamp(NULLIF(started_at, \(Self.noTime))), to_timestamp(NULLIF(ended_at, \(Self.noTime))),
+                   has_recording, record::json, participants::jsonb
+            FROM unnest(\(ids)::bigint[], \(sessions)::text[], \(categories)::text[], \(types)::text[], \(statuses)::text[],
+                        \(initiators)::text[], \(receiverTypes)::text[], \(receiverIDs)::text[], \(initiated)::bigint[],
+                        \(started)::bigint[], \(ended)::bigint[], \(recorded)::boolean[], \(bodies)::text[],
+                        \(participants)::text[])
+                AS r (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
+                      initiated_at, started_at, ended_at, has_recording, record, participants)
             ON CONFLICT (id) DO UPDATE SET
                 session_id = excluded.session_id, category = excluded.category, call_type = excluded.call_type,
                 status = excluded.status, initiator_uid = excluded.initiator_uid,
@@ -69,15 +100,23 @@ extension PostgresCallLogStore {
                 initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
                 has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants
             """, logger: logger)
-        let uids = Array(Set(record.participants.map(\.uid))).sorted()
         try await connection.query("""
-            DELETE FROM call_members WHERE call_id = \(record.id) AND NOT (uid = ANY (\(uids)::text[]))
+            DELETE FROM call_members AS m WHERE m.call_id = ANY (\(ids)::bigint[])
+            AND NOT EXISTS (
+                SELECT 1 FROM unnest(\(memberUIDs)::text[], \(memberCalls)::bigint[]) AS k (uid, call_id)
+                WHERE k.uid = m.uid AND k.call_id = m.call_id)
             """, logger: logger)
         try await connection.query("""
-            INSERT INTO call_members (uid, call_id) SELECT u, \(record.id) FROM unnest(\(uids)::text[]) AS u
+            INSERT INTO call_members (uid, call_id)
+            SELECT uid, call_id FROM unnest(\(memberUIDs)::text[], \(memberCalls)::bigint[]) AS k (uid, call_id)
             ON CONFLICT DO NOTHING
             """, logger: logger)
+        try await connection.query(
+            "UPDATE store_state SET last_call_id = greatest(last_call_id, \(highest))", logger: logger)
     }
+
+    /// Stands for a missing time in `save`'s arrays: no clock gives it.
+    private static let noTime = Int64.min
 
     /// Creates or replaces a group, members in order.
     private func put(_ group: GroupRecord, encoder: JSONEncoder, on connection: PostgresConnection) async throws {
@@ -101,24 +140,40 @@ extension PostgresCallLogStore {
         return endpoints
     }
 
-    /// Puts `message` in the outbox with a pending delivery for each endpoint that wants its
-    /// type; nothing when none does, nothing new when it is there already (a retried batch).
+    /// Puts `messages` in the outbox with a pending delivery for each endpoint that wants its
+    /// type, in order: one statement. A message no endpoint wants is left out; one already there
+    /// (a retried batch) gets no new delivery.
     private func enqueue(
-        _ message: WebhookMessage, for endpoints: [(id: String, types: Set<String>?)], on connection: PostgresConnection
+        _ messages: [WebhookMessage], for endpoints: [(id: String, types: Set<String>?)], on connection: PostgresConnection
     ) async throws {
-        let type = message.event.type.rawValue
-        let wanting = endpoints.filter { $0.types?.contains(type) ?? true }.map(\.id)
-        guard !wanting.isEmpty else { return }
-        let sessionId = message.event.sessionId
-        let body = String(decoding: message.payload(), as: UTF8.self)
+        var ids: [String] = [], types: [String] = [], sessions: [String] = [], times: [Int64] = [], bodies: [String] = []
+        var deliveryMessages: [String] = [], deliveryEndpoints: [String] = []
+        for message in messages {
+            let type = message.event.type.rawValue
+            let wanting = endpoints.filter { $0.types?.contains(type) ?? true }.map(\.id)
+            guard !wanting.isEmpty else { continue }
+            ids.append(message.id)
+            types.append(type)
+            sessions.append(message.event.sessionId)
+            times.append(message.timestamp)
+            bodies.append(String(decoding: message.payload(), as: UTF8.self))
+            deliveryMessages += Array(repeating: message.id, count: wanting.count)
+            deliveryEndpoints += wanting
+        }
+        guard !ids.isEmpty else { return }
         try await connection.query("""
             WITH message AS (
                 INSERT INTO webhook_messages (id, type, session_id, created_at, body)
-                VALUES (\(message.id), \(type), \(sessionId), callgate_time(\(message.timestamp)), \(body))
-                ON CONFLICT (id) DO NOTHING RETURNING id)
+                SELECT id, type, session_id, callgate_time(at), body
+                FROM unnest(\(ids)::text[], \(types)::text[], \(sessions)::text[], \(times)::bigint[], \(bodies)::text[])
+                    AS m (id, type, session_id, at, body)
+                ON CONFLICT (id) DO NOTHING RETURNING id, session_id, created_at)
             INSERT INTO webhook_deliveries (message_id, endpoint_id, session_id, status, next_attempt_at)
-            SELECT m.id, e.id, \(sessionId), 'pending', callgate_time(\(message.timestamp))
-            FROM message AS m, unnest(\(wanting)::text[]) WITH ORDINALITY AS e (id, position) ORDER BY e.position
+            SELECT m.id, d.endpoint, m.session_id, 'pending', m.created_at
+            FROM message AS m
+            JOIN unnest(\(deliveryMessages)::text[], \(deliveryEndpoints)::text[]) WITH ORDINALITY AS d (message, endpoint, position)
+                ON d.message = m.id
+            ORDER BY d.position
             """, logger: logger)
     }
 }
