@@ -8,14 +8,14 @@ extension PostgresCallLogStore {
     /// is idempotent (calls and groups are upserts, member rows and outbox messages are inserted
     /// unless present), so a batch retried after a commit whose answer was lost leaves what one
     /// run would. A call saved several times in the batch is written once, as its last save
-    /// (`StoreWrite.lastSaves`). The batch's calls are written by three statements and its
-    /// webhooks by one, whatever their number: a round trip each, not one per row. Groups are
+    /// (`StoreWrite.lastSaves`). The batch's calls are written by at most five statements and
+    /// its webhooks by one, whatever their number: a round trip each, not one per row. Groups are
     /// written in order among themselves; calls, groups and webhooks do not depend on each
     /// other. On the writer thread.
     public func apply(_ writes: [StoreWrite]) throws {
         guard !writes.isEmpty else { return }
         let kept = StoreWrite.lastSaves(writes)
-        try blocking { [self] in
+        let saved = try blocking { [self] in
             try await transaction("applying \(kept.count) writes") { [self] connection in
                 var calls: [CallLogRecord] = []
                 var messages: [WebhookMessage] = []
@@ -32,27 +32,36 @@ extension PostgresCallLogStore {
                         messages.append(message)
                     }
                 }
-                try await save(calls, encoder: encoder, on: connection)
+                let saved = try await save(calls, encoder: encoder, on: connection)
                 if !messages.isEmpty {
                     try await enqueue(messages, for: enabledEndpoints(on: connection), on: connection)
                 }
+                return saved
             }
         }
+        committedMembers.commit(saved)
     }
 
     /// Upserts the calls' rows, brings `call_members` in line with their participants, and
-    /// raises the last call id; nothing for no calls.
+    /// raises the last call id; nothing for no calls. Returns what `committedMembers` takes over
+    /// once the transaction commits.
     ///
     /// The rows go as one array per column through `unnest`. PostgresNIO has no arrays of
     /// optionals, so a missing receiver is an empty type and a missing time `Self.noTime`, both
-    /// turned back into NULL in SQL.
-    private func save(_ records: [CallLogRecord], encoder: JSONEncoder, on connection: PostgresConnection) async throws {
-        guard let highest = records.map(\.id).max() else { return }
+    /// turned back into NULL in SQL. Member rows change only where the participants did: for a
+    /// call `committedMembers` knows, the uids added and removed; for one it does not (new, or
+    /// last saved by another process), every uid, and any other row of it deleted.
+    private func save(
+        _ records: [CallLogRecord], encoder: JSONEncoder, on connection: PostgresConnection
+    ) async throws -> [Int64: [String]?] {
+        guard let highest = records.map(\.id).max() else { return [:] }
         var ids: [Int64] = [], sessions: [String] = [], categories: [String] = [], types: [String] = []
         var statuses: [String] = [], initiators: [String] = [], receiverTypes: [String] = [], receiverIDs: [String] = []
         var initiated: [Int64] = [], started: [Int64] = [], ended: [Int64] = [], recorded: [Bool] = []
         var bodies: [String] = [], participants: [String] = []
-        var memberUIDs: [String] = [], memberCalls: [Int64] = []
+        var addedUIDs: [String] = [], addedCalls: [Int64] = [], removedUIDs: [String] = [], removedCalls: [Int64] = []
+        var unknown: [Int64] = []
+        var saved: [Int64: [String]?] = [:]
         for record in records {
             var rest = record
             rest.participants = []
@@ -75,9 +84,20 @@ extension PostgresCallLogStore {
             recorded.append(!record.recordings.isEmpty)
             bodies.append(String(decoding: try encoder.encode(rest), as: UTF8.self))
             participants.append(String(decoding: try encoder.encode(record.participants), as: UTF8.self))
-            for uid in Set(record.participants.map(\.uid)).sorted() {
-                memberUIDs.append(uid)
-                memberCalls.append(record.id)
+            let uids = record.participants.map(\.uid)
+            saved[record.id] = record.callStatus.isTerminal ? .some(nil) : uids
+            let now = Set(uids)
+            let before = committedMembers.uids(of: record.id).map(Set.init)
+            if before == nil {
+                unknown.append(record.id)
+            }
+            for uid in now.subtracting(before ?? []).sorted() {
+                addedUIDs.append(uid)
+                addedCalls.append(record.id)
+            }
+            for uid in (before ?? []).subtracting(now).sorted() {
+                removedUIDs.append(uid)
+                removedCalls.append(record.id)
             }
         }
         try await connection.query("""
@@ -100,19 +120,31 @@ extension PostgresCallLogStore {
                 initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
                 has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants
             """, logger: logger)
-        try await connection.query("""
-            DELETE FROM call_members AS m WHERE m.call_id = ANY (\(ids)::bigint[])
-            AND NOT EXISTS (
-                SELECT 1 FROM unnest(\(memberUIDs)::text[], \(memberCalls)::bigint[]) AS k (uid, call_id)
-                WHERE k.uid = m.uid AND k.call_id = m.call_id)
-            """, logger: logger)
-        try await connection.query("""
-            INSERT INTO call_members (uid, call_id)
-            SELECT uid, call_id FROM unnest(\(memberUIDs)::text[], \(memberCalls)::bigint[]) AS k (uid, call_id)
-            ON CONFLICT DO NOTHING
-            """, logger: logger)
+        if !unknown.isEmpty {
+            try await connection.query("""
+                DELETE FROM call_members AS m WHERE m.call_id = ANY (\(unknown)::bigint[])
+                AND NOT EXISTS (
+                    SELECT 1 FROM unnest(\(addedUIDs)::text[], \(addedCalls)::bigint[]) AS k (uid, call_id)
+                    WHERE k.uid = m.uid AND k.call_id = m.call_id)
+                """, logger: logger)
+        }
+        if !removedUIDs.isEmpty {
+            try await connection.query("""
+                DELETE FROM call_members AS m
+                USING unnest(\(removedUIDs)::text[], \(removedCalls)::bigint[]) AS k (uid, call_id)
+                WHERE m.uid = k.uid AND m.call_id = k.call_id
+                """, logger: logger)
+        }
+        if !addedUIDs.isEmpty {
+            try await connection.query("""
+                INSERT INTO call_members (uid, call_id)
+                SELECT uid, call_id FROM unnest(\(addedUIDs)::text[], \(addedCalls)::bigint[]) AS k (uid, call_id)
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
         try await connection.query(
             "UPDATE store_state SET last_call_id = greatest(last_call_id, \(highest))", logger: logger)
+        return saved
     }
 
     /// Stands for a missing time in `save`'s arrays: no clock gives it.

@@ -22,6 +22,9 @@ public final class PostgresCallLogStore: Sendable {
     /// and on the client it came from (see `Pool`).
     let operationTimeout: Duration
     private let pool: Mutex<Pool>
+    /// The participant uids of the open calls as last committed, so a save whose participants
+    /// did not change writes no member rows (a group call's cancel or end).
+    let committedMembers = CommittedMembers()
 
     /// The client the store leases from, and its `run()` task. PostgresNIO 1.33 can hand out a
     /// connection whose channel has just closed (the server went down), and a query written to

@@ -13,7 +13,10 @@ extension SQLiteCallLogStore {
             for change in kept {
                 try writer.perform(change)
             }
-            committedMembers.update(after: db, with: writer.saved)
+            let saved = writer.saved
+            if !saved.isEmpty {
+                db.afterNextTransaction(onCommit: { [committedMembers] _ in committedMembers.commit(saved) })
+            }
         }
     }
 
