@@ -8,8 +8,9 @@ extension PostgresCallLogStore {
     /// is idempotent (calls and groups are upserts, member rows and outbox messages are inserted
     /// unless present), so a batch retried after a commit whose answer was lost leaves what one
     /// run would. A call saved several times in the batch is written once, as its last save
-    /// (`StoreWrite.lastSaves`). The batch's calls are written by at most five statements and
-    /// its webhooks by one, whatever their number: a round trip each, not one per row. Groups are
+    /// (`StoreWrite.lastSaves`). The batch's calls are written by at most five prepared
+    /// statements and its webhooks by one, whatever their number: a round trip each, not one
+    /// per row. Groups are
     /// written in order among themselves; calls, groups and webhooks do not depend on each
     /// other. On the writer thread.
     public func apply(_ writes: [StoreWrite]) throws {
@@ -46,9 +47,9 @@ extension PostgresCallLogStore {
     /// raises the last call id; nothing for no calls. Returns what `committedMembers` takes over
     /// once the transaction commits.
     ///
-    /// The rows go as one array per column through `unnest`. PostgresNIO has no arrays of
-    /// optionals, so a missing receiver is an empty type and a missing time `Self.noTime`, both
-    /// turned back into NULL in SQL. Member rows change only where the participants did: for a
+    /// The rows go as one array per column through `unnest`, in the prepared statements of
+    /// `PostgresWriteStatements.swift`; a missing time is `Self.noTime` there. Member rows
+    /// change only where the participants did: for a
     /// call `committedMembers` knows, the uids added and removed; for one it does not (new, or
     /// last saved by another process), every uid, and any other row of it deleted.
     private func save(
@@ -100,50 +101,19 @@ extension PostgresCallLogStore {
                 removedCalls.append(record.id)
             }
         }
-        try await connection.query("""
-            INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                               initiated_at, started_at, ended_at, has_recording, record, participants)
-            SELECT id, session_id, category, call_type, status, initiator_uid, NULLIF(receiver_type, ''),
-                   CASE WHEN receiver_type = '' THEN NULL ELSE receiver_id END, to_timestamp(initiated_at),
-                   to_timestamp(NULLIF(started_at, \(Self.noTime))), to_timestamp(NULLIF(ended_at, \(Self.noTime))),
-                   has_recording, record::json, participants::jsonb
-            FROM unnest(\(ids)::bigint[], \(sessions)::text[], \(categories)::text[], \(types)::text[], \(statuses)::text[],
-                        \(initiators)::text[], \(receiverTypes)::text[], \(receiverIDs)::text[], \(initiated)::bigint[],
-                        \(started)::bigint[], \(ended)::bigint[], \(recorded)::boolean[], \(bodies)::text[],
-                        \(participants)::text[])
-                AS r (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                      initiated_at, started_at, ended_at, has_recording, record, participants)
-            ON CONFLICT (id) DO UPDATE SET
-                session_id = excluded.session_id, category = excluded.category, call_type = excluded.call_type,
-                status = excluded.status, initiator_uid = excluded.initiator_uid,
-                receiver_type = excluded.receiver_type, receiver_id = excluded.receiver_id,
-                initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
-                has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants
-            """, logger: logger)
+        try await connection.write(UpsertCalls.self, PostgresBindings(
+            ids, sessions, categories, types, statuses, initiators, receiverTypes, receiverIDs, initiated, started, ended,
+            recorded, bodies, participants, Self.noTime), logger: logger)
         if !unknown.isEmpty {
-            try await connection.query("""
-                DELETE FROM call_members AS m WHERE m.call_id = ANY (\(unknown)::bigint[])
-                AND NOT EXISTS (
-                    SELECT 1 FROM unnest(\(addedUIDs)::text[], \(addedCalls)::bigint[]) AS k (uid, call_id)
-                    WHERE k.uid = m.uid AND k.call_id = m.call_id)
-                """, logger: logger)
+            try await connection.write(KeepOnlyMembers.self, PostgresBindings(unknown, addedUIDs, addedCalls), logger: logger)
         }
         if !removedUIDs.isEmpty {
-            try await connection.query("""
-                DELETE FROM call_members AS m
-                USING unnest(\(removedUIDs)::text[], \(removedCalls)::bigint[]) AS k (uid, call_id)
-                WHERE m.uid = k.uid AND m.call_id = k.call_id
-                """, logger: logger)
+            try await connection.write(DeleteMembers.self, PostgresBindings(removedUIDs, removedCalls), logger: logger)
         }
         if !addedUIDs.isEmpty {
-            try await connection.query("""
-                INSERT INTO call_members (uid, call_id)
-                SELECT uid, call_id FROM unnest(\(addedUIDs)::text[], \(addedCalls)::bigint[]) AS k (uid, call_id)
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
+            try await connection.write(InsertMembers.self, PostgresBindings(addedUIDs, addedCalls), logger: logger)
         }
-        try await connection.query(
-            "UPDATE store_state SET last_call_id = greatest(last_call_id, \(highest))", logger: logger)
+        try await connection.write(RaiseLastCallID.self, PostgresBindings(highest), logger: logger)
         return saved
     }
 
@@ -193,20 +163,8 @@ extension PostgresCallLogStore {
             deliveryEndpoints += wanting
         }
         guard !ids.isEmpty else { return }
-        try await connection.query("""
-            WITH message AS (
-                INSERT INTO webhook_messages (id, type, session_id, created_at, body)
-                SELECT id, type, session_id, callgate_time(at), body
-                FROM unnest(\(ids)::text[], \(types)::text[], \(sessions)::text[], \(times)::bigint[], \(bodies)::text[])
-                    AS m (id, type, session_id, at, body)
-                ON CONFLICT (id) DO NOTHING RETURNING id, session_id, created_at)
-            INSERT INTO webhook_deliveries (message_id, endpoint_id, session_id, status, next_attempt_at)
-            SELECT m.id, d.endpoint, m.session_id, 'pending', m.created_at
-            FROM message AS m
-            JOIN unnest(\(deliveryMessages)::text[], \(deliveryEndpoints)::text[]) WITH ORDINALITY AS d (message, endpoint, position)
-                ON d.message = m.id
-            ORDER BY d.position
-            """, logger: logger)
+        try await connection.write(EnqueueWebhooks.self, PostgresBindings(
+            ids, types, sessions, times, bodies, deliveryMessages, deliveryEndpoints), logger: logger)
     }
 }
 

@@ -1,0 +1,107 @@
+import Logging
+import PostgresNIO
+
+/// The SQL of one of the store's write statements; `$n` are the batch's arrays, bound in order.
+protocol PostgresWriteSQL: Sendable {
+    static var sql: String { get }
+}
+
+/// A write statement as a PostgresNIO prepared statement: prepared once per connection (named
+/// after `Kind`) and then only bound and executed, so the server parses and plans the batch's
+/// statements once per connection rather than once per batch.
+struct PostgresWrite<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
+    typealias Row = ()
+    static var sql: String { Kind.sql }
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+
+/// Upserts a batch of calls, one array per column. PostgresNIO has no arrays of optionals: a
+/// missing receiver is an empty type and a missing time `$15`, both turned back into NULL here.
+enum UpsertCalls: PostgresWriteSQL {
+    static let sql = """
+        INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
+                           initiated_at, started_at, ended_at, has_recording, record, participants)
+        SELECT id, session_id, category, call_type, status, initiator_uid, NULLIF(receiver_type, ''),
+               CASE WHEN receiver_type = '' THEN NULL ELSE receiver_id END, to_timestamp(initiated_at),
+               to_timestamp(NULLIF(started_at, $15)), to_timestamp(NULLIF(ended_at, $15)),
+               has_recording, record::json, participants::jsonb
+        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                    $9::bigint[], $10::bigint[], $11::bigint[], $12::boolean[], $13::text[], $14::text[])
+            AS r (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
+                  initiated_at, started_at, ended_at, has_recording, record, participants)
+        ON CONFLICT (id) DO UPDATE SET
+            session_id = excluded.session_id, category = excluded.category, call_type = excluded.call_type,
+            status = excluded.status, initiator_uid = excluded.initiator_uid,
+            receiver_type = excluded.receiver_type, receiver_id = excluded.receiver_id,
+            initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
+            has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants
+        """
+}
+
+/// Deletes the member rows of calls `$1` that are not among the pairs (`$2` uid, `$3` call).
+enum KeepOnlyMembers: PostgresWriteSQL {
+    static let sql = """
+        DELETE FROM call_members AS m WHERE m.call_id = ANY ($1::bigint[])
+        AND NOT EXISTS (
+            SELECT 1 FROM unnest($2::text[], $3::bigint[]) AS k (uid, call_id) WHERE k.uid = m.uid AND k.call_id = m.call_id)
+        """
+}
+
+/// Deletes the member rows (`$1` uid, `$2` call).
+enum DeleteMembers: PostgresWriteSQL {
+    static let sql = """
+        DELETE FROM call_members AS m USING unnest($1::text[], $2::bigint[]) AS k (uid, call_id)
+        WHERE m.uid = k.uid AND m.call_id = k.call_id
+        """
+}
+
+/// Inserts the member rows (`$1` uid, `$2` call) that are not there.
+enum InsertMembers: PostgresWriteSQL {
+    static let sql = """
+        INSERT INTO call_members (uid, call_id)
+        SELECT uid, call_id FROM unnest($1::text[], $2::bigint[]) AS k (uid, call_id) ON CONFLICT DO NOTHING
+        """
+}
+
+/// Raises the last call id given out to `$1`.
+enum RaiseLastCallID: PostgresWriteSQL {
+    static let sql = "UPDATE store_state SET last_call_id = greatest(last_call_id, $1::bigint)"
+}
+
+/// Puts messages (`$1` id, `$2` type, `$3` session, `$4` Unix ms, `$5` body) in the outbox, each
+/// with a pending delivery per endpoint wanting it (`$6` message id, `$7` endpoint id, in
+/// order); a message already there gets none.
+enum EnqueueWebhooks: PostgresWriteSQL {
+    static let sql = """
+        WITH message AS (
+            INSERT INTO webhook_messages (id, type, session_id, created_at, body)
+            SELECT id, type, session_id, callgate_time(at), body
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS m (id, type, session_id, at, body)
+            ON CONFLICT (id) DO NOTHING RETURNING id, session_id, created_at)
+        INSERT INTO webhook_deliveries (message_id, endpoint_id, session_id, status, next_attempt_at)
+        SELECT m.id, d.endpoint, m.session_id, 'pending', m.created_at
+        FROM message AS m
+        JOIN unnest($6::text[], $7::text[]) WITH ORDINALITY AS d (message, endpoint, position) ON d.message = m.id
+        ORDER BY d.position
+        """
+}
+
+extension PostgresBindings {
+    /// Bindings of `values`, in order.
+    init<each Value: PostgresDynamicTypeEncodable>(_ values: repeat each Value) {
+        self.init()
+        for value in repeat each values {
+            append(value)
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Executes the write statement `Kind` with `bindings`.
+    func write<Kind: PostgresWriteSQL>(_ kind: Kind.Type, _ bindings: PostgresBindings, logger: Logger) async throws {
+        _ = try await execute(PostgresWrite<Kind>(bindings: bindings), logger: logger)
+    }
+}
