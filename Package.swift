@@ -87,8 +87,8 @@ let package = Package(
         .executableTarget(
             name: "callgate",
             dependencies: [
-                "CallGateServer", "CallGateClient", "CallGateStoreSQLite", "CallGateStorePostgres", "CallGateConsole",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CallGateServer", "CallGateClient", "CallGateCore", "CallGateStoreSQLite", "CallGateStorePostgres",
+                "CallGateConsole", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

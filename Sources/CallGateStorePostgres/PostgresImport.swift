@@ -1,3 +1,4 @@
+import CallGateCore
 import Logging
 import PostgresNIO
 
@@ -8,70 +9,6 @@ import PostgresNIO
 /// into this schema's types. Nothing is visible until everything is in: a copy that fails leaves
 /// the database as empty as it found it.
 public struct PostgresImport {
-    /// The tables a copy fills, in an order that keeps foreign keys satisfied; raw values are
-    /// the table names of both stores.
-    public enum Table: String, CaseIterable, Sendable {
-        case calls
-        case recordingURLs = "recording_urls"
-        case groups = "call_groups"
-        case webhookEndpoints = "webhook_endpoints"
-        case webhookMessages = "webhook_messages"
-        case webhookDeliveries = "webhook_deliveries"
-        case webhookAttempts = "webhook_attempts"
-
-        /// The statement that inserts a batch (`$1`, a JSON array of row objects).
-        var insert: String {
-            switch self {
-            case .calls: """
-                INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                                   initiated_at, started_at, ended_at, has_recording, record, participants)
-                SELECT id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                       to_timestamp(initiated_at), to_timestamp(started_at), to_timestamp(ended_at), has_recording <> 0,
-                       record::json, participants::jsonb
-                FROM json_to_recordset($1::json) AS r (
-                    id bigint, session_id text, category text, call_type text, status text, initiator_uid text,
-                    receiver_type text, receiver_id text, initiated_at bigint, started_at bigint, ended_at bigint,
-                    has_recording bigint, record text, participants text)
-                """
-            case .recordingURLs: """
-                INSERT INTO recording_urls (call_id, rid, url)
-                SELECT call_id, rid, url FROM json_to_recordset($1::json) AS r (call_id bigint, rid text, url text)
-                """
-            case .groups: """
-                INSERT INTO call_groups (guid, name, icon, members)
-                SELECT guid, name, icon, members::jsonb
-                FROM json_to_recordset($1::json) AS r (guid text, name text, icon text, members text)
-                """
-            case .webhookEndpoints: """
-                INSERT INTO webhook_endpoints (id, url, secrets, event_types, enabled, disabled_reason, created_at)
-                SELECT id, url, secrets::jsonb, event_types::jsonb, enabled <> 0, disabled_reason, callgate_time(created_at)
-                FROM json_to_recordset($1::json) AS r (
-                    id text, url text, secrets text, event_types text, enabled bigint, disabled_reason text, created_at bigint)
-                """
-            case .webhookMessages: """
-                INSERT INTO webhook_messages (id, type, session_id, created_at, body)
-                SELECT id, type, session_id, callgate_time(created_at), body
-                FROM json_to_recordset($1::json) AS r (id text, type text, session_id text, created_at bigint, body text)
-                """
-            case .webhookDeliveries: """
-                INSERT INTO webhook_deliveries (id, message_id, endpoint_id, session_id, status, next_attempt_at, finished_at)
-                SELECT id, message_id, endpoint_id, session_id, status, callgate_time(next_attempt_at), callgate_time(finished_at)
-                FROM json_to_recordset($1::json) AS r (
-                    id bigint, message_id text, endpoint_id text, session_id text, status text, next_attempt_at bigint,
-                    finished_at bigint)
-                """
-            case .webhookAttempts: """
-                INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
-                SELECT delivery_id, callgate_time(at), duration_ms, status_code, error, status, callgate_time(next_attempt_at)
-                FROM ROWS FROM (json_to_recordset($1::json) AS (
-                    delivery_id bigint, at bigint, duration_ms bigint, status_code integer, error text, status text,
-                    next_attempt_at bigint)) WITH ORDINALITY AS r
-                ORDER BY r.ordinality
-                """
-            }
-        }
-    }
-
     /// Refused: the database already holds rows of its own, which a copy would mix with the
     /// source's (call ids would collide).
     public struct NotEmpty: Error, CustomStringConvertible {
@@ -104,7 +41,7 @@ public struct PostgresImport {
     }
 
     /// Inserts one batch of `table`'s rows.
-    public func insert(_ table: Table, json: String) async throws {
+    public func insert(_ table: StoreTable, json: String) async throws {
         try await connection.query(PostgresQuery(unsafeSQL: table.insert, binds: binds(json)), logger: logger)
     }
 
@@ -141,7 +78,7 @@ public struct PostgresImport {
 
     private func counts() async throws -> [(table: String, rows: Int)] {
         var counts: [(table: String, rows: Int)] = []
-        for table in Table.allCases.map(\.rawValue) + ["call_members"] {
+        for table in StoreTable.allCases.map(\.rawValue) + ["call_members"] {
             let rows = try await connection.query(
                 PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"), logger: logger
             ).collect().first?.decode(Int.self) ?? 0
@@ -154,5 +91,59 @@ public struct PostgresImport {
         var binds = PostgresBindings()
         binds.append(json)
         return binds
+    }
+}
+
+extension StoreTable {
+    /// The statement that inserts a batch (`$1`, a JSON array of row objects).
+    fileprivate var insert: String {
+        switch self {
+        case .calls: """
+            INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
+                               initiated_at, started_at, ended_at, has_recording, record, participants)
+            SELECT id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
+                   to_timestamp(initiated_at), to_timestamp(started_at), to_timestamp(ended_at), has_recording <> 0,
+                   record::json, participants::jsonb
+            FROM json_to_recordset($1::json) AS r (
+                id bigint, session_id text, category text, call_type text, status text, initiator_uid text,
+                receiver_type text, receiver_id text, initiated_at bigint, started_at bigint, ended_at bigint,
+                has_recording bigint, record text, participants text)
+            """
+        case .recordingURLs: """
+            INSERT INTO recording_urls (call_id, rid, url)
+            SELECT call_id, rid, url FROM json_to_recordset($1::json) AS r (call_id bigint, rid text, url text)
+            """
+        case .groups: """
+            INSERT INTO call_groups (guid, name, icon, members)
+            SELECT guid, name, icon, members::jsonb
+            FROM json_to_recordset($1::json) AS r (guid text, name text, icon text, members text)
+            """
+        case .webhookEndpoints: """
+            INSERT INTO webhook_endpoints (id, url, secrets, event_types, enabled, disabled_reason, created_at)
+            SELECT id, url, secrets::jsonb, event_types::jsonb, enabled <> 0, disabled_reason, callgate_time(created_at)
+            FROM json_to_recordset($1::json) AS r (
+                id text, url text, secrets text, event_types text, enabled bigint, disabled_reason text, created_at bigint)
+            """
+        case .webhookMessages: """
+            INSERT INTO webhook_messages (id, type, session_id, created_at, body)
+            SELECT id, type, session_id, callgate_time(created_at), body
+            FROM json_to_recordset($1::json) AS r (id text, type text, session_id text, created_at bigint, body text)
+            """
+        case .webhookDeliveries: """
+            INSERT INTO webhook_deliveries (id, message_id, endpoint_id, session_id, status, next_attempt_at, finished_at)
+            SELECT id, message_id, endpoint_id, session_id, status, callgate_time(next_attempt_at), callgate_time(finished_at)
+            FROM json_to_recordset($1::json) AS r (
+                id bigint, message_id text, endpoint_id text, session_id text, status text, next_attempt_at bigint,
+                finished_at bigint)
+            """
+        case .webhookAttempts: """
+            INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
+            SELECT delivery_id, callgate_time(at), duration_ms, status_code, error, status, callgate_time(next_attempt_at)
+            FROM ROWS FROM (json_to_recordset($1::json) AS (
+                delivery_id bigint, at bigint, duration_ms bigint, status_code integer, error text, status text,
+                next_attempt_at bigint)) WITH ORDINALITY AS r
+            ORDER BY r.ordinality
+            """
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CallGateCore
 import GRDB
 
 /// Every row of an SQLite store, table by table in batches of JSON, all from one snapshot: what
@@ -8,27 +9,6 @@ import GRDB
 /// column: integers exact, text as strings, NULL as null. `call_members` is left out: it is the
 /// distinct uids of each call's participants, which the copy derives again. Not thread-safe.
 public final class SQLiteStoreExport {
-    /// The tables a copy reads, in an order that keeps foreign keys satisfied.
-    public enum Table: String, CaseIterable, Sendable {
-        case calls
-        case recordingURLs = "recording_urls"
-        case groups = "call_groups"
-        case webhookEndpoints = "webhook_endpoints"
-        case webhookMessages = "webhook_messages"
-        case webhookDeliveries = "webhook_deliveries"
-        case webhookAttempts = "webhook_attempts"
-
-        /// The columns a batch is ordered and continued by: the primary key, or the rowid,
-        /// which is insertion order for the attempts (they have no key of their own).
-        var key: [String] {
-            switch self {
-            case .calls, .webhookDeliveries: ["id"]
-            case .recordingURLs: ["call_id", "rid"]
-            case .groups, .webhookEndpoints, .webhookMessages, .webhookAttempts: ["rowid"]
-            }
-        }
-    }
-
     /// Up to `limit` rows of a table as a JSON array, and where the next batch starts.
     public struct Batch {
         /// The rows, a JSON array of objects keyed by column name.
@@ -64,7 +44,7 @@ public final class SQLiteStoreExport {
     }
 
     /// How many rows `table` holds.
-    public func count(_ table: Table) throws -> Int {
+    public func count(_ table: StoreTable) throws -> Int {
         try read("counting \(table.rawValue)") { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.rawValue)") ?? 0
         }
@@ -72,7 +52,7 @@ public final class SQLiteStoreExport {
 
     /// The first `limit` rows of `table` after `previous` (from the start when nil), in key
     /// order; nil when there are none.
-    public func batch(_ table: Table, after previous: Batch?, limit: Int) throws -> Batch? {
+    public func batch(_ table: StoreTable, after previous: Batch?, limit: Int) throws -> Batch? {
         try read("reading \(table.rawValue)") { db in
             let columns = try db.columns(in: table.rawValue).map(\.name)
             let object = columns.map { "'\($0)', \($0)" }.joined(separator: ", ")
@@ -99,6 +79,18 @@ public final class SQLiteStoreExport {
             return try snapshot.read(body)
         } catch {
             throw SQLiteStoreError.wrapping(error, kind: .read, action: action, path: path)
+        }
+    }
+}
+
+extension StoreTable {
+    /// The columns a batch is ordered and continued by: the primary key, or the rowid, which is
+    /// insertion order for the attempts (they have no key of their own).
+    fileprivate var key: [String] {
+        switch self {
+        case .calls, .webhookDeliveries: ["id"]
+        case .recordingURLs: ["call_id", "rid"]
+        case .groups, .webhookEndpoints, .webhookMessages, .webhookAttempts: ["rowid"]
         }
     }
 }

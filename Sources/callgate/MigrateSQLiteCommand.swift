@@ -1,4 +1,5 @@
 import ArgumentParser
+import CallGateCore
 import CallGateStorePostgres
 import CallGateStoreSQLite
 import Foundation
@@ -39,17 +40,16 @@ struct MigrateSQLiteCommand: AsyncParsableCommand {
         }
         let source = try SQLiteStoreExport(path: from)
         var expected: [String: Int] = [:]
-        for table in SQLiteStoreExport.Table.allCases {
+        for table in StoreTable.allCases {
             expected[table.rawValue] = try source.count(table)
         }
         let logger = Logger.quiet(label: "callgate.migrate-sqlite")
         // Fails within seconds when the server is down, instead of the pool's minute.
         try await PostgresCallLogStore.migrate(location, logger: logger)
         let counts = try await PostgresImport.copy(into: location, logger: logger, lastCallID: try source.lastCallID()) { copy in
-            for table in PostgresImport.Table.allCases {
-                guard let from = SQLiteStoreExport.Table(rawValue: table.rawValue) else { continue }
+            for table in StoreTable.allCases {
                 var previous: SQLiteStoreExport.Batch?
-                while let batch = try source.batch(from, after: previous, limit: batchSize) {
+                while let batch = try source.batch(table, after: previous, limit: batchSize) {
                     try await copy.insert(table, json: batch.json)
                     previous = batch
                 }

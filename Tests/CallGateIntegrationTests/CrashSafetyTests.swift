@@ -26,14 +26,7 @@ struct CrashSafetyTests {
         let witness = TerminalStatusWitness()
 
         let pairs = 8
-        var devices: [(CallGateClient, CallGateClient)] = []
-        for index in 0..<pairs {
-            let caller = try await CallGateClient.open(host: "127.0.0.1", port: first.port, loop: loop)
-            _ = try await caller.connect(token: try await tokens.mint(user: User(uid: "c\(index)", name: "C\(index)"), ttl: 600).token)
-            let callee = try await CallGateClient.open(host: "127.0.0.1", port: first.port, loop: loop)
-            _ = try await callee.connect(token: try await tokens.mint(user: User(uid: "r\(index)", name: "R\(index)"), ttl: 600).token)
-            devices.append((caller, callee))
-        }
+        let devices = try await Self.connectPairs(pairs, port: first.port, tokens: tokens, loop: loop)
 
         // Calls go on in every pair until the process dies under them.
         try await withThrowingTaskGroup(of: Int.self) { group in
@@ -66,6 +59,21 @@ struct CrashSafetyTests {
         }
         #expect(logged.values.allSatisfy { $0.count == 1 }, "a call is one row")
         #expect(second.terminate() == 0)
+    }
+
+    /// `count` connected pairs: caller `c<i>` and callee `r<i>`.
+    static func connectPairs(
+        _ count: Int, port: Int, tokens: TokenService, loop: ClientLoop
+    ) async throws -> [(CallGateClient, CallGateClient)] {
+        var pairs: [(CallGateClient, CallGateClient)] = []
+        for index in 0..<count {
+            let caller = try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop)
+            _ = try await caller.connect(token: try await tokens.mint(user: User(uid: "c\(index)", name: "C\(index)"), ttl: 600).token)
+            let callee = try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop)
+            _ = try await callee.connect(token: try await tokens.mint(user: User(uid: "r\(index)", name: "R\(index)"), ttl: 600).token)
+            pairs.append((caller, callee))
+        }
+        return pairs
     }
 
     /// Rings `callee` again and again, ending each call a different way, noting every terminal

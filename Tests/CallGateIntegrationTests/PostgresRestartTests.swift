@@ -30,14 +30,7 @@ struct PostgresRestartTests {
         let witness = TerminalStatusWitness()
 
         let pairs = 6
-        var devices: [(CallGateClient, CallGateClient)] = []
-        for index in 0..<pairs {
-            let caller = try await CallGateClient.open(host: "127.0.0.1", port: gateway.port, loop: loop)
-            _ = try await caller.connect(token: try await tokens.mint(user: User(uid: "c\(index)", name: "C\(index)"), ttl: 600).token)
-            let callee = try await CallGateClient.open(host: "127.0.0.1", port: gateway.port, loop: loop)
-            _ = try await callee.connect(token: try await tokens.mint(user: User(uid: "r\(index)", name: "R\(index)"), ttl: 600).token)
-            devices.append((caller, callee))
-        }
+        let devices = try await CrashSafetyTests.connectPairs(pairs, port: gateway.port, tokens: tokens, loop: loop)
 
         let stopped = StopFlag()
         var finishedBeforeRestart = 0
