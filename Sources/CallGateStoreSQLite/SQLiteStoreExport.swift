@@ -55,7 +55,9 @@ public final class SQLiteStoreExport {
     public func batch(_ table: StoreTable, after previous: Batch?, limit: Int) throws -> Batch? {
         try read("reading \(table.rawValue)") { db in
             let columns = try db.columns(in: table.rawValue).map(\.name)
-            let object = columns.map { "'\($0)', \($0)" }.joined(separator: ", ")
+            // Quoted: the names come from the file, which may not be one of ours.
+            let object = columns.map { "'\($0.replacingOccurrences(of: "'", with: "''"))', \($0.quotedDatabaseIdentifier)" }
+                .joined(separator: ", ")
             let key = table.key.joined(separator: ", ")
             var arguments = StatementArguments()
             var condition = ""
