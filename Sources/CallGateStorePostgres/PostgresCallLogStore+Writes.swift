@@ -150,7 +150,8 @@ extension PostgresCallLogStore {
     ) async throws {
         var ids: [String] = [], types: [String] = [], sessions: [String] = [], times: [Int64] = [], bodies: [String] = []
         var deliveryMessages: [String] = [], deliveryEndpoints: [String] = []
-        for message in messages {
+        var seen: Set<String> = []
+        for message in messages where seen.insert(message.id).inserted {
             let type = message.event.type.rawValue
             let wanting = endpoints.filter { $0.types?.contains(type) ?? true }.map(\.id)
             guard !wanting.isEmpty else { continue }

@@ -18,9 +18,9 @@ public final class PostgresCallLogStore: Sendable {
     /// How long an operation waits for a pooled connection before it counts the server as down:
     /// PostgresNIO's pool itself queues a lease for up to 60 s while it cannot connect.
     let leaseTimeout: Duration
-    /// How long an operation may run once it has its connection before the store gives up on it
-    /// and on the client it came from (see `Pool`).
-    let operationTimeout: Duration
+    /// How often an operation that has its connection is checked for the one way it can hang
+    /// (see `Pool`): its connection closed under it.
+    let hangCheck: Duration
     private let pool: Mutex<Pool>
     /// The participant uids of the open calls as last committed, so a save whose participants
     /// did not change writes no member rows (a group call's cancel or end).
@@ -29,19 +29,21 @@ public final class PostgresCallLogStore: Sendable {
     /// The client the store leases from, and its `run()` task. PostgresNIO 1.33 can hand out a
     /// connection whose channel has just closed (the server went down), and a query written to
     /// a closed channel never completes: its promise is dropped with the write. A lease checks
-    /// `isClosed` first, which catches that at once; an operation that still hangs is abandoned
-    /// after `operationTimeout`, its caller gets an error to retry on, and the client, which
-    /// counts that connection as leased forever, is replaced by a fresh one.
+    /// `isClosed` first, which catches that at once; an operation still unanswered on a closed
+    /// connection at a `hangCheck` is abandoned (its caller gets an error to retry on), and the
+    /// client, which counts that connection as leased forever, is replaced by a fresh one. An
+    /// operation on an open connection is never cut short: a slow server is waited for.
     private struct Pool {
         var client: PostgresClient
         var running: Task<Void, Never>
+        var closed = false
     }
 
-    private init(location: PostgresLocation, logger: Logger, leaseTimeout: Duration, operationTimeout: Duration) {
+    private init(location: PostgresLocation, logger: Logger, leaseTimeout: Duration, hangCheck: Duration) {
         self.location = location
         self.logger = logger
         self.leaseTimeout = leaseTimeout
-        self.operationTimeout = operationTimeout
+        self.hangCheck = hangCheck
         pool = Mutex(Self.makePool(location, logger: logger))
     }
 
@@ -59,10 +61,9 @@ public final class PostgresCallLogStore: Sendable {
     /// `PostgresMigrator.Refusal` when its schema is newer than this build's.
     public static func open(
         _ location: PostgresLocation, logger: Logger, leaseTimeout: Duration = .seconds(2),
-        operationTimeout: Duration = .seconds(10)
+        hangCheck: Duration = .seconds(5)
     ) async throws -> PostgresCallLogStore {
-        let store = PostgresCallLogStore(
-            location: location, logger: logger, leaseTimeout: leaseTimeout, operationTimeout: operationTimeout)
+        let store = PostgresCallLogStore(location: location, logger: logger, leaseTimeout: leaseTimeout, hangCheck: hangCheck)
         do {
             try await store.migrate()
         } catch {
@@ -78,23 +79,24 @@ public final class PostgresCallLogStore: Sendable {
     public static func migrate(
         _ location: PostgresLocation, logger: Logger, leaseTimeout: Duration = .seconds(2)
     ) async throws -> [Int] {
-        let store = PostgresCallLogStore(
-            location: location, logger: logger, leaseTimeout: leaseTimeout, operationTimeout: .seconds(10))
+        let store = PostgresCallLogStore(location: location, logger: logger, leaseTimeout: leaseTimeout, hangCheck: .seconds(5))
         defer { store.close() }
         return try await store.migrate()
     }
 
     @discardableResult
     private func migrate() async throws -> [Int] {
-        // A migration may rewrite big tables: it gets an hour, not `operationTimeout`.
-        try await withLease(.open, "migrating the schema", within: .seconds(3600)) { [logger] connection in
+        try await withLease(.open, "migrating the schema") { [logger] connection in
             try await PostgresMigrator.migrate(on: connection, logger: logger)
         }
     }
 
     /// Closes every connection; the store takes nothing afterwards.
     public func close() {
-        pool.withLock { $0.running.cancel() }
+        pool.withLock { pool in
+            pool.closed = true
+            pool.running.cancel()
+        }
     }
 
     /// Whether a write commits now: commits the one-row probe. For the writer's probe and the
@@ -123,9 +125,9 @@ public final class PostgresCallLogStore: Sendable {
     }
 
     /// Runs `body` in one transaction on a pooled connection: committed when it returns, rolled
-    /// back when it throws (unless the connection is going away, which rolls it back on the
-    /// server). Not PostgresNIO's `withTransaction`, which would write its ROLLBACK to a channel
-    /// that is closing (see `Pool`).
+    /// back when it throws (unless the connection closed, which rolls it back on the server).
+    /// Not PostgresNIO's `withTransaction`, which would write its ROLLBACK to a closed channel
+    /// (see `Pool`).
     func transaction<T: Sendable>(
         _ action: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
@@ -136,19 +138,12 @@ public final class PostgresCallLogStore: Sendable {
                 try await connection.query("COMMIT", logger: logger)
                 return value
             } catch {
-                if Self.leavesConnectionOpen(error), !connection.isClosed {
+                if !connection.isClosed {
                     _ = try? await connection.query("ROLLBACK", logger: logger)
                 }
                 throw error
             }
         }
-    }
-
-    /// Whether the connection that threw `error` is still usable: after an error of ours or a
-    /// statement's ERROR, yes; after a FATAL or a connection error, the connection is closing.
-    static func leavesConnectionOpen(_ error: any Error) -> Bool {
-        guard let psql = error as? PSQLError else { return true }
-        return psql.code == .server && psql.serverInfo?[.severity] == "ERROR"
     }
 
     /// Runs `body` on a pooled connection, outside a transaction.
@@ -159,22 +154,23 @@ public final class PostgresCallLogStore: Sendable {
     }
 
     /// Leases an open connection for `body` and returns what it returns. Throws `unavailable`
-    /// when no connection comes within `leaseTimeout` or `body` does not finish within `limit`
-    /// (default `operationTimeout`; then the client is replaced: see `Pool`); `body`'s own errors become
-    /// `PostgresStoreError`s of `kind`. The work runs in a task of its own that this call does
-    /// not wait for once it gave up, since a hung query would hold it forever.
+    /// when no connection comes within `leaseTimeout`, or when `body` is still unanswered at a
+    /// `hangCheck` after its connection closed (then the client is replaced: see `Pool`);
+    /// `body`'s own errors become `PostgresStoreError`s of `kind`. The work runs in a task of its
+    /// own that this call does not wait for once it gave up, since a hung query would hold it
+    /// forever.
     private func withLease<T: Sendable>(
-        _ kind: PostgresStoreError.Kind, _ action: String, within limit: Duration? = nil,
+        _ kind: PostgresStoreError.Kind, _ action: String,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let client = pool.withLock { $0.client }
-        let (location, leaseTimeout, operationTimeout) = (location, leaseTimeout, limit ?? operationTimeout)
+        let (location, leaseTimeout, hangCheck) = (location, leaseTimeout, hangCheck)
         return try await withCheckedThrowingContinuation { continuation in
             let race = LeaseRace(continuation)
             let work = Task {
                 do {
                     let value = try await client.withConnection { connection in
-                        guard race.start() else { throw CancellationError() }
+                        guard race.start(on: connection) else { throw CancellationError() }
                         guard !connection.isClosed else {
                             throw PostgresStoreError(
                                 kind: .unavailable, description: "PostgreSQL at \(location): the connection closed (\(action))")
@@ -199,13 +195,17 @@ public final class PostgresCallLogStore: Sendable {
                     work.cancel()
                     return
                 }
-                try await Task.sleep(for: operationTimeout)
-                if race.finish(.failure(PostgresStoreError(
-                    kind: .unavailable,
-                    description: "PostgreSQL at \(location): \(action) did not finish within \(operationTimeout)")))
-                {
-                    work.cancel()
-                    replace(client, because: action)
+                while true {
+                    try await Task.sleep(for: hangCheck)
+                    guard race.connectionClosed else { continue }
+                    if race.finish(.failure(PostgresStoreError(
+                        kind: .unavailable,
+                        description: "PostgreSQL at \(location): the connection closed under \(action)")))
+                    {
+                        work.cancel()
+                        replace(client, because: action)
+                    }
+                    return
                 }
             })
         }
@@ -215,7 +215,7 @@ public final class PostgresCallLogStore: Sendable {
     /// gave up), and shuts the old one down.
     private func replace(_ client: PostgresClient, because action: String) {
         let old: Task<Void, Never>? = pool.withLock { pool in
-            guard pool.client === client else { return nil }
+            guard !pool.closed, pool.client === client else { return nil }
             let old = pool.running
             pool = Self.makePool(location, logger: logger)
             return old
@@ -255,7 +255,7 @@ public final class PostgresCallLogStore: Sendable {
 private final class LeaseRace<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
-        var started = false
+        var connection: PostgresConnection?
         var timer: Task<Void, any Error>?
     }
     private let state: Mutex<State>
@@ -264,13 +264,16 @@ private final class LeaseRace<T: Sendable>: Sendable {
         state = Mutex(State(continuation: continuation))
     }
 
-    var started: Bool { state.withLock { $0.started } }
+    var started: Bool { state.withLock { $0.connection != nil } }
 
-    /// The work got its connection: true unless the caller was already answered.
-    func start() -> Bool {
+    /// Whether the work's connection has closed while the work runs.
+    var connectionClosed: Bool { state.withLock { $0.connection?.isClosed ?? false } }
+
+    /// The work got `connection`: true unless the caller was already answered.
+    func start(on connection: PostgresConnection) -> Bool {
         state.withLock { state in
             guard state.continuation != nil else { return false }
-            state.started = true
+            state.connection = connection
             return true
         }
     }
@@ -289,7 +292,7 @@ private final class LeaseRace<T: Sendable>: Sendable {
     @discardableResult
     func finish(_ result: Result<T, any Error>, unlessStarted: Bool = false) -> Bool {
         let (continuation, timer) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, any Error>?) in
-            guard !(unlessStarted && state.started), let continuation = state.continuation else { return (nil, nil) }
+            guard !(unlessStarted && state.connection != nil), let continuation = state.continuation else { return (nil, nil) }
             state.continuation = nil
             return (continuation, state.timer)
         }

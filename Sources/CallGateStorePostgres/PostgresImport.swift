@@ -9,9 +9,9 @@ import PostgresNIO
 /// into this schema's types. Nothing is visible until everything is in: a copy that fails leaves
 /// the database as empty as it found it.
 public struct PostgresImport {
-    /// Refused: the database already holds rows of its own, which a copy would mix with the
-    /// source's (call ids would collide).
-    public struct NotEmpty: Error, CustomStringConvertible {
+    /// Why a copy did not happen: the database already holds rows of its own, which a copy would
+    /// mix with the source's (call ids would collide), or a table did not get every row read.
+    public struct Refusal: Error, CustomStringConvertible {
         public let description: String
     }
 
@@ -20,10 +20,12 @@ public struct PostgresImport {
 
     /// Connects to `location`, migrates its schema, checks it holds no calls, groups or webhooks,
     /// locks the tables against writers, and runs `body` (which inserts the batches) in one
-    /// transaction with `finish` after it; committed when `body` returns. Returns the number of
-    /// rows each table holds afterwards, `call_members` included.
+    /// transaction with `finish` after it; committed when `body` returns and every table holds
+    /// the `expected` number of rows. `lastIDs` are the source's highest ids ever given out
+    /// (`calls`, `webhook_deliveries`), which the database carries on from. Returns the number
+    /// of rows each table holds afterwards, `call_members` included.
     public static func copy(
-        into location: PostgresLocation, logger: Logger, lastCallID: Int64,
+        into location: PostgresLocation, logger: Logger, expected: [StoreTable: Int], lastIDs: [StoreTable: Int64],
         _ body: (PostgresImport) async throws -> Void
     ) async throws -> [(table: String, rows: Int)] {
         try await location.withClient(logger: logger) { client in
@@ -33,8 +35,12 @@ public struct PostgresImport {
                     let copy = PostgresImport(connection: connection, logger: logger)
                     try await copy.checkEmpty()
                     try await body(copy)
-                    try await copy.finish(lastCallID: lastCallID)
-                    return try await copy.counts()
+                    try await copy.finish(lastCallID: lastIDs[.calls] ?? 0, lastDeliveryID: lastIDs[.webhookDeliveries] ?? 0)
+                    let counts = try await copy.counts()
+                    for (table, rows) in expected where counts.first(where: { $0.table == table.rawValue })?.rows != rows {
+                        throw Refusal(description: "\(table.rawValue): \(rows) rows read but not as many written; nothing was copied")
+                    }
+                    return counts
                 }
             }
         }
@@ -53,7 +59,7 @@ public struct PostgresImport {
             SELECT \(tables.map { "(SELECT count(*) FROM \($0))" }.joined(separator: " + "))
             """), logger: logger).collect().first?.decode(Int.self) ?? 0
         guard held == 0 else {
-            throw NotEmpty(description: """
+            throw Refusal(description: """
                 the PostgreSQL database already holds \(held) calls, groups or webhook rows: \
                 copy into an empty database (a copy never merges two stores)
                 """)
@@ -61,8 +67,9 @@ public struct PostgresImport {
     }
 
     /// Derives `call_members` (each call's distinct participant uids, as a save writes them),
-    /// carries the last call id over, and moves the delivery id sequence past the copied ids.
-    private func finish(lastCallID: Int64) async throws {
+    /// carries the last call id over, and moves the delivery id sequence past every id the
+    /// source gave out (a pruned delivery's id is not given again).
+    private func finish(lastCallID: Int64, lastDeliveryID: Int64) async throws {
         try await connection.query("""
             INSERT INTO call_members (uid, call_id)
             SELECT DISTINCT p ->> 'uid', c.id FROM calls AS c CROSS JOIN LATERAL jsonb_array_elements(c.participants) AS p
@@ -71,8 +78,8 @@ public struct PostgresImport {
             UPDATE store_state SET last_call_id = greatest(last_call_id, \(lastCallID), (SELECT coalesce(max(id), 0) FROM calls))
             """, logger: logger)
         try await connection.query("""
-            SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), max(id)) FROM webhook_deliveries
-            HAVING max(id) IS NOT NULL
+            SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), greatest(max(id), \(lastDeliveryID)))
+            FROM webhook_deliveries HAVING greatest(max(id), \(lastDeliveryID)) > 0
             """, logger: logger)
     }
 

@@ -83,8 +83,9 @@ public enum PostgresMigrations {
         ]),
         // Every time a timestamptz, for the people who query the tables themselves. Call times are
         // whole seconds (`to_timestamp` is exact for them); the outbox's are milliseconds, which
-        // `callgate_time` and `callgate_milliseconds` convert in integer arithmetic, so a value
-        // reads back exactly as it was written.
+        // `callgate_time` and `callgate_milliseconds` convert exactly (the interval product is a
+        // double, exact below 2^53 microseconds, the year 2255), so a value reads back as it was
+        // written.
         Migration(version: 2, name: "times as timestamptz", statements: [
             """
             CREATE FUNCTION callgate_time(milliseconds bigint) RETURNS timestamptz

@@ -36,10 +36,11 @@ public final class SQLiteStoreExport {
         }
     }
 
-    /// The highest call id ever saved (ids are not reused, even for deleted calls).
-    public func lastCallID() throws -> Int64 {
-        try read("reading the last call id") { db in
-            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'calls'") ?? 0
+    /// The highest id ever given to a row of `table` (`calls` or `webhook_deliveries`): ids are
+    /// not reused, even for deleted rows.
+    public func lastID(of table: StoreTable) throws -> Int64 {
+        try read("reading the last id of \(table.rawValue)") { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.rawValue]) ?? 0
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CallGateStorePostgres
 import CallGateStoreSQLite
+import Foundation
 import Logging
 
 /// `callgate migrate`: brings a database's schema to this build's, as `serve` does at start, so
@@ -25,6 +26,9 @@ struct MigrateCommand: AsyncParsableCommand {
                 "\(version) (\(PostgresMigrations.all.first { $0.version == version }?.name ?? ""))"
             }, database: "PostgreSQL at \(location)", current: "version \(PostgresMigrations.newest)")
         } else {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ValidationError("there is no SQLite file at \(path) (serve creates one; migrate only upgrades)")
+            }
             let store = try SQLiteCallLogStore(path: path)
             report(store.migrationsApplied, database: "SQLite file \(path)", current: "the current one")
         }

@@ -11,7 +11,7 @@ struct MigrateSQLiteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate-sqlite",
         abstract: "Copy an SQLite store (call logs, recordings, groups, webhook endpoints and deliveries) into an empty PostgreSQL database.",
-        discussion: "Stop the gateway that uses the SQLite file first: the copy reads one snapshot of it, and what the gateway writes later is not copied. The copy is one transaction: when it fails, the PostgreSQL database is left as it was. It refuses a database that already holds calls, groups or webhooks. The PostgreSQL address can also come from CALLGATE_DATABASE."
+        discussion: "Stop the gateway that uses the SQLite file first, and run no gateway on the PostgreSQL database yet: the copy reads one snapshot of the file, and what a gateway writes later is not copied. The copy is one transaction: when it fails, the PostgreSQL database is left as it was. It refuses a database that already holds calls, groups or webhooks. The PostgreSQL address can also come from CALLGATE_DATABASE."
     )
 
     @Option(help: "The SQLite file (default ./callgate.sqlite).")
@@ -39,14 +39,15 @@ struct MigrateSQLiteCommand: AsyncParsableCommand {
             throw ValidationError("there is no SQLite file at \(from)")
         }
         let source = try SQLiteStoreExport(path: from)
-        var expected: [String: Int] = [:]
+        var expected: [StoreTable: Int] = [:]
         for table in StoreTable.allCases {
-            expected[table.rawValue] = try source.count(table)
+            expected[table] = try source.count(table)
         }
+        let lastIDs = [StoreTable.calls: try source.lastID(of: .calls), .webhookDeliveries: try source.lastID(of: .webhookDeliveries)]
         let logger = Logger.quiet(label: "callgate.migrate-sqlite")
         // Fails within seconds when the server is down, instead of the pool's minute.
         try await PostgresCallLogStore.migrate(location, logger: logger)
-        let counts = try await PostgresImport.copy(into: location, logger: logger, lastCallID: try source.lastCallID()) { copy in
+        let counts = try await PostgresImport.copy(into: location, logger: logger, expected: expected, lastIDs: lastIDs) { copy in
             for table in StoreTable.allCases {
                 var previous: SQLiteStoreExport.Batch?
                 while let batch = try source.batch(table, after: previous, limit: batchSize) {
@@ -57,7 +58,7 @@ struct MigrateSQLiteCommand: AsyncParsableCommand {
         }
         print("Copied SQLite file \(from) into PostgreSQL at \(location):")
         for (table, rows) in counts {
-            let read = expected[table].map { " (\($0) read)" } ?? " (derived)"
+            let read = StoreTable(rawValue: table).flatMap { expected[$0] }.map { " (\($0) read)" } ?? " (derived)"
             print("  \(table): \(rows) rows\(read)")
         }
     }

@@ -126,6 +126,10 @@ struct MigrateSQLiteTests {
         #expect(!second.standardOutput.contains("password"))
 
         let file = directory.path("callgate.sqlite")
+        let missing = try ChildProcess("callgate", ["migrate", "--database", file])
+        #expect(await missing.exitStatus() != 0)
+        #expect(missing.standardError.contains("there is no SQLite file at"), "\(missing.standardError)")
+        #expect(FileManager.default.createFile(atPath: file, contents: nil))
         let sqlite = try ChildProcess("callgate", ["migrate", "--database", file])
         #expect(await sqlite.exitStatus() == 0, "\(sqlite.standardError)")
         #expect(sqlite.standardOutput.contains("SQLite file \(file): applied v1"), "\(sqlite.standardOutput)")
