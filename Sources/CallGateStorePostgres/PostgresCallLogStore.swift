@@ -84,6 +84,7 @@ public final class PostgresCallLogStore: Sendable {
         return try await store.migrate()
     }
 
+    /// Applies the missing migrations on a leased connection; the versions it applied.
     @discardableResult
     private func migrate() async throws -> [Int] {
         try await withLease(.open, "migrating the schema") { [logger] connection in
