@@ -18,7 +18,8 @@ public struct PostgresImport {
     private let connection: PostgresConnection
     private let logger: Logger
 
-    /// Connects to `location`, migrates its schema, checks it holds no calls, groups or webhooks,
+    /// Connects to `location` (its schema current: `PostgresCallLogStore.migrate` first), checks
+    /// it holds no calls, groups or webhooks,
     /// locks the tables against writers, and runs `body` (which inserts the batches) in one
     /// transaction with `finish` after it; committed when `body` returns and every table holds
     /// the `expected` number of rows. `lastIDs` are the source's highest ids ever given out
@@ -30,8 +31,7 @@ public struct PostgresImport {
     ) async throws -> [(table: String, rows: Int)] {
         try await location.withClient(logger: logger) { client in
             try await client.withConnection { connection in
-                try await PostgresMigrator.migrate(on: connection, logger: logger)
-                return try await connection.withTransaction(logger: logger) { connection in
+                try await connection.withTransaction(logger: logger) { connection in
                     let copy = PostgresImport(connection: connection, logger: logger)
                     try await copy.checkEmpty()
                     try await body(copy)

@@ -85,8 +85,8 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
 }
 
 extension PostgresLocation {
-    /// Runs `body` with a running client of this server, then shuts the client down: for the
-    /// commands that connect once (`migrate`, `migrate-sqlite`).
+    /// Runs `body` with a running client of this server, then shuts the client down: for a
+    /// command that connects once (`migrate-sqlite`'s copy).
     func withClient<T>(logger: Logger, _ body: (PostgresClient) async throws -> T) async throws -> T {
         let client = PostgresClient(configuration: configuration(), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in

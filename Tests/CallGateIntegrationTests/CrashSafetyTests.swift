@@ -47,18 +47,29 @@ struct CrashSafetyTests {
 
         // A new process on the same file: every witnessed status is there, once.
         let second = try GatewayProcess(arguments: arguments)
+        try await Self.expectLoggedOnce(seen, pairs: pairs, port: second.port, tokens: tokens)
+        #expect(second.terminate() == 0)
+    }
+
+    /// Expects each terminal status a client saw (`seen`, by session) in the log of the gateway
+    /// on `port`, and each call there once, as the callers `c0`... of `pairs` read it.
+    static func expectLoggedOnce(
+        _ seen: [String: CallStatus], pairs: Int, port: Int, tokens: TokenService,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         var logged: [String: [CallStatus]] = [:]
         for index in 0..<pairs {
             let token = try await tokens.mint(user: User(uid: "c\(index)", name: "C\(index)"), ttl: 600).token
-            for log in try await Self.everyCall(port: second.port, token: token) {
+            for log in try await everyCall(port: port, token: token) {
                 logged[log.sessionId, default: []].append(log.callStatus)
             }
         }
         for (sessionId, status) in seen {
-            #expect(logged[sessionId] == [status], "\(sessionId): a client saw \(status), the log has \(logged[sessionId] ?? [])")
+            #expect(
+                logged[sessionId] == [status], "\(sessionId): a client saw \(status), the log has \(logged[sessionId] ?? [])",
+                sourceLocation: sourceLocation)
         }
-        #expect(logged.values.allSatisfy { $0.count == 1 }, "a call is one row")
-        #expect(second.terminate() == 0)
+        #expect(logged.values.allSatisfy { $0.count == 1 }, "a call is one row", sourceLocation: sourceLocation)
     }
 
     /// `count` connected pairs: caller `c<i>` and callee `r<i>`.

@@ -71,17 +71,7 @@ struct PostgresRestartTests {
         #expect(witness.contradictions.isEmpty, "\(witness.contradictions)")
         #expect(seen.count >= finishedBeforeRestart + 4 * pairs, "calls went on after the restart")
 
-        var logged: [String: [CallStatus]] = [:]
-        for index in 0..<pairs {
-            let token = try await tokens.mint(user: User(uid: "c\(index)", name: "C\(index)"), ttl: 600).token
-            for log in try await CrashSafetyTests.everyCall(port: gateway.port, token: token) {
-                logged[log.sessionId, default: []].append(log.callStatus)
-            }
-        }
-        for (sessionId, status) in seen {
-            #expect(logged[sessionId] == [status], "\(sessionId): a client saw \(status), the log has \(logged[sessionId] ?? [])")
-        }
-        #expect(logged.values.allSatisfy { $0.count == 1 }, "a call is one row")
+        try await CrashSafetyTests.expectLoggedOnce(seen, pairs: pairs, port: gateway.port, tokens: tokens)
         #expect(gateway.terminate() == 0)
     }
 }

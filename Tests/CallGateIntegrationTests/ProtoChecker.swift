@@ -3,20 +3,15 @@ import TestSupport
 
 /// Runs `tools/proto_check.py --frames` (jsonschema, draft 2020-12) over schema lines.
 enum ProtoChecker {
-    struct Report {
-        let exitCode: Int32
-        let output: String
-    }
-
     /// The repository root, found from this file's path.
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func check(_ lines: [SchemaLine]) async throws -> Report {
+    static func check(_ lines: [SchemaLine]) async throws -> CommandRun {
         try await offPool { try checkBlocking(lines) }
     }
 
-    private static func checkBlocking(_ lines: [SchemaLine]) throws -> Report {
+    private static func checkBlocking(_ lines: [SchemaLine]) throws -> CommandRun {
         var input = Data()
         for line in lines {
             input.append(Data(#"{"schema":""#.utf8))
@@ -29,15 +24,8 @@ enum ProtoChecker {
         try input.write(to: framesFile)
         defer { try? FileManager.default.removeItem(at: framesFile) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", repositoryRoot.appendingPathComponent("tools/proto_check.py").path, "--frames", framesFile.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Report(exitCode: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+        return try CommandRun.runBlocking(
+            ["python3", repositoryRoot.appendingPathComponent("tools/proto_check.py").path, "--frames", framesFile.path],
+            timeoutSeconds: 300)
     }
 }
