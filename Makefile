@@ -24,6 +24,9 @@ APT_PACKAGES += chromium chromium-driver
 # The PostgreSQL store's tests start throwaway servers of their own (Tests/TestSupport/
 # ThrowawayPostgres.swift); the package is installed without the system's `main` cluster.
 APT_PACKAGES += postgresql-15
+# Cluster mode: hiredis, the official C client of Redis (Sources/CHiredis), and redis-server for the
+# throwaway servers the cluster tests start (Tests/TestSupport/ThrowawayRedis.swift).
+APT_PACKAGES += libhiredis-dev redis-server
 PY_MODULES := jsonschema referencing pytest selenium standardwebhooks
 PY_IMPORTS := import jsonschema, referencing, pytest, selenium, standardwebhooks
 

@@ -31,6 +31,16 @@ let package = Package(
             providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-ev", "libev-dev"])]
         ),
         .target(name: "LWS", dependencies: ["CLibWebSockets"]),
+        // No pkgConfig: hiredis.pc only adds -I/usr/include/hiredis (the shim includes <hiredis/...>)
+        // and -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses with a warning on every build.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(
+            name: "CallGateCluster",
+            dependencies: [
+                "CHiredis", "LWS", .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(name: "CallGateProtocol"),
         .target(
             name: "CallGateCore",
@@ -51,7 +61,7 @@ let package = Package(
         .target(
             name: "CallGateServer",
             dependencies: [
-                "LWS", "CallGateCore", "CallGateProtocol",
+                "LWS", "CallGateCore", "CallGateProtocol", "CallGateCluster",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -98,6 +108,7 @@ let package = Package(
             path: "Tests/StoreTestSupport"
         ),
         .testTarget(name: "LWSTests", dependencies: ["LWS", "TestSupport"]),
+        .testTarget(name: "CallGateClusterTests", dependencies: ["CallGateCluster", "LWS", "TestSupport"]),
         .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol", "TestSupport"]),
         .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
         .testTarget(

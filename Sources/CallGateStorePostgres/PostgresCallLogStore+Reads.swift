@@ -67,14 +67,28 @@ extension PostgresCallLogStore {
         var records: [CallLogRecord] = []
         var recorded: [Int64] = []
         for try await (id, hasRecording, json, participants) in rows.decode((Int64, Bool, String, String).self) {
-            var record = try decoder.decode(CallLogRecord.self, from: Data(json.utf8))
-            record.participants = try decoder.decode([CallLogParticipantRecord].self, from: Data(participants.utf8))
+            records.append(try Self.record(json, participants: participants, decoder: decoder))
             if hasRecording {
                 recorded.append(id)
             }
-            records.append(record)
         }
-        guard !recorded.isEmpty else { return records }
+        try await attachRecordingURLs(of: recorded, to: &records, on: connection)
+        return records
+    }
+
+    /// A call's record from its `record` and `participants` columns.
+    static func record(_ json: String, participants: String, decoder: JSONDecoder) throws -> CallLogRecord {
+        var record = try decoder.decode(CallLogRecord.self, from: Data(json.utf8))
+        record.participants = try decoder.decode([CallLogParticipantRecord].self, from: Data(participants.utf8))
+        return record
+    }
+
+    /// Attaches to `records` the URLs saved for the recordings of the calls `recorded` (those of
+    /// them whose row has a recording).
+    func attachRecordingURLs(
+        of recorded: [Int64], to records: inout [CallLogRecord], on connection: PostgresConnection
+    ) async throws {
+        guard !recorded.isEmpty else { return }
         var urls: [Int64: [String: String]] = [:]
         for try await (callID, rid, url) in try await connection.query(
             "SELECT call_id, rid, url FROM recording_urls WHERE call_id = ANY (\(recorded)::bigint[])", logger: logger
@@ -87,6 +101,5 @@ extension PostgresCallLogStore {
                 records[index].recordings[recording].recordingUrl = attached[records[index].recordings[recording].rid]
             }
         }
-        return records
     }
 }

@@ -67,8 +67,9 @@ public struct PostgresImport {
     }
 
     /// Derives `call_members` (each call's distinct participant uids, as a save writes them),
-    /// carries the last call id over, and moves the delivery id sequence past every id the
-    /// source gave out (a pruned delivery's id is not given again).
+    /// carries the last call id over and starts the cluster's call id blocks (`call_ids`) past
+    /// it, and moves the delivery id sequence past every id the source gave out (a pruned
+    /// delivery's id is not given again).
     private func finish(lastCallID: Int64, lastDeliveryID: Int64) async throws {
         try await connection.query("""
             INSERT INTO call_members (uid, call_id)
@@ -77,6 +78,7 @@ public struct PostgresImport {
         try await connection.query("""
             UPDATE store_state SET last_call_id = greatest(last_call_id, \(lastCallID), (SELECT coalesce(max(id), 0) FROM calls))
             """, logger: logger)
+        try await connection.query("SELECT setval('call_ids', last_call_id + 1, false) FROM store_state", logger: logger)
         try await connection.query("""
             SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), greatest(max(id), \(lastDeliveryID)))
             FROM webhook_deliveries HAVING greatest(max(id), \(lastDeliveryID)) > 0

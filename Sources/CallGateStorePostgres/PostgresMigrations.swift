@@ -118,6 +118,19 @@ public enum PostgresMigrations {
                 ALTER COLUMN next_attempt_at TYPE timestamptz USING callgate_time(next_attempt_at)
             """,
         ]),
+        // Cluster mode: an open call belongs to the node that created it (`owner_node`, NULL for a
+        // call no node claimed) under a fencing epoch that each takeover raises. Nodes draw call
+        // ids in blocks of 64 from `call_ids`, which starts past every id already given out
+        // (`is_called` false: the next `nextval` answers that very value).
+        Migration(version: 3, name: "call ownership for cluster mode", statements: [
+            "ALTER TABLE calls ADD COLUMN owner_node text, ADD COLUMN owner_epoch bigint NOT NULL DEFAULT 0",
+            "CREATE INDEX calls_open_by_owner ON calls (owner_node) WHERE status IN ('initiated', 'ongoing')",
+            "CREATE SEQUENCE call_ids INCREMENT BY 64",
+            """
+            SELECT setval('call_ids', greatest(
+                (SELECT coalesce(max(last_call_id), 0) FROM store_state), (SELECT coalesce(max(id), 0) FROM calls)) + 1, false)
+            """,
+        ]),
     ]
 
     /// The newest version this build knows.

@@ -17,6 +17,8 @@ public final class LWSContext: @unchecked Sendable {
     /// The libev loop this context runs on: ours ("foreign" to lws), so lws installs no signal
     /// handlers and several contexts can live in one process.
     private(set) var eventLoop: OpaquePointer?
+    /// Work that must end before the loop can: run first when a shutdown begins (see `onShutdown`).
+    private var shutdownHooks: [() -> Void] = []
     var webSocketDelegate: (any WebSocketDelegate)?
     var httpHandler: (any HTTPHandler)?
     private(set) var protocolNamePointer: UnsafeMutablePointer<CChar>
@@ -162,6 +164,26 @@ public final class LWSContext: @unchecked Sendable {
         return timer
     }
 
+    /// The libev loop of the service thread, for other clients of that loop (hiredis's libev
+    /// adapter); nil before `start` and once the context is gone. Service thread only.
+    public var libevLoop: OpaquePointer? {
+        assertOnServiceThread()
+        return acceptsWrites ? eventLoop : nil
+    }
+
+    /// Runs `hook` on the service thread when a shutdown begins, before lws closes its sockets:
+    /// whoever watches file descriptors on `libevLoop` must stop watching there, or the loop
+    /// would never run dry and the service thread never end. Runs at once when the shutdown
+    /// already began. Service thread only.
+    public func onShutdown(_ hook: @escaping () -> Void) {
+        assertOnServiceThread()
+        if stopping {
+            hook()
+        } else {
+            shutdownHooks.append(hook)
+        }
+    }
+
     /// Whether sockets may still ask for writes. False once lws's destroy began closing every
     /// socket: their event-loop handles are gone, so a write request would touch freed memory.
     var acceptsWrites: Bool {
@@ -254,6 +276,11 @@ public final class LWSContext: @unchecked Sendable {
     private func beginShutdown(closeCode: UInt16?, grace: Duration) {
         guard !stopping, lwsContext != nil else { return }
         stopping = true
+        let hooks = shutdownHooks
+        shutdownHooks.removeAll()
+        for hook in hooks {
+            hook()
+        }
         invalidateTimers()
         guard let closeCode, !liveConnections.isEmpty else {
             scheduleDestroy(afterMicroseconds: 1)

@@ -113,7 +113,7 @@ import Testing
                 VALUES ('msg_1', 'ep_1', 's', 'pending', \(milliseconds + 2), NULL)
                 """, logger: Self.logger)
 
-            #expect(try await PostgresMigrator.migrate(client, logger: Self.logger) == [2])
+            #expect(try await PostgresMigrator.migrate(client, through: 2, logger: Self.logger) == [2])
             let callTimes = try await Self.integers(client, """
                 SELECT extract(epoch FROM initiated_at)::bigint FROM calls
                 UNION ALL SELECT count(*) FROM calls WHERE started_at IS NULL

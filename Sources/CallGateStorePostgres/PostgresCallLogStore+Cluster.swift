@@ -1,0 +1,89 @@
+import CallGateCore
+import Foundation
+import PostgresNIO
+
+/// An open call a node owns, with the fencing epoch it owns it under (raised by each takeover).
+public struct OwnedCall: Sendable {
+    public let record: CallLogRecord
+    public let epoch: Int64
+}
+
+/// What the nodes of a cluster share through PostgreSQL: call ids given out in blocks, and the
+/// open calls of a node that died, taken over by a survivor.
+extension PostgresCallLogStore {
+    /// The advisory lock every reservation holds: "Call IDs" in ASCII.
+    static let callIDsLockKey: Int64 = 0x4361_6C6C_2049_4473
+
+    /// A block of 64 call ids no other node gets, all above the last call id saved (a gateway
+    /// without cluster mode on the same database raises that without drawing from `call_ids`).
+    /// When the sequence is behind, it is moved past the last call id and the block starts there.
+    /// Reservations hold one advisory lock: a `setval` racing another node's `nextval` could
+    /// otherwise hand out a block that overlaps one just drawn.
+    public func reserveCallIDs() throws -> ClosedRange<Int64> {
+        try blocking { [self] in
+            try await transaction("reserving call ids") { [self] connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.callIDsLockKey))", logger: logger)
+                let rows = try await connection.query("""
+                    WITH drawn AS MATERIALIZED (SELECT nextval('call_ids') AS id),
+                    block AS MATERIALIZED (
+                        SELECT CASE WHEN d.id > s.last THEN d.id ELSE setval('call_ids', s.last + 1) END AS first
+                        FROM drawn AS d, (SELECT coalesce(max(last_call_id), 0) AS last FROM store_state) AS s)
+                    SELECT first, first + 63 FROM block
+                    """, logger: logger).collect()
+                guard let row = rows.first else {
+                    throw PostgresStoreError(kind: .write, description: "PostgreSQL at \(location): reserving call ids gave no block")
+                }
+                let (first, last) = try row.decode((Int64, Int64).self)
+                return first...last
+            }
+        }
+    }
+
+    /// Moves the open calls of `deadNode` to `node`, each under its epoch raised by one, and
+    /// returns them oldest first; a call another survivor took first is not among them. `node`
+    /// may be `deadNode`: a node restarting under its own id takes its calls back under new
+    /// epochs. One transaction: the calls are taken exactly when their records are returned.
+    public func takeOverOpenCalls(of deadNode: String, by node: String) throws -> [OwnedCall] {
+        try blocking { [self] in
+            try await transaction("taking over the open calls of node \(deadNode)") { [self] connection in
+                let decoder = JSONDecoder()
+                var records: [CallLogRecord] = []
+                var epochs: [Int64] = []
+                var recorded: [Int64] = []
+                for try await (id, hasRecording, json, participants, epoch) in try await connection.query("""
+                    WITH taken AS (
+                        UPDATE calls SET owner_node = \(node), owner_epoch = owner_epoch + 1
+                        WHERE owner_node = \(deadNode) AND status IN ('initiated', 'ongoing')
+                        RETURNING id, has_recording, record, participants, owner_epoch)
+                    SELECT id, has_recording, record::text, participants::text, owner_epoch FROM taken ORDER BY id
+                    """, logger: logger).decode((Int64, Bool, String, String, Int64).self) {
+                    records.append(try Self.record(json, participants: participants, decoder: decoder))
+                    epochs.append(epoch)
+                    if hasRecording {
+                        recorded.append(id)
+                    }
+                }
+                try await attachRecordingURLs(of: recorded, to: &records, on: connection)
+                return zip(records, epochs).map { OwnedCall(record: $0, epoch: $1) }
+            }
+        }
+    }
+
+    /// Which of `ids` are still open and owned by `node`: a node back from losing Redis keeps
+    /// these and drops the calls a survivor took over meanwhile.
+    public func ownedOpenCallIDs(of node: String, among ids: [Int64]) throws -> Set<Int64> {
+        guard !ids.isEmpty else { return [] }
+        return try blocking { [self] in
+            try await reading("reading the open calls of node \(node)") { [self] connection in
+                var owned: Set<Int64> = []
+                for try await id in try await connection.query("""
+                    SELECT id FROM calls
+                    WHERE id = ANY (\(ids)::bigint[]) AND owner_node = \(node) AND status IN ('initiated', 'ongoing')
+                    """, logger: logger).decode(Int64.self) {
+                    owned.insert(id)
+                }
+                return owned
+            }
+        }
+    }
+}
