@@ -45,6 +45,7 @@ final class GatewayMetrics {
     private let ringLatency: CoreMetrics.Timer
     private let recoveries: [Bool: CoreMetrics.Counter]
     private let replayedPushes: CoreMetrics.Counter
+    private let clusterMember: CoreMetrics.Gauge
 
     /// Registers every metric in `registry`, which should be this server's alone. Labelled
     /// series with a known set of values start at 0, so a rate over them works from the start.
@@ -77,12 +78,18 @@ final class GatewayMetrics {
                 factory: factory))
         })
         replayedPushes = CoreMetrics.Counter(label: "callgate_replayed_pushes_total", factory: factory)
+        clusterMember = CoreMetrics.Gauge(label: "callgate_cluster_member", factory: factory)
         for label in CloseCodeLabel.common {
             socketsClosed[label] = closedCounter(label)
         }
     }
 
     /// A WebSocket opened.
+    /// Cluster mode: whether this node is a live member (1) or joining or suspended (0).
+    func clusterLive(_ live: Bool) {
+        clusterMember.record(live ? 1 : 0)
+    }
+
     func socketOpened() {
         socketsOpen.increment()
     }

@@ -66,11 +66,22 @@ public final class GatewayServer: Sendable {
             service.webhooks.stop()
             throw error
         }
+        if let cluster = configuration.cluster {
+            do {
+                try await service.joinCluster(cluster)
+            } catch {
+                context.stop()
+                service.pipeline.writer.stop()
+                service.webhooks.stop()
+                throw error
+            }
+        }
         logger.info(
             "listening",
             metadata: [
                 "host": "\(configuration.host)", "port": "\(context.port)", "tls": "\(configuration.tls != nil)",
                 "trustedProxies": "\(configuration.trustedProxies.networks.joined(separator: ","))",
+                "cluster": "\(configuration.cluster.map { "\($0.nodeID) on \($0.redis)" } ?? "off")",
             ])
         return GatewayServer(context: context, service: service)
     }
@@ -86,6 +97,7 @@ public final class GatewayServer: Sendable {
     public func stop() -> Bool {
         let timeout = service.configuration.shutdownTimeout
         let deadline = ContinuousClock.now + timeout
+        service.leaveCluster()
         context.stop(closeCode: CloseCode.goingAway, grace: timeout / 2)
         let written = service.pipeline.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
         service.webhooks.stop()

@@ -209,6 +209,9 @@ extension GatewayService: HTTPHandler {
         if let backlog = storeBacklog() {
             return .error(503, .notReady, backlog)
         }
+        if let cluster = clusterUnreadiness() {
+            return .error(503, .notReady, cluster)
+        }
         return .json(200, ["status": "ready"])
     }
 }

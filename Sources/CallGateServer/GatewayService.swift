@@ -1,3 +1,4 @@
+import CallGateCluster
 import CallGateCore
 import CallGateProtocol
 import Foundation
@@ -51,6 +52,10 @@ final class GatewayService: @unchecked Sendable {
     var admission: AdmissionControl
     /// One per kind of limit, so that a flood of refusals logs a line per 10 s, not per socket.
     var limitLogs: [LimitEvent: BurstLog] = [:]
+    /// This node's place in the cluster; nil for a single process (`+Cluster`).
+    var cluster: ClusterNode?
+    /// Gives up on joining the cluster at start (`+Cluster`).
+    var joinTimer: LoopTimer?
     /// Fires when the Core's earliest timer is due.
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.

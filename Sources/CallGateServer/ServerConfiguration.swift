@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var core = CoreConfiguration()
     /// Where call logs and groups are kept; the default keeps them in memory for this run only.
     public var store: any CallLogStore = InMemoryCallLogStore()
+    /// Cluster mode: this node's id and the Redis the nodes share; nil for a single process.
+    public var cluster: ClusterConfiguration?
     /// How long a new socket may take to send `connect` before it is closed with 4001.
     public var authTimeout: Duration = .seconds(10)
     /// Largest incoming message; larger ones close the socket with 1009.

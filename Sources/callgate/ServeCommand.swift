@@ -10,7 +10,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the gateway.",
-        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_JWT_ISSUER, CALLGATE_JWT_AUDIENCE, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated), CALLGATE_WEB_APP (on or off), and for the limits CALLGATE_ALLOWED_ORIGINS, CALLGATE_MAX_CONNECTIONS, CALLGATE_MAX_CONNECTIONS_PER_ADDRESS, CALLGATE_MAX_MESSAGES_PER_SECOND, CALLGATE_MAX_MESSAGE_BYTES, CALLGATE_MAX_MESSAGE_FRAGMENTS, CALLGATE_MAX_QUEUED_FRAMES, CALLGATE_MAX_DEVICES_PER_USER, CALLGATE_MAX_SESSIONS_PER_USER, CALLGATE_MAX_CALLS_PER_MINUTE, CALLGATE_MAX_RECORDINGS_PER_SESSION, CALLGATE_LIVENESS_INTERVAL, CALLGATE_SHUTDOWN_TIMEOUT, and for webhooks CALLGATE_WEBHOOK_URL, CALLGATE_WEBHOOK_SECRET, CALLGATE_WEBHOOK_TIMEOUT, CALLGATE_WEBHOOK_RETRY_SCHEDULE, CALLGATE_WEBHOOK_RETRY_PERIOD, CALLGATE_WEBHOOK_CONCURRENCY, CALLGATE_WEBHOOK_RETENTION, CALLGATE_WEBHOOK_CA_FILE."
+        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_JWT_ISSUER, CALLGATE_JWT_AUDIENCE, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_CLUSTER, CALLGATE_NODE_ID, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated), CALLGATE_WEB_APP (on or off), and for the limits CALLGATE_ALLOWED_ORIGINS, CALLGATE_MAX_CONNECTIONS, CALLGATE_MAX_CONNECTIONS_PER_ADDRESS, CALLGATE_MAX_MESSAGES_PER_SECOND, CALLGATE_MAX_MESSAGE_BYTES, CALLGATE_MAX_MESSAGE_FRAGMENTS, CALLGATE_MAX_QUEUED_FRAMES, CALLGATE_MAX_DEVICES_PER_USER, CALLGATE_MAX_SESSIONS_PER_USER, CALLGATE_MAX_CALLS_PER_MINUTE, CALLGATE_MAX_RECORDINGS_PER_SESSION, CALLGATE_LIVENESS_INTERVAL, CALLGATE_SHUTDOWN_TIMEOUT, and for webhooks CALLGATE_WEBHOOK_URL, CALLGATE_WEBHOOK_SECRET, CALLGATE_WEBHOOK_TIMEOUT, CALLGATE_WEBHOOK_RETRY_SCHEDULE, CALLGATE_WEBHOOK_RETRY_PERIOD, CALLGATE_WEBHOOK_CONCURRENCY, CALLGATE_WEBHOOK_RETENTION, CALLGATE_WEBHOOK_CA_FILE."
     )
 
     @Option(help: "Address to listen on (default 127.0.0.1).")
@@ -70,6 +70,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Webhooks")
     var webhooks: WebhookOptions
 
+    @OptionGroup(title: "Cluster")
+    var cluster: ClusterOptions
+
     func run() async throws {
         let host = host ?? EnvironmentDefault.string("CALLGATE_HOST") ?? "127.0.0.1"
         let port = try port ?? EnvironmentDefault.string("CALLGATE_PORT").map(Self.parsePort) ?? 8080
@@ -87,6 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
         let sync = try databaseSync ?? EnvironmentDefault.string("CALLGATE_DATABASE_SYNC").map(DatabaseSync.parse) ?? .normal
 
         var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
+        configuration.cluster = try cluster.configuration(port: port, databaseIsPostgres: PostgresLocation.names(path))
         let deadLetterDefault: String
         if PostgresLocation.names(path) {
             if databaseSync != nil {

@@ -1,0 +1,29 @@
+/// The Lua scripts of cluster mode: each runs atomically in Redis, which is what makes a claim or
+/// a heartbeat race-free across nodes.
+enum ClusterScripts {
+    /// Renews this node's heartbeat lease unless another process holds its id, and reports which
+    /// nodes of the set are live and which have let their lease lapse.
+    /// KEYS: the node's key, the node set. ARGV: `"<incarnation>|<number>"`, the lease in ms, the
+    /// node id, the node key prefix. Returns `{1, live ids, lapsed ids}`, or `{0, holder}` when
+    /// another incarnation holds the id.
+    static let heartbeat = RedisScript(name: "heartbeat", source: """
+        local current = redis.call('GET', KEYS[1])
+        if current and current ~= ARGV[1] then return {0, current} end
+        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        redis.call('SADD', KEYS[2], ARGV[3])
+        local live, lapsed = {}, {}
+        for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+          if redis.call('EXISTS', ARGV[4] .. id) == 1 then live[#live + 1] = id else lapsed[#lapsed + 1] = id end
+        end
+        return {1, live, lapsed}
+        """)
+
+    /// Leaves the cluster: deletes this node's key (if this incarnation holds it) and its set
+    /// entry. KEYS: the node's key, the node set. ARGV: `"<incarnation>|<number>"`, the node id.
+    static let leave = RedisScript(name: "leave", source: """
+        if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        redis.call('DEL', KEYS[1])
+        redis.call('SREM', KEYS[2], ARGV[2])
+        return 1
+        """)
+}

@@ -1,0 +1,34 @@
+import CallGateCluster
+
+/// Cluster mode: this node's id and the Redis that the nodes share (with PostgreSQL as the store).
+public struct ClusterConfiguration: Sendable {
+    /// Node ids are 1 to 64 letters, digits, `.`, `_`, `:` or `-` (they go into Redis keys and logs).
+    public static let nodeIDPattern = "1 to 64 of A-Z a-z 0-9 . _ : -"
+
+    public var redis: RedisEndpoint
+    /// This node's id, unique in the cluster.
+    public var nodeID: String
+    /// The heartbeat's timing.
+    public var timing = ClusterMembership.Timing()
+    /// How long `GatewayServer.start` waits for Redis to acknowledge this node before it fails.
+    public var joinTimeout: Duration = .seconds(10)
+
+    public init(redis: RedisEndpoint, nodeID: String) {
+        self.redis = redis
+        self.nodeID = nodeID
+    }
+
+    /// Whether `id` is a usable node id.
+    public static func isValidNodeID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"),
+                 UInt8(ascii: "-"):
+                true
+            default:
+                false
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import CallGateCluster
+import Foundation
+import Synchronization
+
+/// Cluster mode: joining the cluster at start, leaving it at stop, and what readiness says
+/// about it. Service thread, but for `joinCluster` and `leaveCluster` (any thread but it).
+extension GatewayService {
+    /// Why a node could not join.
+    struct ClusterJoinFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts this node's membership and returns once Redis acknowledged its heartbeat; throws
+    /// after `joinTimeout` without (Redis unreachable, or the node id held by a live process).
+    func joinCluster(_ configuration: ClusterConfiguration) async throws {
+        let outcome = Mutex<CheckedContinuation<Void, any Error>?>(nil)
+        let finish: @Sendable (Result<Void, any Error>) -> Void = { result in
+            outcome.withLock { continuation in
+                continuation?.resume(with: result)
+                continuation = nil
+            }
+        }
+        try await withCheckedThrowingContinuation { continuation in
+            outcome.withLock { $0 = continuation }
+            context.post { [self] in
+                let node = ClusterNode(
+                    nodeID: configuration.nodeID, redis: configuration.redis, context: context,
+                    timing: configuration.timing, logger: logger)
+                cluster = node
+                node.membership.onLive = { [metrics] in
+                    metrics.clusterLive(true)
+                    finish(.success(()))
+                }
+                node.membership.onSuspended = { [metrics] _ in metrics.clusterLive(false) }
+                let timeout = context.makeTimer { [node] in
+                    let reason: String = switch node.membership.state {
+                    case .suspended(let why): why
+                    default: node.client.lastError ?? "no reply"
+                    }
+                    finish(.failure(ClusterJoinFailure(
+                        description: "node \(configuration.nodeID) could not join the cluster at \(configuration.redis) within \(configuration.joinTimeout): \(reason)")))
+                }
+                timeout.schedule(afterMicroseconds: configuration.joinTimeout.wholeMilliseconds * 1000)
+                joinTimer = timeout
+                node.start()
+            }
+        }
+        context.post { [self] in joinTimer = nil }
+    }
+
+    /// Leaves the cluster so that the others need not wait for this node's lease to lapse;
+    /// returns when Redis answered, or after a second.
+    func leaveCluster() {
+        let left = DispatchSemaphore(value: 0)
+        context.post { [self] in
+            guard let cluster else {
+                left.signal()
+                return
+            }
+            cluster.membership.leave { left.signal() }
+        }
+        _ = left.wait(timeout: .now() + 1)
+    }
+
+    /// Why this node may not serve as a cluster member now; nil when it may (or is no member).
+    func clusterUnreadiness() -> String? {
+        guard let cluster, !cluster.isLive else { return nil }
+        switch cluster.membership.state {
+        case .suspended(let reason):
+            return "this node is suspended from the cluster: \(reason)"
+        default:
+            return "this node has not joined the cluster yet"
+        }
+    }
+}

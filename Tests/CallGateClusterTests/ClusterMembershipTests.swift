@@ -1,0 +1,96 @@
+import CallGateCluster
+import Foundation
+import LWS
+import Logging
+import TestSupport
+import Testing
+
+/// `ClusterMembership` on a real Redis, with short leases: one process per node id, suspension
+/// when Redis stops answering, and the view of live and lapsed nodes.
+@Suite(.serialized) struct ClusterMembershipTests {
+    final class Node: @unchecked Sendable {
+        let loop: LoopHarness
+        let states = Events<String>()
+        var node: ClusterNode?
+
+        init(_ id: String, redis url: String) async throws {
+            loop = try LoopHarness()
+            let endpoint = try RedisEndpoint(parsing: url)
+            var timing = ClusterMembership.Timing()
+            timing.heartbeatInterval = .milliseconds(100)
+            timing.lease = .milliseconds(600)
+            timing.suspendAfter = .milliseconds(300)
+            await loop.onLoop { [self, timing] in
+                let node = ClusterNode(nodeID: id, redis: endpoint, context: loop.context, timing: timing, logger: Logger(label: "test"))
+                node.membership.onLive = { [states] in states.append("live") }
+                node.membership.onSuspended = { [states] in states.append("suspended: \($0)") }
+                node.start()
+                self.node = node
+            }
+        }
+
+        func view() async -> (live: [String], lapsed: [String]) {
+            await loop.onLoop { [self] in (node?.membership.liveNodes ?? [], node?.membership.lapsedNodes ?? []) }
+        }
+
+        func leave() async {
+            await withCheckedContinuation { continuation in
+                loop.context.post { [self] in node?.membership.leave { continuation.resume() } }
+            }
+        }
+    }
+
+    @Test func aSecondProcessUnderALiveNodesIDWaitsForItsLeaseToLapse() async throws {
+        let redis = try ThrowawayRedis()
+        defer { redis.stop() }
+        let first = try await Node("a", redis: redis.url)
+        #expect(await first.states.wait { $0 == "live" } != nil)
+        let second = try await Node("a", redis: redis.url)
+        let refused = await second.states.wait { $0.hasPrefix("suspended") }
+        #expect(refused?.contains("held by another live process") == true, "\(String(describing: refused))")
+        #expect(!second.states.all.contains("live"))
+
+        await first.loop.stop()
+        #expect(await second.states.wait(seconds: 3) { $0 == "live" } != nil, "the id is free once the first one's lease lapsed")
+        await second.loop.stop()
+    }
+
+    @Test func nodesSeeEachOtherAndTheLeasesThatLapsed() async throws {
+        let redis = try ThrowawayRedis()
+        defer { redis.stop() }
+        let a = try await Node("a", redis: redis.url)
+        let b = try await Node("b", redis: redis.url)
+        let c = try await Node("c", redis: redis.url)
+        for node in [a, b, c] {
+            #expect(await node.states.wait { $0 == "live" } != nil)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await a.view().live == ["a", "b", "c"])
+
+        await b.loop.stop()
+        try await Task.sleep(for: .milliseconds(1_000))
+        let view = await a.view()
+        #expect(view.live == ["a", "c"] && view.lapsed == ["b"], "\(view)")
+
+        await c.leave()
+        try await Task.sleep(for: .milliseconds(300))
+        let afterLeave = await a.view()
+        #expect(afterLeave.live == ["a"] && afterLeave.lapsed == ["b"], "a node that left is gone from the set: \(afterLeave)")
+        await c.loop.stop()
+        await a.loop.stop()
+    }
+
+    @Test func aNodeSuspendsItselfWhenRedisStopsAnsweringAndComesBackLive() async throws {
+        let redis = try ThrowawayRedis()
+        defer { redis.stop() }
+        let node = try await Node("a", redis: redis.url)
+        #expect(await node.states.wait { $0 == "live" } != nil)
+        node.states.clear()
+        redis.kill()
+        let suspended = await node.states.wait(seconds: 2) { $0.hasPrefix("suspended") }
+        #expect(suspended?.contains("no heartbeat acknowledged") == true, "\(String(describing: suspended))")
+        try redis.start()
+        #expect(await node.states.wait(seconds: 5) { $0 == "live" } != nil)
+        await node.loop.stop()
+    }
+}
