@@ -33,6 +33,11 @@ extension CoreError {
     static let groupNotFound = CoreError(
         code: .groupNotFound, message: "no such group, or you are not a member of it")
 
+    /// Cluster mode: no call id is left until the next block arrives from the database.
+    static let noCallIDs = CoreError(
+        code: .storeUnavailable,
+        message: "no call ids reserved from the database yet (is it reachable?); this op was not done: try again shortly")
+
     /// A field the frame decoder accepted but the core finds out of range.
     static func tooManySessions(_ limit: Int) -> CoreError {
         CoreError(code: .tooManySessions, message: "you are in \(limit) standalone sessions already: leave one first")

@@ -55,7 +55,7 @@ extension GatewayCore {
     /// log changes (calls closed, recordings stopped, meetings resumed). Service thread only.
     public func restore(openCalls records: [CallLogRecord], lastCallID: Int64) -> Outcome<Void> {
         transition { list in
-            lastOrdinal = max(lastOrdinal, lastCallID, records.map(\.id).max() ?? 0)
+            callIDs.skip(past: max(lastCallID, records.map(\.id).max() ?? 0))
             for record in records where record.isOpen {
                 switch record.callCategory {
                 case .call:

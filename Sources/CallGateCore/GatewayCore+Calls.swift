@@ -104,7 +104,7 @@ extension GatewayCore {
             callStatus: .initiated, initiator: caller, receiver: receiver, initiatedAt: nowSeconds,
             metadata: params.metadata)
         let live = LiveCall(
-            call: call, ordinal: nextOrdinal(), ringing: ringing, busySkipped: busy, changes: logChanges)
+            call: call, ordinal: try nextOrdinal(), ringing: ringing, busySkipped: busy, changes: logChanges)
         // The call log names callees as they are now: later they may be gone from the directory.
         for uid in ringing + busy {
             if let user = directory.profile(of: uid) {

@@ -189,7 +189,7 @@ extension GatewayCore {
             return session
         }
         try checkMeetAttendance(of: user.uid)
-        return startMeet(sessionId, callType: audioOnly ? .audio : .video)
+        return try startMeet(sessionId, callType: audioOnly ? .audio : .video)
     }
 
     /// A user may be in `maxMeetSessionsPerUser` meet sessions at once: each is a session, a
@@ -309,13 +309,14 @@ extension GatewayCore {
 
     /// A new standalone session. The history of a finished one with the same id is dropped: a
     /// meeting link may be used again as soon as its last session ended.
-    func startMeet(_ sessionId: String, callType: CallType) -> LiveSession {
+    func startMeet(_ sessionId: String, callType: CallType) throws(CoreError) -> LiveSession {
+        let logID = try nextOrdinal()
         finishedHistories[sessionId] = nil
         if let timer = historyExpiry.removeValue(forKey: sessionId) {
             timers.cancel(timer)
         }
         let session = LiveSession(
-            meet: sessionId, callType: callType, logID: nextOrdinal(), startedAt: nowSeconds,
+            meet: sessionId, callType: callType, logID: logID, startedAt: nowSeconds,
             attendance: meetAttendance, changes: logChanges)
         sessions[sessionId] = session
         return session

@@ -16,6 +16,8 @@ public final class GatewayCore {
     let clock: any CoreClock
     let groups: any GroupStore
     let sessionIDs: any SessionIDGenerator
+    /// Gives the call log ids of new calls and meetings.
+    let callIDs: any CallIDSource
 
     /// Connection <-> user routing.
     var directory = ConnectionDirectory()
@@ -33,8 +35,6 @@ public final class GatewayCore {
     var graceTimers: [String: [String: TimerID]] = [:]
     /// Ring timeouts, grace periods and retention expiries.
     var timers = TimerQueue<TimerEvent>()
-    /// The number of the last call (or meeting) created.
-    var lastOrdinal: Int64 = 0
     /// Live call sessions by session id: the sessions of ringing calls someone joined, and
     /// standalone (`meet`) sessions.
     var sessions: [String: LiveSession] = [:]
@@ -67,8 +67,10 @@ public final class GatewayCore {
         configuration: CoreConfiguration = .init(),
         clock: any CoreClock,
         groups: any GroupStore,
-        sessionIDs: any SessionIDGenerator = RandomSessionIDGenerator()
+        sessionIDs: any SessionIDGenerator = RandomSessionIDGenerator(),
+        callIDs: any CallIDSource = CountingCallIDs()
     ) {
+        self.callIDs = callIDs
         self.configuration = configuration
         self.clock = clock
         self.groups = groups
@@ -292,10 +294,11 @@ public final class GatewayCore {
         }
     }
 
-    /// The number of a new call or meeting.
-    func nextOrdinal() -> Int64 {
-        lastOrdinal += 1
-        return lastOrdinal
+    /// The call log id of a new call or meeting; throws when none can be given now (cluster
+    /// mode, before a block of ids arrived from the store).
+    func nextOrdinal() throws(CoreError) -> Int64 {
+        guard let id = callIDs.next() else { throw .noCallIDs }
+        return id
     }
 
     /// The best description of a user: their newest connection's, else the one they joined

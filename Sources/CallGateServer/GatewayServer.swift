@@ -12,6 +12,11 @@ public final class GatewayServer: Sendable {
     private let context: LWSContext
     private let service: GatewayService
 
+    /// Cluster mode was asked for on a store the nodes cannot share.
+    struct ClusterStoreRequired: Error, CustomStringConvertible {
+        var description: String { "cluster mode needs a store every node shares: PostgreSQL" }
+    }
+
     /// The port the gateway listens on (the real one when 0 was asked for).
     public var port: Int { context.port }
 
@@ -40,13 +45,24 @@ public final class GatewayServer: Sendable {
         contextConfiguration.tls = configuration.tls
         let store = configuration.store
         let webhookConfiguration = configuration.webhooks
+        let cluster = configuration.cluster
+        if cluster != nil, !(store is any ClusterStore) {
+            throw ClusterStoreRequired()
+        }
         // The store blocks its caller (a PostgreSQL store on the network): read on a Dispatch
-        // thread, never on one of Swift concurrency's few cooperative threads.
-        let (groups, openCalls, lastCallID, webhooksActive) = try await withCheckedThrowingContinuation { continuation in
+        // thread, never on one of Swift concurrency's few cooperative threads. A cluster node
+        // takes back only its own open calls (those of other nodes are theirs, or their
+        // survivors'), and reserves its first block of call ids.
+        let (groups, openCalls, lastCallID, webhooksActive, callIDs) = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
-                    (try store.groups(), try store.openCalls(), try store.lastCallID(),
-                     try webhookConfiguration.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis()))
+                    let shared = store as? any ClusterStore
+                    let openCalls = try cluster.map { cluster in
+                        try shared?.takeOverOpenCalls(of: cluster.nodeID, by: cluster.nodeID).map(\.record) ?? []
+                    } ?? store.openCalls()
+                    return (try store.groups(), openCalls, try store.lastCallID(),
+                            try webhookConfiguration.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis()),
+                            try shared.flatMap { cluster == nil ? nil : try $0.reserveCallIDs() })
                 })
             }
         }
@@ -54,7 +70,7 @@ public final class GatewayServer: Sendable {
         let service = GatewayService(
             configuration: configuration, context: context, tokens: tokens, groups: groups,
             webhooksActive: webhooksActive, logger: logger, metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
-        try service.resume(openCalls: openCalls, lastCallID: lastCallID)
+        try service.resume(openCalls: openCalls, lastCallID: lastCallID, callIDs: callIDs)
         if !openCalls.isEmpty {
             logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
         }

@@ -52,6 +52,8 @@ final class GatewayService: @unchecked Sendable {
     var admission: AdmissionControl
     /// One per kind of limit, so that a flood of refusals logs a line per 10 s, not per socket.
     var limitLogs: [LimitEvent: BurstLog] = [:]
+    /// Cluster mode: the call ids reserved from the shared store (the Core takes from them).
+    let reservedCallIDs: ReservedCallIDs?
     /// This node's place in the cluster; nil for a single process (`+Cluster`).
     var cluster: ClusterNode?
     /// Gives up on joining the cluster at start (`+Cluster`).
@@ -86,7 +88,17 @@ final class GatewayService: @unchecked Sendable {
         store = configuration.store
         clock = SystemClock()
         self.groups = JournaledGroupStore(groups)
-        core = GatewayCore(configuration: configuration.core, clock: clock, groups: self.groups)
+        if configuration.cluster != nil, let shared = store as? any ClusterStore {
+            let reserver = CallIDReserver(store: shared, context: context, logger: logger)
+            let reserved = ReservedCallIDs { reserver.reserve() }
+            reserver.ids = reserved
+            reservedCallIDs = reserved
+        } else {
+            reservedCallIDs = nil
+        }
+        core = GatewayCore(
+            configuration: configuration.core, clock: clock, groups: self.groups,
+            callIDs: reservedCallIDs ?? CountingCallIDs())
         history = InMemoryPushHistory(
             limits: configuration.history, clock: clock, origin: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
@@ -100,9 +112,13 @@ final class GatewayService: @unchecked Sendable {
     }
 
     /// Takes back the calls a previous run left open and writes what that changed (calls whose
-    /// ring timeout passed meanwhile are closed) before anyone can read the log. Call once,
-    /// before the context starts; throws when the store cannot write.
-    func resume(openCalls: [CallLogRecord], lastCallID: Int64) throws {
+    /// ring timeout passed meanwhile are closed) before anyone can read the log; in cluster mode
+    /// new calls take their ids from `callIDs`, the first block reserved. Call once, before the
+    /// context starts; throws when the store cannot write.
+    func resume(openCalls: [CallLogRecord], lastCallID: Int64, callIDs: ClosedRange<Int64>?) throws {
+        if let callIDs {
+            reservedCallIDs?.add(callIDs)
+        }
         let outcome = core.restore(openCalls: openCalls, lastCallID: lastCallID)
         try store.apply(outcome.logChanges.map(StoreWrite.call) + webhookWrites(outcome.webhookEvents))
         webhooks.wake()

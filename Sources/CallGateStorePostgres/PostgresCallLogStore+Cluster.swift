@@ -2,15 +2,9 @@ import CallGateCore
 import Foundation
 import PostgresNIO
 
-/// An open call a node owns, with the fencing epoch it owns it under (raised by each takeover).
-public struct OwnedCall: Sendable {
-    public let record: CallLogRecord
-    public let epoch: Int64
-}
-
 /// What the nodes of a cluster share through PostgreSQL: call ids given out in blocks, and the
 /// open calls of a node that died, taken over by a survivor.
-extension PostgresCallLogStore {
+extension PostgresCallLogStore: ClusterStore {
     /// The advisory lock every reservation holds: "Call IDs" in ASCII.
     static let callIDsLockKey: Int64 = 0x4361_6C6C_2049_4473
 

@@ -103,7 +103,7 @@ extension PostgresCallLogStore {
         }
         try await connection.write(UpsertCalls.self, PostgresBindings(
             ids, sessions, categories, types, statuses, initiators, receiverTypes, receiverIDs, initiated, started, ended,
-            recorded, bodies, participants, Self.noTime), logger: logger)
+            recorded, bodies, participants, Self.noTime, owner ?? ""), logger: logger)
         if !unknown.isEmpty {
             try await connection.write(KeepOnlyMembers.self, PostgresBindings(unknown, addedUIDs, addedCalls), logger: logger)
         }

@@ -21,6 +21,8 @@ public final class PostgresCallLogStore: Sendable {
     /// How often an operation that has its connection is checked for the one way it can hang
     /// (see `Pool`): its connection closed under it.
     let hangCheck: Duration
+    /// Cluster mode: the node recorded as the owner of every call this store saves.
+    let owner: String?
     private let pool: Mutex<Pool>
     /// The participant uids of the open calls as last committed, so a save whose participants
     /// did not change writes no member rows (a group call's cancel or end).
@@ -39,8 +41,11 @@ public final class PostgresCallLogStore: Sendable {
         var closed = false
     }
 
-    private init(location: PostgresLocation, logger: Logger, leaseTimeout: Duration, hangCheck: Duration) {
+    private init(
+        location: PostgresLocation, logger: Logger, leaseTimeout: Duration, hangCheck: Duration, owner: String? = nil
+    ) {
         self.location = location
+        self.owner = owner
         self.logger = logger
         self.leaseTimeout = leaseTimeout
         self.hangCheck = hangCheck
@@ -56,14 +61,17 @@ public final class PostgresCallLogStore: Sendable {
         return Pool(client: client, running: Task.detached { await client.run() })
     }
 
-    /// Connects to `location` and migrates its schema. Throws `PostgresStoreError` (kind `open`)
+    /// Connects to `location` and migrates its schema; `owner` is the cluster node whose calls
+    /// this store saves (every call it writes is recorded as that node's), nil for a single
+    /// process. Throws `PostgresStoreError` (kind `open`)
     /// when the server cannot be reached within `leaseTimeout` or refuses the migration, and
     /// `PostgresMigrator.Refusal` when its schema is newer than this build's.
     public static func open(
         _ location: PostgresLocation, logger: Logger, leaseTimeout: Duration = .seconds(2),
-        hangCheck: Duration = .seconds(5)
+        hangCheck: Duration = .seconds(5), owner: String? = nil
     ) async throws -> PostgresCallLogStore {
-        let store = PostgresCallLogStore(location: location, logger: logger, leaseTimeout: leaseTimeout, hangCheck: hangCheck)
+        let store = PostgresCallLogStore(
+            location: location, logger: logger, leaseTimeout: leaseTimeout, hangCheck: hangCheck, owner: owner)
         do {
             try await store.migrate()
         } catch {

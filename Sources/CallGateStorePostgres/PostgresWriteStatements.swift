@@ -20,14 +20,15 @@ struct PostgresWrite<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
 
 /// Upserts a batch of calls, one array per column. PostgresNIO has no arrays of optionals: a
 /// missing receiver is an empty type and a missing time `$15`, both turned back into NULL here.
+/// `$16` is the owner node (cluster mode; empty for none), written on every row.
 enum UpsertCalls: PostgresWriteSQL {
     static let sql = """
         INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                           initiated_at, started_at, ended_at, has_recording, record, participants)
+                           initiated_at, started_at, ended_at, has_recording, record, participants, owner_node)
         SELECT id, session_id, category, call_type, status, initiator_uid, NULLIF(receiver_type, ''),
                CASE WHEN receiver_type = '' THEN NULL ELSE receiver_id END, to_timestamp(initiated_at),
                to_timestamp(NULLIF(started_at, $15)), to_timestamp(NULLIF(ended_at, $15)),
-               has_recording, record::json, participants::jsonb
+               has_recording, record::json, participants::jsonb, NULLIF($16::text, '')
         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                     $9::bigint[], $10::bigint[], $11::bigint[], $12::boolean[], $13::text[], $14::text[])
             AS r (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
@@ -37,7 +38,8 @@ enum UpsertCalls: PostgresWriteSQL {
             status = excluded.status, initiator_uid = excluded.initiator_uid,
             receiver_type = excluded.receiver_type, receiver_id = excluded.receiver_id,
             initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
-            has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants
+            has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants,
+            owner_node = excluded.owner_node
         """
 }
 

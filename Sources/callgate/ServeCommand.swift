@@ -98,7 +98,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
             do {
                 let location = try PostgresLocation(path)
-                configuration.store = try await PostgresCallLogStore.open(location, logger: logger)
+                configuration.store = try await PostgresCallLogStore.open(
+                    location, logger: logger, owner: configuration.cluster?.nodeID)
                 logger.info("call log store: PostgreSQL", metadata: ["database": "\(location)"])
             } catch {
                 throw ValidationError("cannot open the database: \(error)")

@@ -18,9 +18,10 @@ final class Fixture {
     /// Every webhook event the ops run through the fixture reported, in order.
     var webhookEvents: [WebhookEvent] = []
 
-    init(_ configuration: CoreConfiguration = .init(), sessionIDs: [String] = []) {
+    init(_ configuration: CoreConfiguration = .init(), sessionIDs: [String] = [], callIDs: any CallIDSource = CountingCallIDs()) {
         self.sessionIDs = ScriptedSessionIDs(sessionIDs)
-        core = GatewayCore(configuration: configuration, clock: clock, groups: groups, sessionIDs: self.sessionIDs)
+        core = GatewayCore(
+            configuration: configuration, clock: clock, groups: groups, sessionIDs: self.sessionIDs, callIDs: callIDs)
     }
 
     static func user(_ uid: String) -> User {

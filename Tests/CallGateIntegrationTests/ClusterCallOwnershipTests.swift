@@ -1,0 +1,74 @@
+import CallGateClient
+import CallGateProtocol
+import CallGateServer
+import Foundation
+import Testing
+import TestSupport
+
+/// Calls made on two nodes of a cluster get call log ids no other node gives and are recorded
+/// as their node's; a node that restarts takes back its own open calls and no one else's.
+@Suite(.serialized) struct ClusterCallOwnershipTests {
+    static let secret = "cluster-ownership-secret"
+
+    private func node(_ id: String, redis: ThrowawayRedis, database: String) throws -> GatewayProcess {
+        try GatewayProcess(arguments: [
+            "--cluster", redis.url, "--database", database, "--node-id", id, "--jwt-secret", Self.secret,
+            "--admin-key", "cluster-admin", "--max-calls-per-minute", "1000",
+        ])
+    }
+
+    /// Rows of `sql` on `database`, each a `|`-separated line.
+    private func query(_ database: String, _ sql: String) async throws -> [String] {
+        let run = try await CommandRun.run(["psql", database, "-At", "-c", sql])
+        guard run.exitCode == 0 else { throw GatewayProcess.StartFailure(description: "psql: \(run)") }
+        return run.output.split(separator: "\n").map(String.init)
+    }
+
+    @Test func idsAreUniqueAcrossNodesAndANodeTakesBackOnlyItsOwnCalls() async throws {
+        let redis = try ThrowawayRedis()
+        defer { redis.stop() }
+        let database = try await SharedPostgres.freshDatabase()
+        var a = try node("a", redis: redis, database: database)
+        let b = try node("b", redis: redis, database: database)
+        defer { a.kill(); b.kill() }
+        let tokens = try await TokenService(secret: Self.secret)
+        let loop = try ClientLoop()
+        defer { loop.stop() }
+        func client(_ uid: String, on node: GatewayProcess) async throws -> (CallGateClient, ConnectResult) {
+            let client = try await CallGateClient.open(host: "127.0.0.1", port: node.port, loop: loop)
+            let result = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: uid), ttl: 600).token)
+            return (client, result)
+        }
+        let (alice, _) = try await client("alice", on: a)
+        let (carol, _) = try await client("carol", on: b)
+
+        var sessions: [String: String] = [:]
+        for _ in 0..<5 {
+            for (caller, name) in [(alice, "a"), (carol, "b")] {
+                let call = try await caller.initiateCall(to: "nobody-online")
+                sessions[call.sessionId] = name
+                _ = try await caller.rejectCall(call.sessionId, status: .cancelled)
+            }
+        }
+        let ringingOnA = try await alice.initiateCall(to: "bob", timeout: 60)
+        let ringingOnB = try await carol.initiateCall(to: "dave", timeout: 60)
+        sessions[ringingOnA.sessionId] = "a"
+        sessions[ringingOnB.sessionId] = "b"
+
+        let rows = try await query(database, "SELECT id, session_id, owner_node, owner_epoch FROM calls ORDER BY id")
+        #expect(rows.count == 12, "twelve calls, twelve rows: no id given twice\n\(rows)")
+        for row in rows {
+            let fields = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            #expect(sessions[fields[1]] == fields[2], "call \(fields[1]) is recorded as its node's: \(row)")
+        }
+
+        a.kill()
+        a = try node("a", redis: redis, database: database)
+        let after = try await query(database, """
+            SELECT session_id, owner_node, owner_epoch FROM calls WHERE status = 'initiated' ORDER BY session_id
+            """)
+        #expect(Set(after) == ["\(ringingOnA.sessionId)|a|1", "\(ringingOnB.sessionId)|b|0"], "\(after)")
+        let (_, resumed) = try await client("alice", on: a)
+        #expect(resumed.activeCalls.map(\.sessionId) == [ringingOnA.sessionId], "node a resumed its own ringing call")
+    }
+}
