@@ -1,3 +1,4 @@
+import CallGateCluster
 import CallGateCore
 import CallGateProtocol
 import Dispatch
@@ -51,11 +52,16 @@ public final class GatewayServer: Sendable {
         }
         // The store blocks its caller (a PostgreSQL store on the network): read on a Dispatch
         // thread, never on one of Swift concurrency's few cooperative threads. A cluster node
-        // takes back only its own open calls (those of other nodes are theirs, or their
-        // survivors'), and reserves its first block of call ids.
+        // first waits until no live process holds its id, then takes back only its own open
+        // calls (those of other nodes are theirs, or their survivors'), and reserves its first
+        // block of call ids.
         let (groups, openCalls, lastCallID, webhooksActive, callIDs) = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
+                    if let cluster {
+                        try NodeIDCheck.waitUntilFree(
+                            cluster.nodeID, redis: cluster.redis, wait: cluster.timing.lease + .seconds(1))
+                    }
                     let shared = store as? any ClusterStore
                     let openCalls = try cluster.map { cluster in
                         try shared?.takeOverOpenCalls(of: cluster.nodeID, by: cluster.nodeID).map(\.record) ?? []

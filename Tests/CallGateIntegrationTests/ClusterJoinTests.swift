@@ -11,7 +11,7 @@ import FoundationNetworking
 /// Nodes of a cluster, as real `callgate serve --cluster` processes on a throwaway Redis and a
 /// PostgreSQL database: they join, keep a heartbeat lease, leave on SIGTERM, let the lease lapse
 /// when killed, and keep their sockets through a Redis restart.
-@Suite(.serialized) struct ClusterMembershipTests {
+@Suite(.serialized) struct ClusterJoinTests {
     static let secret = "cluster-membership-secret"
 
     private func node(_ id: String, redis: ThrowawayRedis, database: String) throws -> GatewayProcess {
@@ -92,6 +92,25 @@ import FoundationNetworking
         #expect(try await eventually(within: 5) { try await readiness(a.port).status == 200 }, "and is ready again once Redis is back")
         #expect(try redis.command("EXISTS", "cg:{cluster}:node:solo") == "1")
         _ = try await client.ping()
+    }
+
+    @Test func aSecondProcessUnderALiveNodesIDFailsToStartAndTakesNothing() async throws {
+        let redis = try ThrowawayRedis()
+        defer { redis.stop() }
+        let database = try await SharedPostgres.freshDatabase()
+        let a = try node("a", redis: redis, database: database)
+        defer { a.kill() }
+        let lease = try redis.command("GET", "cg:{cluster}:node:a")
+        let started = ContinuousClock.now
+        let twin = try await CommandRun.run([
+            GatewayProcess.executable.path, "serve", "--port", "0", "--cluster", redis.url, "--database", database,
+            "--node-id", "a", "--jwt-secret", Self.secret,
+        ])
+        #expect(twin.exitCode != 0)
+        #expect(twin.output.contains("node id a is held by a live process"), "\(twin)")
+        #expect(ContinuousClock.now - started < .seconds(8), "it gives up after the lease could have lapsed")
+        #expect(try redis.command("GET", "cg:{cluster}:node:a") == lease, "the live node keeps its lease")
+        #expect(try await readiness(a.port).status == 200)
     }
 
     @Test func clusterModeRefusesWhatItCannotRunOn() async throws {
