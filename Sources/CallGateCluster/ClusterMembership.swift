@@ -1,13 +1,14 @@
 import LWS
 import Logging
 
-/// This node's membership of the cluster, kept in Redis: a heartbeat lease renewed every
-/// `heartbeatInterval` under the node id, a node number for the whole run, and the view of
-/// which nodes are live and which let their lease lapse (died, or lost Redis).
+/// This node's membership of the cluster, kept in Redis: the lease `NodeIDClaim` took at start,
+/// renewed every `heartbeatInterval` under the node id with this run's node number, and the
+/// view of which nodes are live and which let their lease lapse (died, or lost Redis).
 ///
-/// A node whose heartbeat went unacknowledged for `suspendAfter` is suspended: the others may
-/// soon count it dead and take over its calls, so it must stop acting on them until a heartbeat
-/// gets through again. Service thread only.
+/// A node whose heartbeat went unacknowledged for `suspendAfter` (checked at each tick, so
+/// within `suspendAfter` plus one interval) is suspended: the others may soon count it dead, so
+/// the layers above stop taking work that needs the cluster (today: readiness and new
+/// WebSockets) until a heartbeat gets through again. Service thread only.
 public final class ClusterMembership {
     /// Timing of the heartbeat.
     public struct Timing: Sendable {
@@ -37,8 +38,8 @@ public final class ClusterMembership {
     /// Tells this run apart from an earlier or later process under the same id.
     public let incarnation: String
     public private(set) var state = State.joining
-    /// This run's node number (from Redis), once joined.
-    public private(set) var number: Int64?
+    /// This run's node number (from Redis, by `NodeIDClaim`).
+    public let number: Int64
     /// The live nodes, this one included, as of the last heartbeat.
     public private(set) var liveNodes: [String] = []
     /// The nodes in the set whose lease lapsed, as of the last heartbeat.
@@ -53,19 +54,31 @@ public final class ClusterMembership {
     private let timing: Timing
     private let logger: Logger
     private var lastAcknowledged = ContinuousClock.now
+    /// Why the last heartbeat (or node number) was not acknowledged; nil after one that was.
+    private var lastProblem: String?
     private var beating = false
     private var left = false
     private lazy var heartbeatTimer = context.makeTimer { [unowned self] in self.beat() }
 
-    /// Membership of `nodeID` over `client` (which the caller starts and closes).
-    public init(nodeID: String, client: RedisClient, context: LWSContext, timing: Timing = Timing(), logger: Logger) {
+    /// Membership of `nodeID`, claimed as `incarnation` with `number`, over `client` (which the
+    /// caller starts and closes).
+    public init(
+        nodeID: String, incarnation: String, number: Int64, client: RedisClient, context: LWSContext,
+        timing: Timing = Timing(), logger: Logger
+    ) {
         self.nodeID = nodeID
+        self.incarnation = incarnation
+        self.number = number
         self.client = client
         self.context = context
         self.timing = timing
         self.logger = logger
+    }
+
+    /// A new run's incarnation: random, so that two runs never share one.
+    public static func newIncarnation() -> String {
         var random = SystemRandomNumberGenerator()
-        incarnation = String(random.next(), radix: 36)
+        return String(random.next(), radix: 36)
     }
 
     /// Starts the heartbeat; the first one goes out as soon as the client is ready.
@@ -86,10 +99,6 @@ public final class ClusterMembership {
     public func leave(then done: @escaping () -> Void) {
         left = true
         heartbeatTimer.cancel()
-        guard let number else {
-            done()
-            return
-        }
         client.run(
             ClusterScripts.leave, keys: [ClusterKeys.node(nodeID), ClusterKeys.nodes],
             arguments: [Array(leaseValue(number).utf8), Array(nodeID.utf8)]
@@ -100,24 +109,13 @@ public final class ClusterMembership {
         "\(incarnation)|\(number)"
     }
 
-    /// One heartbeat: renews the lease (taking a node number first, once), then schedules the next.
+    /// One heartbeat: renews the lease, then schedules the next.
     private func beat() {
         guard !left else { return }
         heartbeatTimer.schedule(afterMicroseconds: timing.heartbeatInterval.microseconds)
         checkSuspension()
         guard !beating, client.isReady else { return }
         beating = true
-        guard let number else {
-            client.send(["INCR", ClusterKeys.nodeNumbers]) { [weak self] result in
-                guard let self else { return }
-                self.beating = false
-                if case .success(.integer(let value)) = result {
-                    self.number = value
-                    self.beat()
-                }
-            }
-            return
-        }
         let sentAt = ContinuousClock.now
         client.run(
             ClusterScripts.heartbeat, keys: [ClusterKeys.node(nodeID), ClusterKeys.nodes],
@@ -134,7 +132,13 @@ public final class ClusterMembership {
         switch result {
         case .success(let reply):
             guard let elements = reply.elements, let status = elements.first?.integer else {
-                logger.error("unexpected heartbeat reply from Redis", metadata: ["reply": "\(reply)"])
+                // An error reply (READONLY on a replica, OOM, scripts disabled) or a stranger.
+                let problem = "Redis answered the heartbeat with \(reply)"
+                if lastProblem != problem {
+                    logger.error("unexpected heartbeat reply from Redis", metadata: ["reply": "\(reply)"])
+                }
+                lastProblem = problem
+                checkSuspension()
                 return
             }
             if status == 0 {
@@ -144,21 +148,28 @@ public final class ClusterMembership {
             liveNodes = (elements.dropFirst().first?.elements ?? []).compactMap(\.text).sorted()
             lapsedNodes = (elements.dropFirst(2).first?.elements ?? []).compactMap(\.text).sorted()
             lastAcknowledged = sentAt
+            lastProblem = nil
             if state != .live {
                 state = .live
-                logger.info("cluster node live", metadata: ["node": "\(nodeID)", "number": "\(number ?? 0)", "nodes": "\(liveNodes)"])
+                logger.info("cluster node live", metadata: ["node": "\(nodeID)", "number": "\(number)", "nodes": "\(liveNodes)"])
                 onLive()
             }
         case .failure(let failure):
             logger.debug("heartbeat failed", metadata: ["node": "\(nodeID)", "error": "\(failure)"])
+            lastProblem = failure.description
             checkSuspension()
         }
+    }
+
+    /// Why the node is not acknowledged, as best known.
+    public var problem: String {
+        lastProblem ?? client.lastError ?? "no reply"
     }
 
     /// Suspends the node once its last acknowledged heartbeat is `suspendAfter` old.
     private func checkSuspension() {
         guard state == .live, ContinuousClock.now - lastAcknowledged >= timing.suspendAfter else { return }
-        suspend("no heartbeat acknowledged by Redis for \(timing.suspendAfter) (\(client.lastError ?? "no reply"))")
+        suspend("no heartbeat acknowledged by Redis for \(timing.suspendAfter) (\(problem))")
     }
 
     private func suspend(_ reason: String) {

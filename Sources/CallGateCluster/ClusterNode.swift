@@ -8,10 +8,17 @@ public final class ClusterNode {
     public let client: RedisClient
     public let membership: ClusterMembership
 
-    /// A node `nodeID` on the Redis at `endpoint`; nothing connects until `start`.
-    public init(nodeID: String, redis endpoint: RedisEndpoint, context: LWSContext, timing: ClusterMembership.Timing, logger: Logger) {
+    /// A node `nodeID` on the Redis at `endpoint`, claimed by `NodeIDClaim` as `incarnation`
+    /// with `number`; nothing connects until `start`. May be made before the context starts
+    /// (it touches the loop only from `start` on).
+    public init(
+        nodeID: String, incarnation: String, number: Int64, redis endpoint: RedisEndpoint, context: LWSContext,
+        timing: ClusterMembership.Timing, logger: Logger
+    ) {
         client = RedisClient(endpoint: endpoint, name: "callgate:\(nodeID)", context: context, logger: logger)
-        membership = ClusterMembership(nodeID: nodeID, client: client, context: context, timing: timing, logger: logger)
+        membership = ClusterMembership(
+            nodeID: nodeID, incarnation: incarnation, number: number, client: client, context: context, timing: timing,
+            logger: logger)
     }
 
     /// Connects and starts the heartbeat; the connection closes with the context's shutdown.

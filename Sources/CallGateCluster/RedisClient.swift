@@ -62,8 +62,17 @@ public final class RedisClient {
         link.drop(reason)
     }
 
+    /// Commands this connection refuses: they answer more than once, which hiredis routes past
+    /// the one-shot reply handlers (subscriptions have `RedisSubscriber`).
+    static let refused: Set<String> = ["SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "MONITOR"]
+
     /// Sends `arguments` (a command and its arguments, binary-safe); `handler` gets the reply.
+    /// An empty command, or one of `refused`, fails at once with `.notConnected`.
     public func send(_ arguments: [[UInt8]], then handler: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
+        guard let name = arguments.first, !Self.refused.contains(String(decoding: name, as: UTF8.self).uppercased()) else {
+            handler(.failure(.notConnected("not a command this connection sends")))
+            return
+        }
         guard link.phase == .ready else {
             handler(.failure(.notConnected(link.lastError ?? "connecting")))
             return

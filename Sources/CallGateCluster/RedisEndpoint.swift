@@ -30,7 +30,7 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             throw Invalid(description: "unsupported scheme \(scheme)://\(hint): expected redis://host:port")
         }
         guard var host = components.host, !host.isEmpty else {
-            throw Invalid(description: "\(url) names no host: expected redis://host:port")
+            throw Invalid(description: "the URL names no host: expected redis://host:port")
         }
         if host.hasPrefix("["), host.hasSuffix("]") {
             host = String(host.dropFirst().dropLast())
@@ -48,7 +48,7 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             database = number
         }
         guard components.query == nil else {
-            throw Invalid(description: "\(url) has query parameters; none are understood")
+            throw Invalid(description: "the URL has query parameters; none are understood")
         }
         self.host = host
         self.port = port

@@ -5,7 +5,8 @@ import Logging
 
 /// One hiredis connection on the service thread's libev loop, kept up: it connects, logs in
 /// (`AUTH`, `SELECT`, `CLIENT SETNAME`), reports when it is ready and when it went down, and
-/// connects again with backoff (100 ms doubling to 2 s, with jitter) until `close`. hiredis 0.14
+/// connects again with backoff (100 ms doubling to 2 s, plus up to half again of jitter) until
+/// `close`. hiredis 0.14
 /// neither times out nor reconnects: both are done here.
 ///
 /// Service thread only (`@unchecked Sendable` so that a name resolved elsewhere can be posted
@@ -43,6 +44,8 @@ final class RedisLink: @unchecked Sendable {
     private var sinks: [SubscriptionSink] = []
     /// Failed attempts in a row, for the backoff.
     private var failures = 0
+    /// Counts connection attempts, so that a name resolved for an attempt given up on is not used.
+    private var attempt = 0
     /// Called when the link is ready (again): the owner subscribes, registers, loads scripts.
     var becameReady: () -> Void = {}
     /// Called when a ready link went down, with why; its unanswered commands were failed first.
@@ -61,17 +64,21 @@ final class RedisLink: @unchecked Sendable {
     }
 
     /// A link let go of without `close` frees its connection without hearing from it again.
+    /// Inside a hiredis callback that free is deferred until the callback returns, and then calls
+    /// the subscription sinks once more: they are kept until the loop's next turn.
     deinit {
         guard let handle else { return }
         handle.pointee.data = nil
         redisAsyncFree(handle)
+        let kept = KeptSinks(sinks)
+        context.post { kept.release() }
     }
 
     /// Starts connecting; the link then keeps itself up until `close`.
     func start() {
         context.assertOnServiceThread()
         guard phase == .down, handle == nil else { return }
-        context.onShutdown { [unowned self] in self.close() }
+        context.onShutdown { [weak self] in self?.close() }
         connect()
     }
 
@@ -129,11 +136,12 @@ final class RedisLink: @unchecked Sendable {
         }
         // hiredis resolves names with a blocking getaddrinfo: resolve off the service thread.
         let host = endpoint.host
-        let expected = generation
-        DispatchQueue.global().async { [context] in
+        attempt += 1
+        let expected = attempt
+        DispatchQueue.global().async { [weak self, context] in
             let address = Self.resolve(host)
             context.post { [weak self] in
-                guard let self, self.phase == .connecting, self.generation == expected, self.handle == nil else { return }
+                guard let self, self.phase == .connecting, self.attempt == expected, self.handle == nil else { return }
                 guard let address else {
                     self.fail("cannot resolve \(host)", wasReady: false)
                     return
@@ -184,7 +192,8 @@ final class RedisLink: @unchecked Sendable {
         for command in commands {
             let sent = send(command.map { Array($0.utf8) }) { [weak self] reply in
                 guard let self, self.generation == expected, self.phase == .connecting else { return }
-                if case .error(let message) = reply {
+                // A proxy or a restricted ACL may refuse CLIENT SETNAME: only a name is lost.
+                if case .error(let message) = reply, command[0] != "CLIENT" {
                     self.drop("\(command[0]) refused by \(self.endpoint): \(message)")
                     return
                 }
@@ -256,9 +265,15 @@ final class RedisLink: @unchecked Sendable {
         }
     }
 
+    /// The error hiredis recorded on the connection (in the connect callback only the inner
+    /// context has it yet).
     private static func error(of context: UnsafePointer<redisAsyncContext>) -> String {
-        guard context.pointee.err != 0, let text = context.pointee.errstr else { return "closed" }
-        return String(cString: text)
+        if context.pointee.err != 0, let text = context.pointee.errstr {
+            return String(cString: text)
+        }
+        guard context.pointee.c.err != 0 else { return "closed" }
+        var inner = context.pointee.c.errstr
+        return withUnsafeBytes(of: &inner) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     private static func isNumeric(_ host: String) -> Bool {
@@ -287,6 +302,14 @@ final class RedisLink: @unchecked Sendable {
 private final class ReplyHandler {
     let deliver: (RedisReply?) -> Void
     init(_ deliver: @escaping (RedisReply?) -> Void) { self.deliver = deliver }
+}
+
+/// Sinks kept alive until a posted closure lets them go (see `RedisLink.deinit`); touched on the
+/// service thread only.
+private final class KeptSinks: @unchecked Sendable {
+    private var sinks: [SubscriptionSink]
+    init(_ sinks: [SubscriptionSink]) { self.sinks = sinks }
+    func release() { sinks.removeAll() }
 }
 
 /// Receives every reply to a subscribing command, many times: confirmations and messages, and

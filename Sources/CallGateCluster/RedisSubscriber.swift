@@ -63,9 +63,12 @@ public final class RedisSubscriber {
     /// Drops the connection and connects again (its probes stopped arriving).
     public func reconnect(because reason: String) {
         guard link.phase == .ready || link.phase == .connecting else { return }
+        let wasReady = link.phase == .ready
         confirmed.removeAll()
         link.drop(reason)
-        onDown(reason)
+        if !wasReady {
+            onDown(reason)
+        }
     }
 
     /// Subscribes to `channel` now if connected, and on every reconnect.

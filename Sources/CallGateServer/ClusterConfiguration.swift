@@ -12,6 +12,9 @@ public struct ClusterConfiguration: Sendable {
     public var timing = ClusterMembership.Timing()
     /// How long `GatewayServer.start` waits for Redis to acknowledge this node before it fails.
     public var joinTimeout: Duration = .seconds(10)
+    /// How long the lease claimed at start lasts before the first heartbeat renews it: it covers
+    /// taking back the open calls and the first reads, so that no twin can claim the id meanwhile.
+    public var startHold: Duration = .seconds(10)
 
     public init(redis: RedisEndpoint, nodeID: String) {
         self.redis = redis

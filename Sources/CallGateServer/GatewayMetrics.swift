@@ -84,12 +84,12 @@ final class GatewayMetrics {
         }
     }
 
-    /// A WebSocket opened.
     /// Cluster mode: whether this node is a live member (1) or joining or suspended (0).
     func clusterLive(_ live: Bool) {
         clusterMember.record(live ? 1 : 0)
     }
 
+    /// A WebSocket opened.
     func socketOpened() {
         socketsOpen.increment()
     }

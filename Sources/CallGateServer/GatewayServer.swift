@@ -52,23 +52,32 @@ public final class GatewayServer: Sendable {
         }
         // The store blocks its caller (a PostgreSQL store on the network): read on a Dispatch
         // thread, never on one of Swift concurrency's few cooperative threads. A cluster node
-        // first waits until no live process holds its id, then takes back only its own open
-        // calls (those of other nodes are theirs, or their survivors'), and reserves its first
-        // block of call ids.
-        let (groups, openCalls, lastCallID, webhooksActive, callIDs) = try await withCheckedThrowingContinuation { continuation in
+        // first claims its id (waiting while a crashed run's lease lapses, failing while a live
+        // process holds it), then takes back only its own open calls (those of other nodes are
+        // theirs, or their survivors'), and reserves its first block of call ids.
+        let incarnation = ClusterMembership.newIncarnation()
+        let (groups, openCalls, lastCallID, webhooksActive, callIDs, nodeNumber) = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
-                    if let cluster {
-                        try NodeIDCheck.waitUntilFree(
-                            cluster.nodeID, redis: cluster.redis, wait: cluster.timing.lease + .seconds(1))
+                    let number = try cluster.map {
+                        try NodeIDClaim.claim(
+                            $0.nodeID, incarnation: incarnation, redis: $0.redis, hold: $0.startHold,
+                            wait: $0.timing.lease + .seconds(1))
                     }
-                    let shared = store as? any ClusterStore
-                    let openCalls = try cluster.map { cluster in
-                        try shared?.takeOverOpenCalls(of: cluster.nodeID, by: cluster.nodeID).map(\.record) ?? []
-                    } ?? store.openCalls()
-                    return (try store.groups(), openCalls, try store.lastCallID(),
-                            try webhookConfiguration.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis()),
-                            try shared.flatMap { cluster == nil ? nil : try $0.reserveCallIDs() })
+                    do {
+                        let shared = store as? any ClusterStore
+                        let openCalls = try cluster.map { cluster in
+                            try shared?.takeOverOpenCalls(of: cluster.nodeID, by: cluster.nodeID).map(\.record) ?? []
+                        } ?? store.openCalls()
+                        return (try store.groups(), openCalls, try store.lastCallID(),
+                                try webhookConfiguration.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis()),
+                                try shared.flatMap { cluster == nil ? nil : try $0.reserveCallIDs() }, number)
+                    } catch {
+                        if let cluster, let number {
+                            NodeIDClaim.release(cluster.nodeID, incarnation: incarnation, number: number, redis: cluster.redis)
+                        }
+                        throw error
+                    }
                 })
             }
         }
@@ -80,6 +89,12 @@ public final class GatewayServer: Sendable {
         if !openCalls.isEmpty {
             logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
         }
+        if let cluster, let nodeNumber {
+            // Before the context starts: readiness and upgrades refuse until the node joined.
+            service.cluster = ClusterNode(
+                nodeID: cluster.nodeID, incarnation: incarnation, number: nodeNumber, redis: cluster.redis,
+                context: context, timing: cluster.timing, logger: logger)
+        }
         do {
             try context.start(webSocketDelegate: service, httpHandler: service)
             context.post { service.armCoreTimer(at: service.core.nextDeadline) }
@@ -88,13 +103,14 @@ public final class GatewayServer: Sendable {
             service.webhooks.stop()
             throw error
         }
-        if let cluster = configuration.cluster {
+        if let cluster, let nodeNumber {
             do {
                 try await service.joinCluster(cluster)
             } catch {
                 context.stop()
                 service.pipeline.writer.stop()
                 service.webhooks.stop()
+                NodeIDClaim.release(cluster.nodeID, incarnation: incarnation, number: nodeNumber, redis: cluster.redis)
                 throw error
             }
         }

@@ -19,10 +19,14 @@ extension GatewayService: UpgradeFilter, ConnectionFilter {
         admission.ended(peer: peerAddress)
     }
 
-    /// Refuses an upgrade from an Origin not allowed (403), or through a trusted proxy for a
-    /// client address at its cap (429); such sockets are counted in `webSocketDidOpen`.
+    /// Refuses an upgrade from an Origin not allowed (403), through a trusted proxy for a
+    /// client address at its cap (429; such sockets are counted in `webSocketDidOpen`), or to a
+    /// cluster node that has not joined or is suspended (503: the client should try another).
     func shouldUpgrade(_ request: UpgradeRequest) -> UpgradeDecision {
         context.assertOnServiceThread()
+        if let reason = clusterUnreadiness() {
+            return HTTPResponse.error(503, .notReady, reason).upgradeRefusal
+        }
         let address = configuration.trustedProxies.clientAddress(
             peer: request.clientAddress, forwardedFor: request.forwardedFor)
         guard let limit = admission.upgradeRefusal(origin: request.origin, peer: request.clientAddress, clientAddress: address)

@@ -10,8 +10,8 @@ extension GatewayService {
         let description: String
     }
 
-    /// Starts this node's membership and returns once Redis acknowledged its heartbeat; throws
-    /// after `joinTimeout` without (Redis unreachable, or the node id held by a live process).
+    /// Starts this node's membership (`cluster`, made before the context started) and returns
+    /// once Redis acknowledged its heartbeat; throws after `joinTimeout` without.
     func joinCluster(_ configuration: ClusterConfiguration) async throws {
         let outcome = Mutex<CheckedContinuation<Void, any Error>?>(nil)
         let finish: @Sendable (Result<Void, any Error>) -> Void = { result in
@@ -23,10 +23,11 @@ extension GatewayService {
         try await withCheckedThrowingContinuation { continuation in
             outcome.withLock { $0 = continuation }
             context.post { [self] in
-                let node = ClusterNode(
-                    nodeID: configuration.nodeID, redis: configuration.redis, context: context,
-                    timing: configuration.timing, logger: logger)
-                cluster = node
+                guard let node = cluster else {
+                    finish(.failure(ClusterJoinFailure(description: "no cluster node was made")))
+                    return
+                }
+                metrics.clusterLive(false)
                 node.membership.onLive = { [metrics] in
                     metrics.clusterLive(true)
                     finish(.success(()))
@@ -35,7 +36,7 @@ extension GatewayService {
                 let timeout = context.makeTimer { [node] in
                     let reason: String = switch node.membership.state {
                     case .suspended(let why): why
-                    default: node.client.lastError ?? "no reply"
+                    default: node.membership.problem
                     }
                     finish(.failure(ClusterJoinFailure(
                         description: "node \(configuration.nodeID) could not join the cluster at \(configuration.redis) within \(configuration.joinTimeout): \(reason)")))

@@ -5,8 +5,8 @@ import Logging
 import TestSupport
 import Testing
 
-/// `ClusterMembership` on a real Redis, with short leases: one process per node id, suspension
-/// when Redis stops answering, and the view of live and lapsed nodes.
+/// `NodeIDClaim` and `ClusterMembership` on a real Redis, with short leases: one run per node
+/// id, suspension when Redis stops answering, and the view of live and lapsed nodes.
 @Suite(.serialized) struct ClusterMembershipTests {
     final class Node: @unchecked Sendable {
         let loop: LoopHarness
@@ -20,8 +20,14 @@ import Testing
             timing.heartbeatInterval = .milliseconds(100)
             timing.lease = .milliseconds(600)
             timing.suspendAfter = .milliseconds(300)
+            let incarnation = ClusterMembership.newIncarnation()
+            let number = try await offPool {
+                try NodeIDClaim.claim(id, incarnation: incarnation, redis: endpoint, hold: .milliseconds(600), wait: .seconds(2))
+            }
             await loop.onLoop { [self, timing] in
-                let node = ClusterNode(nodeID: id, redis: endpoint, context: loop.context, timing: timing, logger: Logger(label: "test"))
+                let node = ClusterNode(
+                    nodeID: id, incarnation: incarnation, number: number, redis: endpoint, context: loop.context,
+                    timing: timing, logger: Logger(label: "test"))
                 node.membership.onLive = { [states] in states.append("live") }
                 node.membership.onSuspended = { [states] in states.append("suspended: \($0)") }
                 node.start()
@@ -40,19 +46,41 @@ import Testing
         }
     }
 
-    @Test func aSecondProcessUnderALiveNodesIDWaitsForItsLeaseToLapse() async throws {
+    @Test func anIDIsClaimedByOneRunAtATime() async throws {
         let redis = try ThrowawayRedis()
         defer { redis.stop() }
+        let endpoint = try RedisEndpoint(parsing: redis.url)
         let first = try await Node("a", redis: redis.url)
         #expect(await first.states.wait { $0 == "live" } != nil)
-        let second = try await Node("a", redis: redis.url)
-        let refused = await second.states.wait { $0.hasPrefix("suspended") }
-        #expect(refused?.contains("held by another live process") == true, "\(String(describing: refused))")
-        #expect(!second.states.all.contains("live"))
+        let started = ContinuousClock.now
+        await #expect {
+            try await offPool {
+                try NodeIDClaim.claim("a", incarnation: "twin", redis: endpoint, hold: .seconds(1), wait: .milliseconds(500))
+            }
+        } throws: { error in
+            "\(error)".contains("node id a is held by a live process")
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
 
         await first.loop.stop()
-        #expect(await second.states.wait(seconds: 3) { $0 == "live" } != nil, "the id is free once the first one's lease lapsed")
-        await second.loop.stop()
+        let number = try await offPool {
+            try NodeIDClaim.claim("a", incarnation: "next", redis: endpoint, hold: .seconds(1), wait: .seconds(3))
+        }
+        #expect(number > 0, "the id is free once the first run's lease lapsed")
+        #expect(try redis.command("GET", "cg:{cluster}:node:a") == "next|\(number)")
+        NodeIDClaim.release("a", incarnation: "next", number: number, redis: endpoint)
+        #expect(try redis.command("EXISTS", "cg:{cluster}:node:a") == "0")
+    }
+
+    @Test func aNodeWhoseIDWasTakenOverIsSuspended() async throws {
+        let redis = try ThrowawayRedis()
+        defer { redis.stop() }
+        let node = try await Node("a", redis: redis.url)
+        #expect(await node.states.wait { $0 == "live" } != nil)
+        try redis.command("SET", "cg:{cluster}:node:a", "other|99", "PX", "5000")
+        let suspended = await node.states.wait(seconds: 2) { $0.hasPrefix("suspended") }
+        #expect(suspended?.contains("held by another live process") == true, "\(String(describing: suspended))")
+        await node.loop.stop()
     }
 
     @Test func nodesSeeEachOtherAndTheLeasesThatLapsed() async throws {

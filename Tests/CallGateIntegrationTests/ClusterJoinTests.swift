@@ -86,11 +86,13 @@ import FoundationNetworking
             let (status, body) = try await readiness(a.port)
             return status == 503 && body.contains("suspended")
         }, "a node that lost Redis says it is not ready")
+        #expect(try await RawWebSocket.open(port: a.port).status == 503, "and sends new sockets elsewhere")
         _ = try await client.ping()
 
         try redis.start()
         #expect(try await eventually(within: 5) { try await readiness(a.port).status == 200 }, "and is ready again once Redis is back")
         #expect(try redis.command("EXISTS", "cg:{cluster}:node:solo") == "1")
+        #expect(try await RawWebSocket.open(port: a.port).status == 101)
         _ = try await client.ping()
     }
 
