@@ -75,6 +75,16 @@ public final class ClusterMembership {
         self.logger = logger
     }
 
+    /// Bits of a connection id below the node number (`connectionIDBase`).
+    public static let connectionIDBits: UInt64 = 44
+
+    /// The connection id base of node `number`: its low 20 bits above 44 bits of socket count,
+    /// so that ids are unique across nodes (unless two live nodes' numbers differ by a multiple
+    /// of 2^20, a million starts apart) and `id >> 44` names the node that holds the socket.
+    public static func connectionIDBase(of number: Int64) -> UInt64 {
+        (UInt64(truncatingIfNeeded: number) & ((1 << (64 - connectionIDBits)) - 1)) << connectionIDBits
+    }
+
     /// A new run's incarnation: random, so that two runs never share one.
     public static func newIncarnation() -> String {
         var random = SystemRandomNumberGenerator()

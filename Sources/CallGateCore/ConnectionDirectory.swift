@@ -43,7 +43,8 @@ struct ConnectionDirectory {
 
 /// The server's handle for one authenticated socket (one device of a user).
 public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// The number the server assigned; unique for the life of the process.
+    /// The number the server assigned; unique for the life of the process (in cluster mode,
+    /// across the nodes: the node's number is in its high bits).
     public let rawValue: UInt64
 
     /// Wraps a server-assigned number.
@@ -51,7 +52,7 @@ public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConverti
         self.rawValue = rawValue
     }
 
-    /// Orders connections by their number, i.e. by when the server accepted them.
+    /// Orders connections by their number, i.e. by when the server accepted them (of one node).
     public static func < (lhs: ConnectionID, rhs: ConnectionID) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

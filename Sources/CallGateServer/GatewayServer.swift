@@ -81,6 +81,9 @@ public final class GatewayServer: Sendable {
                 })
             }
         }
+        if let nodeNumber {
+            contextConfiguration.connectionIDBase = ClusterMembership.connectionIDBase(of: nodeNumber)
+        }
         let context = LWSContext(configuration: contextConfiguration)
         let service = GatewayService(
             configuration: configuration, context: context, tokens: tokens, groups: groups,

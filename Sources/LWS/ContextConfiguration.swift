@@ -41,6 +41,9 @@ public struct ContextConfiguration: Sendable {
     /// Server side: how long a peer may stay silent (no message, no pong) before it is dropped,
     /// found by one periodic sweep (see `LivenessMonitor`); nil for no liveness checks.
     public var livenessInterval: Duration?
+    /// The first connection id is this plus one: a cluster node puts its node number in the
+    /// high bits, so that ids are unique across nodes and name the node that holds the socket.
+    public var connectionIDBase: UInt64 = 0
 
     public init(listen: ListenAddress?, protocolName: String) {
         self.listen = listen

@@ -61,6 +61,7 @@ public final class LWSContext: @unchecked Sendable {
     /// Prepares a context; nothing runs until `start`.
     public init(configuration: ContextConfiguration) {
         self.configuration = configuration
+        nextConnectionID = configuration.connectionIDBase
         protocolNamePointer = strdup(configuration.protocolName)
         protocols = .allocate(capacity: 2)
         cg_zero(protocols, MemoryLayout<lws_protocols>.stride * 2)

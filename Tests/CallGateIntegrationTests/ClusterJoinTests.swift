@@ -79,7 +79,9 @@ import FoundationNetworking
         let loop = try ClientLoop()
         defer { loop.stop() }
         let client = try await CallGateClient.open(host: "127.0.0.1", port: a.port, loop: loop)
-        _ = try await client.connect(token: try await tokens.mint(user: User(uid: "alice", name: "Alice"), ttl: 600).token)
+        let connected = try await client.connect(token: try await tokens.mint(user: User(uid: "alice", name: "Alice"), ttl: 600).token)
+        let number = try redis.command("GET", "cg:{cluster}:node:solo").split(separator: "|").last.flatMap { UInt64($0) }
+        #expect(UInt64(connected.connectionId).map { $0 >> 44 } == number, "connection ids carry the node number")
 
         redis.kill()
         #expect(try await eventually(within: 5) {
