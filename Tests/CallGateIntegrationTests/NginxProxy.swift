@@ -19,11 +19,35 @@ final class NginxProxy {
 
     /// The committed configuration.
     static let committedConfiguration = ProtoChecker.repositoryRoot.appendingPathComponent("deploy/nginx/callgate.conf")
+    /// The committed upstream block of a cluster.
+    static let committedClusterUpstream = ProtoChecker.repositoryRoot.appendingPathComponent("deploy/nginx/callgate-cluster.conf")
+    /// callgate.conf's one-gateway upstream, which a cluster replaces.
+    static let singleUpstream = "upstream callgate {\n    server 127.0.0.1:8080;\n    keepalive 16;\n}"
 
     /// Renders the configuration for `upstreamPort` and `certificate`, with `perIPLimit` open
     /// connections per client address, checks it with `nginx -t` and starts nginx. Installs
     /// nginx first (tools/install-nginx.sh) when it is missing.
-    init(upstreamPort: Int, certificate: TestCertificate, perIPLimit: Int) async throws {
+    convenience init(upstreamPort: Int, certificate: TestCertificate, perIPLimit: Int) async throws {
+        try await self.init(upstream: "server 127.0.0.1:8080;", as: "server 127.0.0.1:\(upstreamPort);", certificate: certificate, perIPLimit: perIPLimit)
+    }
+
+    /// The same with callgate-cluster.conf's upstream block in place of the one-gateway one, its
+    /// three nodes at `nodePorts`.
+    convenience init(nodePorts: [Int], certificate: TestCertificate, perIPLimit: Int) async throws {
+        let cluster = try String(contentsOf: Self.committedClusterUpstream, encoding: .utf8)
+        // The block starts a line (its comment above names it too) and ends at the first line "}".
+        guard let start = cluster.range(of: "\nupstream callgate {"),
+              let end = cluster.range(of: "\n}", range: start.upperBound..<cluster.endIndex), nodePorts.count == 3 else {
+            throw GatewayProcess.StartFailure(description: "callgate-cluster.conf has no upstream callgate block of three nodes")
+        }
+        let block = try Self.render(String(cluster[cluster.index(after: start.lowerBound)..<end.upperBound]), replacements: [
+            ("127.0.0.1:8081", "127.0.0.1:\(nodePorts[0])"), ("127.0.0.1:8082", "127.0.0.1:\(nodePorts[1])"),
+            ("127.0.0.1:8083", "127.0.0.1:\(nodePorts[2])"),
+        ])
+        try await self.init(upstream: Self.singleUpstream, as: block, certificate: certificate, perIPLimit: perIPLimit)
+    }
+
+    private init(upstream: String, as rendered: String, certificate: TestCertificate, perIPLimit: Int) async throws {
         let binary = try await Self.binary()
         directory = try TemporaryDirectory()
         let httpsPort = try FreePort.pick()
@@ -40,7 +64,7 @@ final class NginxProxy {
             ("listen [::]:443 ssl;", ""),
             ("listen 80;", "listen 127.0.0.1:\(httpPort);"),
             ("listen [::]:80;", ""),
-            ("server 127.0.0.1:8080;", "server 127.0.0.1:\(upstreamPort);"),
+            (upstream, rendered),
             ("/etc/letsencrypt/live/callgate.example.com/fullchain.pem", certificate.certificateFile),
             ("/etc/letsencrypt/live/callgate.example.com/privkey.pem", certificate.keyFile),
             ("/var/log/nginx/callgate.access.log", "\(prefix)/callgate.access.log"),

@@ -9,22 +9,26 @@ struct SystemdUnitTests {
     static let systemdAnalyze = CommandRun.locate("systemd-analyze")
     static let unit = ProtoChecker.repositoryRoot.appendingPathComponent("deploy/systemd/callgate.service")
     static let environmentExample = ProtoChecker.repositoryRoot.appendingPathComponent("deploy/systemd/callgate.env.example")
+    /// The cluster node template: one node per instance, named by its node id.
+    static let nodeTemplate = ProtoChecker.repositoryRoot.appendingPathComponent("deploy/systemd/callgate@.service")
     static let installedBinary = "/usr/local/bin/callgate"
 
     /// `verify` insists that ExecStart's binary exists, so it checks a copy of the unit whose
     /// ExecStart runs the binary this build made; every other line is the committed one.
-    @Test(.enabled(if: systemdAnalyze != nil, "systemd-analyze is not installed here, so the unit was not verified"))
-    func theUnitVerifiesWithTheBuiltBinary() async throws {
+    @Test(
+        .enabled(if: systemdAnalyze != nil, "systemd-analyze is not installed here, so the units were not verified"),
+        arguments: [(unit, "callgate.service"), (nodeTemplate, "callgate@gw1.service")])
+    func theUnitVerifiesWithTheBuiltBinary(unit: URL, installedAs name: String) async throws {
         let analyzer = try #require(Self.systemdAnalyze)
-        let committed = try String(contentsOf: Self.unit, encoding: .utf8)
+        let committed = try String(contentsOf: unit, encoding: .utf8)
         #expect(committed.contains("ExecStart=\(Self.installedBinary) serve"))
         let directory = try TemporaryDirectory()
-        let copy = directory.path("callgate.service")
+        let copy = directory.path(name)
         try committed.replacingOccurrences(of: Self.installedBinary, with: GatewayProcess.executable.path)
             .write(toFile: copy, atomically: true, encoding: .utf8)
         let run = try await CommandRun.run([analyzer, "verify", copy])
         #expect(run.exitCode == 0, "\(run)")
-        let complaints = run.output.split(separator: "\n").filter { $0.contains("callgate.service") }
+        let complaints = run.output.split(separator: "\n").filter { $0.contains(name) }
         #expect(complaints.isEmpty, "systemd-analyze warned about the unit: \(run.output)")
     }
 
@@ -40,6 +44,23 @@ struct SystemdUnitTests {
         for line in required {
             #expect(lines.contains(line), "callgate.service lacks '\(line)'")
         }
+    }
+
+    @Test func eachClusterNodeRunsUnderItsInstanceNameWithItsOwnSettingsAndTheSameHardening() throws {
+        let template = Set(try String(contentsOf: Self.nodeTemplate, encoding: .utf8).split(separator: "\n").map(String.init))
+        for line in [
+            "ExecStart=\(Self.installedBinary) serve --node-id %i", "EnvironmentFile=/etc/callgate/callgate.env",
+            "EnvironmentFile=/etc/callgate/%i.env", "StateDirectory=callgate/%i", "WorkingDirectory=/var/lib/callgate/%i",
+        ] {
+            #expect(template.contains(line), "callgate@.service lacks '\(line)'")
+        }
+        let single = Set(try String(contentsOf: Self.unit, encoding: .utf8).split(separator: "\n").map(String.init))
+        let hardening = single.filter { line in
+            ["Protect", "Restrict", "Private", "NoNewPrivileges", "Capability", "SystemCall", "Limit", "User=", "Group="]
+                .contains { line.hasPrefix($0) }
+        }
+        #expect(hardening.count >= 15)
+        #expect(hardening.subtracting(template).isEmpty, "callgate@.service lacks \(hardening.subtracting(template).sorted())")
     }
 
     @Test func theEnvironmentExampleNamesEveryVariableServeReads() async throws {
