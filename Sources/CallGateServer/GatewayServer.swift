@@ -27,8 +27,10 @@ public final class GatewayServer: Sendable {
     }
 
     /// Loads groups and open calls from the configured store, sets up the `default` webhook
-    /// endpoint, resumes those calls, starts delivering webhooks and listening. Throws when the store cannot be read, the address cannot be bound or the
-    /// secret is empty.
+    /// endpoint, resumes those calls, starts delivering webhooks and listening. In cluster mode it
+    /// first claims the node id in Redis, takes back only this node's open calls, and returns once
+    /// the node joined. Throws when the store cannot be read, the address cannot be bound, the
+    /// secret is empty, or (cluster mode) the id is held or the node cannot join.
     public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> GatewayServer {
         let tokens = try await TokenService(
             secret: configuration.jwtSecret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
@@ -88,34 +90,34 @@ public final class GatewayServer: Sendable {
         let service = GatewayService(
             configuration: configuration, context: context, tokens: tokens, groups: groups,
             webhooksActive: webhooksActive, logger: logger, metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
-        try service.resume(openCalls: openCalls, lastCallID: lastCallID, callIDs: callIDs)
-        if !openCalls.isEmpty {
-            logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
-        }
-        if let cluster, let nodeNumber {
-            // Before the context starts: readiness and upgrades refuse until the node joined.
-            service.cluster = ClusterNode(
-                nodeID: cluster.nodeID, incarnation: incarnation, number: nodeNumber, redis: cluster.redis,
-                context: context, timing: cluster.timing, logger: logger)
-        }
         do {
-            try context.start(webSocketDelegate: service, httpHandler: service)
-            context.post { service.armCoreTimer(at: service.core.nextDeadline) }
-        } catch {
-            service.pipeline.writer.stop()
-            service.webhooks.stop()
-            throw error
-        }
-        if let cluster, let nodeNumber {
+            try service.resume(openCalls: openCalls, lastCallID: lastCallID, callIDs: callIDs)
+            if !openCalls.isEmpty {
+                logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
+            }
+            if let cluster, let nodeNumber {
+                // Before the context starts: readiness and upgrades refuse until the node joined.
+                service.cluster = ClusterNode(
+                    nodeID: cluster.nodeID, incarnation: incarnation, number: nodeNumber, redis: cluster.redis,
+                    context: context, timing: cluster.timing, logger: logger)
+            }
             do {
-                try await service.joinCluster(cluster)
+                try context.start(webSocketDelegate: service, httpHandler: service)
+                context.post { service.armCoreTimer(at: service.core.nextDeadline) }
+                if let cluster {
+                    try await service.joinCluster(cluster)
+                }
             } catch {
                 context.stop()
                 service.pipeline.writer.stop()
                 service.webhooks.stop()
-                NodeIDClaim.release(cluster.nodeID, incarnation: incarnation, number: nodeNumber, redis: cluster.redis)
                 throw error
             }
+        } catch {
+            if let cluster, let nodeNumber {
+                NodeIDClaim.release(cluster.nodeID, incarnation: incarnation, number: nodeNumber, redis: cluster.redis)
+            }
+            throw error
         }
         logger.info(
             "listening",

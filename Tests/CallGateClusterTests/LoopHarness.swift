@@ -19,6 +19,17 @@ final class LoopHarness: @unchecked Sendable {
         }
     }
 
+    /// Runs `body`, then stops the context however `body` ended.
+    func stopping(after body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
     /// Stops the context (its shutdown hooks close the Redis connections); blocks until the
     /// service thread ended, off the cooperative pool.
     func stop() async {

@@ -58,13 +58,7 @@ import Testing
         _ url: String, replyTimeout: Duration = .seconds(2), _ body: (Fixture) async throws -> Void
     ) async throws {
         let fixture = try await Fixture(url, replyTimeout: replyTimeout)
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.loop.stop()
-            throw error
-        }
-        await fixture.loop.stop()
+        try await fixture.loop.stopping { try await body(fixture) }
     }
 
     @Test func repliesOfEveryKindComeBackBinarySafe() async throws {

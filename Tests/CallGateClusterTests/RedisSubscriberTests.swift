@@ -43,13 +43,7 @@ import Testing
     /// Runs `body` with a subscriber to `url`, and stops its loop however `body` ends.
     private func withSubscriber(_ url: String, _ body: (Fixture) async throws -> Void) async throws {
         let fixture = try await Fixture(url)
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.loop.stop()
-            throw error
-        }
-        await fixture.loop.stop()
+        try await fixture.loop.stopping { try await body(fixture) }
     }
 
     @Test func deliversWhatIsPublishedOnItsChannelsOnly() async throws {
