@@ -1,6 +1,8 @@
 # CallGate: build, run and test entry points.
 #
 #   make run     install what is missing, build release, start the gateway (ARGS="..." passes flags)
+#   make cluster install what is missing, build release, start Redis, PostgreSQL and three cluster
+#                nodes on loopback (tools/cluster; ARGS="--nodes 5" passes its flags); Ctrl-C stops all
 #   make test    install what is missing, check proto/, build, run the tools' tests (browser and
 #                attack tests included) and `swift test`
 #   make fuzz    build the libFuzzer targets (tools/fuzz) and fuzz each for FUZZ_TIME seconds
@@ -32,7 +34,7 @@ PY_IMPORTS := import jsonschema, referencing, pytest, selenium, standardwebhooks
 
 FUZZ_TIME ?= 60
 
-.PHONY: deps build run test proto-check fuzz fuzz-regress clean
+.PHONY: deps build run cluster test proto-check fuzz fuzz-regress clean
 
 deps:
 	@set -euo pipefail; \
@@ -77,6 +79,10 @@ build: deps
 run: deps
 	$(SWIFT) build -c release --product callgate
 	exec .build/release/callgate serve $(ARGS)
+
+cluster: deps
+	$(SWIFT) build -c release --product callgate
+	exec $(PYTHON) tools/cluster --no-build $(ARGS)
 
 proto-check: deps
 	$(PYTHON) tools/proto_check.py

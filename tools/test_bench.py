@@ -11,6 +11,7 @@ import json
 import pytest
 
 import bench_report as br
+import throwaway
 
 FULL = br.Plan(sockets=19_000, ring_rate=500, group_size=100, duration=30, group_rate=610)
 QUICK = br.Plan(sockets=1_000, ring_rate=100, group_size=100, duration=5)
@@ -262,11 +263,10 @@ def load_bench_script():
 
 
 def test_listen_lines_of_callgate_and_peers():
-    bench = load_bench_script()
     callgate = "CallGate is listening on ws://127.0.0.1:41234/ws (admin API and /healthz on http://127.0.0.1:41234)\n"
-    assert bench.listen_port(callgate) == 41234
-    assert bench.listen_port("listening on 127.0.0.1:5555\n") == 5555
-    assert bench.listen_port("starting...\n") is None
+    assert throwaway.listen_port(callgate) == 41234
+    assert throwaway.listen_port("listening on 127.0.0.1:5555\n") == 5555
+    assert throwaway.listen_port("starting...\n") is None
 
 
 def test_generator_command_lines():
@@ -335,7 +335,7 @@ def test_serve_argv_points_a_build_with_webhooks_at_the_receiver():
     assert bench.serve_argv("cg", help_text, "s", "k", db, hook)[-4:] == [
         "--webhook-url", "http://127.0.0.1:9/webhooks", "--webhook-secret", "whsec_abc"]
     assert "--webhook-url" not in bench.serve_argv("cg", help_text, "s", "k", db)
-    with pytest.raises(bench.BenchError, match="no --webhook-url"):
+    with pytest.raises(bench.StepFailed, match="no --webhook-url"):
         bench.serve_argv("cg", "  --database <database>\n", "s", "k", db, hook)
 
 
@@ -681,11 +681,10 @@ def test_serve_argv_with_a_postgres_address():
 
 
 def test_postgres_runs_as_nobody_under_root():
-    bench = load_bench_script()
     initdb = ["/usr/lib/postgresql/15/bin/initdb", "-D", "/tmp/x/data"]
-    assert bench.as_server_user(initdb, root=True) == [
+    assert throwaway.as_server_user(initdb, root=True) == [
         "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + initdb
-    assert bench.as_server_user(initdb, root=False) == initdb
+    assert throwaway.as_server_user(initdb, root=False) == initdb
 
 
 def test_the_database_line_names_the_commit_settings():
