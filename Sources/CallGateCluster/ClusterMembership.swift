@@ -37,6 +37,7 @@ public final class ClusterMembership {
     public let nodeID: String
     /// Tells this run apart from an earlier or later process under the same id.
     public let incarnation: String
+    /// Where this node stands now.
     public private(set) var state = State.joining
     /// This run's node number (from Redis, by `NodeIDClaim`).
     public let number: Int64
@@ -54,7 +55,7 @@ public final class ClusterMembership {
     private let timing: Timing
     private let logger: Logger
     private var lastAcknowledged = ContinuousClock.now
-    /// Why the last heartbeat (or node number) was not acknowledged; nil after one that was.
+    /// Why the last heartbeat was not acknowledged; nil after one that was.
     private var lastProblem: String?
     private var beating = false
     private var left = false
@@ -111,11 +112,12 @@ public final class ClusterMembership {
         heartbeatTimer.cancel()
         client.run(
             ClusterScripts.leave, keys: [ClusterKeys.node(nodeID), ClusterKeys.nodes],
-            arguments: [Array(leaseValue(number).utf8), Array(nodeID.utf8)]
+            arguments: [Array(leaseValue.utf8), Array(nodeID.utf8)]
         ) { _ in done() }
     }
 
-    private func leaseValue(_ number: Int64) -> String {
+    /// What this run's lease holds: `"<incarnation>|<number>"`, as `NodeIDClaim` set it.
+    private var leaseValue: String {
         "\(incarnation)|\(number)"
     }
 
@@ -129,7 +131,7 @@ public final class ClusterMembership {
         let sentAt = ContinuousClock.now
         client.run(
             ClusterScripts.heartbeat, keys: [ClusterKeys.node(nodeID), ClusterKeys.nodes],
-            arguments: [leaseValue(number), String(timing.lease.microseconds / 1000), nodeID, ClusterKeys.nodePrefix].map { Array($0.utf8) }
+            arguments: [leaseValue, String(timing.lease.microseconds / 1000), nodeID, ClusterKeys.nodePrefix].map { Array($0.utf8) }
         ) { [weak self] result in
             guard let self else { return }
             self.beating = false

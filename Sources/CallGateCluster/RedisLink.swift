@@ -117,7 +117,7 @@ final class RedisLink: @unchecked Sendable {
     }
 
     /// Sends a command whose every reply (a subscription's confirmations and messages) goes to
-    /// `sink`, which hiredis keeps unretained: its owner keeps it alive until after `close`.
+    /// `sink`. hiredis holds it unretained; the link keeps it for its whole life (see `deinit`).
     func send(_ arguments: [[UInt8]], everyReplyTo sink: SubscriptionSink) -> Bool {
         guard let handle else { return false }
         if !sinks.contains(where: { $0 === sink }) {
