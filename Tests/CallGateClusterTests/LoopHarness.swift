@@ -73,6 +73,19 @@ final class Events<Event: Sendable>: @unchecked Sendable {
         return nil
     }
 
+    /// Waits up to `seconds` until `count` events match `predicate`; how many matched then.
+    func wait(seconds: Double = 10, forCount count: Int, of predicate: (Event) -> Bool) async -> Int {
+        let deadline = Date.now.addingTimeInterval(seconds)
+        var matched = 0
+        while true {
+            matched = lock.withLock { items.filter(predicate).count }
+            if matched >= count || Date.now >= deadline {
+                return matched
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Forgets what was reported so far.
     func clear() {
         lock.withLock { items.removeAll() }
