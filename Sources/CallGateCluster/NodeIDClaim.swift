@@ -73,18 +73,15 @@ public enum NodeIDClaim {
             }
             self.context = context
             if context.pointee.err != 0 {
-                let reason = Self.error(of: context)
+                let reason = context.pointee.errorText
                 redisFree(context)
                 throw Refusal(description: "cannot reach Redis at \(endpoint): \(reason)")
             }
             // Without a socket timeout a Redis that accepts and never answers would block the start for good.
             _ = redisSetTimeout(context, timeout)
             do {
-                if let password = endpoint.password {
-                    _ = try run(["AUTH"] + (endpoint.user.map { [$0] } ?? []) + [password])
-                }
-                if endpoint.database != 0 {
-                    _ = try run(["SELECT", String(endpoint.database)])
+                for command in endpoint.loginCommands {
+                    _ = try run(command)
                 }
             } catch {
                 redisFree(context)
@@ -100,7 +97,7 @@ public enum NodeIDClaim {
         func run(_ command: [String]) throws -> RedisReply {
             let raw = RedisArguments.withArgv(command.map { Array($0.utf8) }) { redisCommandArgv(context, $0, $1, $2) }
             guard let raw else {
-                throw Refusal(description: "no reply from Redis at \(endpoint) to \(command[0]): \(Self.error(of: context))")
+                throw Refusal(description: "no reply from Redis at \(endpoint) to \(command[0]): \(context.pointee.errorText)")
             }
             defer { freeReplyObject(raw) }
             let reply = RedisReply(copying: raw.assumingMemoryBound(to: redisReply.self))
@@ -108,11 +105,6 @@ public enum NodeIDClaim {
                 throw Refusal(description: "Redis at \(endpoint) refused \(command[0]): \(message)")
             }
             return reply
-        }
-
-        private static func error(of context: UnsafeMutablePointer<redisContext>) -> String {
-            var text = context.pointee.errstr
-            return withUnsafeBytes(of: &text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         }
 
         /// The time left until `deadline`, at least 100 ms.

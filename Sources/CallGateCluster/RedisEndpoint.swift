@@ -61,6 +61,19 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// What a connection sends first to log in: `AUTH [user] password` when there is a
+    /// password, `SELECT database` when it is not 0.
+    var loginCommands: [[String]] {
+        var commands: [[String]] = []
+        if let password {
+            commands.append(["AUTH"] + (user.map { [$0] } ?? []) + [password])
+        }
+        if database != 0 {
+            commands.append(["SELECT", String(database)])
+        }
+        return commands
+    }
+
     /// The URL without its password, for logs and `/health`.
     public var description: String {
         let login = password == nil ? "" : "\(user ?? ""):***@"

@@ -180,14 +180,7 @@ final class RedisLink: @unchecked Sendable {
 
     /// Pipelines the login; the link is ready when the last reply is in.
     private func logIn(generation expected: Int) {
-        var commands: [[String]] = []
-        if let password = endpoint.password {
-            commands.append(["AUTH"] + (endpoint.user.map { [$0] } ?? []) + [password])
-        }
-        if endpoint.database != 0 {
-            commands.append(["SELECT", String(endpoint.database)])
-        }
-        commands.append(["CLIENT", "SETNAME", name])
+        let commands = endpoint.loginCommands + [["CLIENT", "SETNAME", name]]
         var remaining = commands.count
         for command in commands {
             let sent = send(command.map { Array($0.utf8) }) { [weak self] reply in
@@ -271,9 +264,7 @@ final class RedisLink: @unchecked Sendable {
         if context.pointee.err != 0, let text = context.pointee.errstr {
             return String(cString: text)
         }
-        guard context.pointee.c.err != 0 else { return "closed" }
-        var inner = context.pointee.c.errstr
-        return withUnsafeBytes(of: &inner) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return context.pointee.c.err != 0 ? context.pointee.c.errorText : "closed"
     }
 
     private static func isNumeric(_ host: String) -> Bool {
