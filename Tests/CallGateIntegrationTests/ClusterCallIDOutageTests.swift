@@ -17,10 +17,8 @@ import TestSupport
         let postgres = try await offPool { try ThrowawayPostgres() }
         defer { postgres.stop() }
         let database = try await offPool { try postgres.createDatabase("ids") } + "?sslmode=disable"
-        let node = try GatewayProcess(arguments: [
-            "--cluster", redis.url, "--database", database, "--node-id", "a", "--jwt-secret", Self.secret,
-            "--max-calls-per-minute", "1000",
-        ])
+        let node = try GatewayProcess.clusterNode(
+            "a", redis: redis, database: database, secret: Self.secret, ["--max-calls-per-minute", "1000"])
         defer { node.kill() }
         let tokens = try await TokenService(secret: Self.secret)
         let loop = try ClientLoop()
@@ -65,14 +63,11 @@ import TestSupport
         #expect(recovered, "once the database is back the node reserves ids again")
 
         let expected = placed + 1
-        var counts = ""
-        let written = ContinuousClock.now + .seconds(20)
-        repeat {
-            let run = try await CommandRun.run(["psql", database, "-At", "-c", "SELECT count(*) || ' ' || count(DISTINCT id) FROM calls"])
-            counts = run.output.trimmingCharacters(in: .whitespacesAndNewlines)
-            if counts == "\(expected) \(expected)" { break }
-            try await Task.sleep(for: .milliseconds(200))
-        } while ContinuousClock.now < written
-        #expect(counts == "\(expected) \(expected)", "every call logged once, each under its own id: \(counts)\n\(node.log.text)")
+        var counts: [String] = []
+        let written = try await eventually(within: 20) {
+            counts = try await databaseRows(database, "SELECT count(*) || ' ' || count(DISTINCT id) FROM calls")
+            return counts == ["\(expected) \(expected)"]
+        }
+        #expect(written, "every call logged once, each under its own id: \(counts)\n\(node.log.text)")
     }
 }

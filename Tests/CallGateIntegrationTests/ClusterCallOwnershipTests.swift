@@ -11,17 +11,9 @@ import TestSupport
     static let secret = "cluster-ownership-secret"
 
     private func node(_ id: String, redis: ThrowawayRedis, database: String) throws -> GatewayProcess {
-        try GatewayProcess(arguments: [
-            "--cluster", redis.url, "--database", database, "--node-id", id, "--jwt-secret", Self.secret,
-            "--admin-key", "cluster-admin", "--max-calls-per-minute", "1000",
-        ])
-    }
-
-    /// Rows of `sql` on `database`, each a `|`-separated line.
-    private func query(_ database: String, _ sql: String) async throws -> [String] {
-        let run = try await CommandRun.run(["psql", database, "-At", "-c", sql])
-        guard run.exitCode == 0 else { throw GatewayProcess.StartFailure(description: "psql: \(run)") }
-        return run.output.split(separator: "\n").map(String.init)
+        try .clusterNode(
+            id, redis: redis, database: database, secret: Self.secret,
+            ["--admin-key", "cluster-admin", "--max-calls-per-minute", "1000"])
     }
 
     @Test func idsAreUniqueAcrossNodesAndANodeTakesBackOnlyItsOwnCalls() async throws {
@@ -55,7 +47,7 @@ import TestSupport
         sessions[ringingOnA.sessionId] = "a"
         sessions[ringingOnB.sessionId] = "b"
 
-        let rows = try await query(database, "SELECT id, session_id, owner_node, owner_epoch FROM calls ORDER BY id")
+        let rows = try await databaseRows(database, "SELECT id, session_id, owner_node, owner_epoch FROM calls ORDER BY id")
         #expect(rows.count == 12, "twelve calls, twelve rows: no id given twice\n\(rows)")
         for row in rows {
             let fields = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
@@ -64,7 +56,7 @@ import TestSupport
 
         a.kill()
         a = try node("a", redis: redis, database: database)
-        let after = try await query(database, """
+        let after = try await databaseRows(database, """
             SELECT session_id, owner_node, owner_epoch FROM calls WHERE status = 'initiated' ORDER BY session_id
             """)
         #expect(Set(after) == ["\(ringingOnA.sessionId)|a|1", "\(ringingOnB.sessionId)|b|0"], "\(after)")

@@ -19,10 +19,7 @@ struct ClusterEdgeTests {
         let database = try await SharedPostgres.freshDatabase()
         let certificate = try await TestCertificate()
         func node(_ id: String, _ extra: [String] = []) throws -> GatewayProcess {
-            try GatewayProcess(arguments: [
-                "--cluster", redis.url, "--database", database, "--node-id", id, "--jwt-secret", Self.secret,
-                "--trusted-proxy", "127.0.0.1/32",
-            ] + extra)
+            try .clusterNode(id, redis: redis, database: database, secret: Self.secret, ["--trusted-proxy", "127.0.0.1/32"] + extra)
         }
         // Node c takes one connection: nginx's next socket to it is refused with 503.
         let nodes = try [node("a"), node("b"), node("c", ["--max-connections", "1"])]

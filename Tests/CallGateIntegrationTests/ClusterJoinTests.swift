@@ -15,26 +15,13 @@ import FoundationNetworking
     static let secret = "cluster-membership-secret"
 
     private func node(_ id: String, redis: ThrowawayRedis, database: String) throws -> GatewayProcess {
-        try GatewayProcess(arguments: [
-            "--cluster", redis.url, "--database", database, "--node-id", id, "--jwt-secret", Self.secret,
-            "--admin-key", "cluster-admin",
-        ])
+        try .clusterNode(id, redis: redis, database: database, secret: Self.secret, ["--admin-key", "cluster-admin"])
     }
 
     /// `GET /readyz` of the node on `port`: its status and body.
     private func readiness(_ port: Int) async throws -> (status: Int, body: String) {
         let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
-    }
-
-    /// Polls `condition` every 50 ms for up to `seconds`; whether it came true.
-    private func eventually(within seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try await condition()
     }
 
     private func members(_ redis: ThrowawayRedis) throws -> Set<String> {
