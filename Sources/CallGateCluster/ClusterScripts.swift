@@ -18,6 +18,14 @@ enum ClusterScripts {
         return {1, live, lapsed}
         """)
 
+    /// Gives back a lease claimed at start by a start that then failed: deletes the node's key if
+    /// this incarnation holds it (the node set is left alone). KEYS: the node's key. ARGV:
+    /// `"<incarnation>|<number>"`.
+    static let release = RedisScript(name: "release", source: """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+        return 0
+        """)
+
     /// Leaves the cluster: deletes this node's key (if this incarnation holds it) and its set
     /// entry. KEYS: the node's key, the node set. ARGV: `"<incarnation>|<number>"`, the node id.
     static let leave = RedisScript(name: "leave", source: """

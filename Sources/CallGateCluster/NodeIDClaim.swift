@@ -54,10 +54,7 @@ public enum NodeIDClaim {
     public static func release(_ nodeID: String, incarnation: String, number: Int64, redis endpoint: RedisEndpoint) {
         guard let session = try? Session(endpoint, deadline: .now + .seconds(1)) else { return }
         defer { session.close() }
-        _ = try? session.run([
-            "EVAL", "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", "1",
-            ClusterKeys.node(nodeID), "\(incarnation)|\(number)",
-        ])
+        _ = try? session.run(["EVAL", ClusterScripts.release.source, "1", ClusterKeys.node(nodeID), "\(incarnation)|\(number)"])
     }
 
     /// One synchronous connection, logged in, every reply bounded by the deadline.
