@@ -12,4 +12,23 @@ public enum ClusterKeys {
     public static func node(_ node: String) -> String {
         nodePrefix + node
     }
+
+    /// The channel of `node`: ops forwarded to it, their answers, departures and its probes.
+    public static func nodeChannel(_ node: String) -> String {
+        "cg:n:" + node
+    }
+
+    /// The channel of user `uid`: every push to them, for the nodes that hold their devices.
+    public static func userChannel(_ uid: String) -> String {
+        userChannelPrefix + uid
+    }
+
+    /// What every user's channel begins with.
+    public static let userChannelPrefix = "cg:u:"
+
+    /// Which node owns call or session `sessionId`: a hash with `owner` (a node id). The hash
+    /// tag is the session, so a call's keys stay together on a Redis Cluster.
+    public static func call(_ sessionId: String) -> String {
+        "cg:call:{c:" + sessionId + "}"
+    }
 }

@@ -49,6 +49,8 @@ public final class ClusterMembership {
     public var onLive: () -> Void = {}
     /// Called when this node is suspended, with why.
     public var onSuspended: (String) -> Void = { _ in }
+    /// Called after every acknowledged heartbeat, with `liveNodes` and `lapsedNodes` fresh.
+    public var onView: () -> Void = {}
 
     private let client: RedisClient
     private unowned let context: LWSContext
@@ -161,6 +163,7 @@ public final class ClusterMembership {
             lapsedNodes = (elements.dropFirst(2).first?.elements ?? []).compactMap(\.text).sorted()
             lastAcknowledged = sentAt
             lastProblem = nil
+            onView()
             if state != .live {
                 state = .live
                 logger.info("cluster node live", metadata: ["node": "\(nodeID)", "number": "\(number)", "nodes": "\(liveNodes)"])

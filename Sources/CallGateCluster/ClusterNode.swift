@@ -1,12 +1,15 @@
 import LWS
 import Logging
 
-/// One node's presence in a cluster: its command connection to Redis and its membership
-/// (heartbeat, node number, the view of the other nodes). Made and used on the service thread.
+/// One node's presence in a cluster: its command connection to Redis, its membership
+/// (heartbeat, node number, the view of the other nodes), its bus (pub/sub with the other
+/// nodes) and the records of which node owns which call. Made and used on the service thread.
 public final class ClusterNode {
     /// The command connection (scripts, claims, publishes).
     public let client: RedisClient
     public let membership: ClusterMembership
+    public let bus: ClusterBus
+    public let owners: CallOwners
 
     /// A node `nodeID` on the Redis at `endpoint`, claimed by `NodeIDClaim` as `incarnation`
     /// with `number`; nothing connects until `start`. May be made before the context starts
@@ -19,6 +22,13 @@ public final class ClusterNode {
         membership = ClusterMembership(
             nodeID: nodeID, incarnation: incarnation, number: number, client: client, context: context, timing: timing,
             logger: logger)
+        bus = ClusterBus(nodeID: nodeID, client: client, endpoint: endpoint, context: context, logger: logger)
+        owners = CallOwners(nodeID: nodeID, client: client)
+    }
+
+    /// This node's id.
+    public var nodeID: String {
+        membership.nodeID
     }
 
     /// Connects and starts the heartbeat; the connection closes with the context's shutdown.
@@ -26,10 +36,12 @@ public final class ClusterNode {
         client.onReady = { [unowned self] in self.membership.heartbeatNow() }
         client.start()
         membership.start()
+        bus.start()
     }
 
-    /// Whether this node's heartbeat is acknowledged: only then may it act for the cluster.
+    /// Whether this node's heartbeat is acknowledged and its channel subscribed: only then may
+    /// it act for the cluster.
     public var isLive: Bool {
-        membership.state == .live
+        membership.state == .live && bus.isReady
     }
 }

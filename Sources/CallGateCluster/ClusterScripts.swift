@@ -34,4 +34,15 @@ enum ClusterScripts {
         redis.call('SREM', KEYS[2], ARGV[2])
         return 1
         """)
+
+    /// Claims call or session `sessionId` for this node unless some node owns it already, and
+    /// says who owns it: the atomic creation of a meeting that two nodes are joined to at once.
+    /// KEYS: the call's key. ARGV: the node id, the record's lifetime in ms. Returns the owner.
+    static let claimCall = RedisScript(name: "claim-call", source: """
+        if redis.call('HSETNX', KEYS[1], 'owner', ARGV[1]) == 1 then
+          redis.call('PEXPIRE', KEYS[1], ARGV[2])
+          return ARGV[1]
+        end
+        return redis.call('HGET', KEYS[1], 'owner')
+        """)
 }

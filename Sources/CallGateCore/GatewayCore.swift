@@ -133,17 +133,31 @@ public final class GatewayCore {
         transition { _ in
             unregister(connection)
             directory.add(connection, as: user)
-            if let pending = graceTimers.removeValue(forKey: user.uid) {
-                for timer in pending.values {
-                    timers.cancel(timer)
-                }
-            }
+            cancelGrace(of: user.uid)
             var arrival = Arrival(activeCalls: activeCalls(of: user.uid))
             if let previous, previous != connection {
                 takeOver(previous, of: user.uid, by: connection, into: &arrival)
             }
             return arrival
         }
+    }
+
+    /// Cluster mode: registers device `connection` of `user`, which another node holds, before
+    /// an op it forwarded here runs (this node owns the call). Pushes to the user go to every
+    /// node that holds a device of theirs, so this changes where nothing is sent; it counts the
+    /// user as present, as `connect` does, and is undone by `disconnect`. A connection
+    /// registered already keeps its registration. Service thread only.
+    public func admitRemote(_ connection: ConnectionID, as user: User) {
+        guard directory.user(of: connection) == nil else { return }
+        directory.add(connection, as: user)
+        cancelGrace(of: user.uid)
+    }
+
+    /// Whether `sessionId` is a call or session this Core runs or remembers: an op on it is
+    /// answered here. Service thread only.
+    public func knows(_ sessionId: String) -> Bool {
+        calls[sessionId] != nil || sessions[sessionId] != nil || finishedCalls[sessionId] != nil
+            || finishedHistories[sessionId] != nil
     }
 
     /// Unregisters a device. When it was the user's last one, their grace period starts: as the
@@ -158,6 +172,14 @@ public final class GatewayCore {
         transition { list in
             unregister(connection)
             runDueTimers(into: &list)
+        }
+    }
+
+    /// Stops the call grace periods of `uid`: a device of theirs is back.
+    private func cancelGrace(of uid: String) {
+        guard let pending = graceTimers.removeValue(forKey: uid) else { return }
+        for timer in pending.values {
+            timers.cancel(timer)
         }
     }
 

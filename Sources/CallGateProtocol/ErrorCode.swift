@@ -42,6 +42,10 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     /// An op that writes the call log while the store is behind (`--max-queued-writes` writes
     /// waiting, or `--max-held-output` outputs waiting for them): it had no effect; try again.
     case storeUnavailable = "ERR_STORE_UNAVAILABLE"
+    /// Cluster mode: an op on a call or session that another node owns, when that node did not
+    /// answer within `--cluster-forward-timeout` or could not be found or reached; the op may
+    /// or may not have been done there.
+    case callOwnerUnreachable = "ERR_CALL_OWNER_UNREACHABLE"
 }
 
 /// The `error` object of a failed reply: a code for programs and a message for people.

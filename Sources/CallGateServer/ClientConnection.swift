@@ -40,6 +40,9 @@ final class ClientConnection {
     var tokenExpiresAt: Int64 = 0
     /// The timer that closes the socket with 4003 at `tokenExpiresAt`, once connected.
     var expiryTimer: TimerID?
+    /// Cluster mode: the nodes this device had ops forwarded to, which run it as a device of
+    /// theirs until told it departed.
+    var forwardedTo: Set<String> = []
 
     init(socket: WebSocketConnection, authDeadline: Int64, clientAddress: String, messageBudget: TokenBucket?) {
         id = ConnectionID(socket.id)

@@ -17,6 +17,13 @@ extension ClientRequest {
         }
     }
 
+    /// Whether the op acts on a call or session, so that in cluster mode it runs on the node
+    /// that owns it (`joinSession` names its session in its call token).
+    var isForwardable: Bool {
+        if case .joinSession = self { return true }
+        return sessionId != nil
+    }
+
     /// Whether the op may change the call log (a call, a session, its history): refused with
     /// `ERR_STORE_UNAVAILABLE` while the store is behind.
     var writesCallLog: Bool {

@@ -15,6 +15,9 @@ public struct ClusterConfiguration: Sendable {
     /// How long the lease claimed at start lasts before the first heartbeat renews it: it covers
     /// taking back the open calls and the first reads, so that no twin can claim the id meanwhile.
     public var startHold: Duration = .seconds(10)
+    /// How long an op forwarded to the node that owns its call waits for the answer before the
+    /// device gets `ERR_CALL_OWNER_UNREACHABLE` (`--cluster-forward-timeout`).
+    public var forwardTimeout: Duration = .seconds(2)
 
     public init(redis: RedisEndpoint, nodeID: String) {
         self.redis = redis

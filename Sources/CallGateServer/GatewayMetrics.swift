@@ -46,6 +46,8 @@ final class GatewayMetrics {
     private let recoveries: [Bool: CoreMetrics.Counter]
     private let replayedPushes: CoreMetrics.Counter
     private let clusterMember: CoreMetrics.Gauge
+    private let forwardedOps: CoreMetrics.Counter
+    private let unansweredForwards: CoreMetrics.Counter
 
     /// Registers every metric in `registry`, which should be this server's alone. Labelled
     /// series with a known set of values start at 0, so a rate over them works from the start.
@@ -79,6 +81,8 @@ final class GatewayMetrics {
         })
         replayedPushes = CoreMetrics.Counter(label: "callgate_replayed_pushes_total", factory: factory)
         clusterMember = CoreMetrics.Gauge(label: "callgate_cluster_member", factory: factory)
+        forwardedOps = CoreMetrics.Counter(label: "callgate_cluster_forwarded_ops_total", factory: factory)
+        unansweredForwards = CoreMetrics.Counter(label: "callgate_cluster_unanswered_forwards_total", factory: factory)
         for label in CloseCodeLabel.common {
             socketsClosed[label] = closedCounter(label)
         }
@@ -87,6 +91,16 @@ final class GatewayMetrics {
     /// Cluster mode: whether this node is a live member (1) or joining or suspended (0).
     func clusterLive(_ live: Bool) {
         clusterMember.record(live ? 1 : 0)
+    }
+
+    /// Cluster mode: an op went to the node that owns its call.
+    func opForwarded() {
+        forwardedOps.increment()
+    }
+
+    /// Cluster mode: a forwarded op got `ERR_CALL_OWNER_UNREACHABLE` (its owner did not answer).
+    func forwardFailed() {
+        unansweredForwards.increment()
     }
 
     /// A WebSocket opened.

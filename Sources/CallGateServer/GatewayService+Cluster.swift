@@ -10,8 +10,9 @@ extension GatewayService {
         let description: String
     }
 
-    /// Starts this node's membership (`cluster`, made before the context started) and returns
-    /// once Redis acknowledged its heartbeat; throws after `joinTimeout` without.
+    /// Starts this node's membership and bus (`cluster`, made before the context started) and
+    /// returns once Redis acknowledged its heartbeat and confirmed its channel; throws after
+    /// `joinTimeout` without.
     func joinCluster(_ configuration: ClusterConfiguration) async throws {
         let outcome = Mutex<CheckedContinuation<Void, any Error>?>(nil)
         let finish: @Sendable (Result<Void, any Error>) -> Void = { result in
@@ -28,11 +29,18 @@ extension GatewayService {
                     return
                 }
                 metrics.clusterLive(false)
-                node.membership.onLive = { [metrics] in
-                    metrics.clusterLive(true)
-                    finish(.success(()))
+                let liveness: () -> Void = { [metrics, unowned node] in
+                    metrics.clusterLive(node.isLive)
+                    if node.isLive {
+                        finish(.success(()))
+                    }
                 }
-                node.membership.onSuspended = { [metrics] _ in metrics.clusterLive(false) }
+                node.membership.onLive = liveness
+                node.membership.onSuspended = { _ in liveness() }
+                node.membership.onView = { [unowned self, unowned node] in sawLiveNodes(node.membership.liveNodes) }
+                node.bus.onReadyChanged = { _ in liveness() }
+                node.bus.onNodeMessage = { [unowned self] message in received(message) }
+                node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }
                 let timeout = context.makeTimer { [node] in
                     let reason: String = switch node.membership.state {
                     case .suspended(let why): why
@@ -69,6 +77,8 @@ extension GatewayService {
         switch cluster.membership.state {
         case .suspended(let reason):
             return "this node is suspended from the cluster: \(reason)"
+        case .live:
+            return "this node cannot hear the cluster: \(cluster.bus.problem ?? "its subscription is not confirmed")"
         default:
             return "this node has not joined the cluster yet"
         }

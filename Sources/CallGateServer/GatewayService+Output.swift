@@ -1,3 +1,4 @@
+import CallGateCluster
 import CallGateCore
 import CallGateProtocol
 import Foundation
@@ -12,6 +13,9 @@ struct ReplyAddress {
     let connection: ConnectionID
     /// The write the answer waits for; 0 for none.
     let barrier: UInt64
+    /// Cluster mode: where the answer goes when the op was forwarded here from another node
+    /// (`connection` is a device there); nil for a device of this node.
+    var forward: ForwardTicket? = nil
 }
 
 /// The one path from a Core outcome to the sockets: `send` persists the outcome's changes, then
@@ -22,9 +26,13 @@ struct ReplyAddress {
 /// and the pipeline instead, and out through `perform` once it may. Service thread only.
 extension GatewayService {
     /// The address of the answer to `requestID` from `connection`, about `sessionId` if the
-    /// request names one.
-    func address(_ requestID: String, on connection: ConnectionID, concerning sessionId: String? = nil) -> ReplyAddress {
-        ReplyAddress(requestID: requestID, connection: connection, barrier: pipeline.barrier(concerning: sessionId))
+    /// request names one; `forward` when another node forwarded it.
+    func address(
+        _ requestID: String, on connection: ConnectionID, concerning sessionId: String? = nil,
+        forward: ForwardTicket? = nil
+    ) -> ReplyAddress {
+        ReplyAddress(
+            requestID: requestID, connection: connection, barrier: pipeline.barrier(concerning: sessionId), forward: forward)
     }
 
     /// Carries out the outcome of a request: its changes go to the writer, then the reply goes
@@ -55,14 +63,21 @@ extension GatewayService {
 
     /// Replies to a request with an error.
     func fail(_ request: ReplyAddress, code: ErrorCode, message: String, after barrier: UInt64? = nil) {
-        let frame = OutboundFrame(ReplyFrame.failure(id: request.requestID, code: code, message: message))
-        emit(.frame(request.connection, frame), after: barrier ?? request.barrier)
+        let frame = ReplyFrame.failure(id: request.requestID, code: code, message: message)
+        emit(reply(frame, to: request), after: barrier ?? request.barrier)
     }
 
     /// Replies to a request with a value.
     func succeed(_ request: ReplyAddress, with result: some Encodable, after barrier: UInt64? = nil) {
-        let frame = OutboundFrame(ReplyFrame.success(id: request.requestID, result: result))
-        emit(.frame(request.connection, frame), after: barrier ?? request.barrier)
+        let frame = ReplyFrame.success(id: request.requestID, result: result)
+        emit(reply(frame, to: request), after: barrier ?? request.barrier)
+    }
+
+    /// The output that carries reply `frame` to the device that asked: its socket, or the node
+    /// that forwarded the request.
+    private func reply(_ frame: Data, to request: ReplyAddress) -> HeldOutput {
+        guard let forward = request.forward else { return .frame(request.connection, OutboundFrame(frame)) }
+        return .answer(forward, connection: request.connection, frame: Array(frame))
     }
 
     /// Hands the outcome's log changes (with its webhook events, and the admin API's group
@@ -80,7 +95,9 @@ extension GatewayService {
     /// Numbers each push for each of its users in the push history, and hands it to that
     /// user's sockets on this gateway: the frame's head is encoded once per push and shared, its
     /// `seq` tail is the user's. Straight to the socket when nothing holds it back, else through
-    /// `emit`. Returns the events of the pushes that reached a socket.
+    /// `emit`. In cluster mode each push is also published once per user, after the same
+    /// barrier, for their devices on other nodes (`+Routing`). Returns the events of the pushes
+    /// that reached a socket of this node.
     @discardableResult
     private func deliver(_ deliveries: [Delivery], after barrier: UInt64) -> [EventName] {
         var sent: [EventName] = []
@@ -89,20 +106,19 @@ extension GatewayService {
             var reached = 0
             var written = 0
             for uid in delivery.users {
+                if let cluster {
+                    let message = ClusterMessage.push(
+                        origin: cluster.nodeID, excluding: delivery.excluding?.rawValue, event: frame.event.rawValue,
+                        sessionId: frame.sessionId, head: frame.head)
+                    emit(.publish(uid: uid, message), after: barrier)
+                }
                 guard let position = history.record(frame, for: uid, excluding: delivery.excluding) else { continue }
-                let devices = core.connections(of: uid)
+                let devices = localConnections(of: uid)
                 guard devices.contains(where: { $0 != delivery.excluding }) else { continue }
                 let numbered = OutboundFrame(frame.head, PushFrame.tail(seq: position.seq))
-                for id in devices where id != delivery.excluding {
-                    reached += 1
-                    if pipeline.isClear(for: id, after: barrier) {
-                        if write(numbered, to: id) {
-                            written += 1
-                        }
-                    } else {
-                        emit(.frame(id, numbered), after: barrier)
-                    }
-                }
+                let (devicesReached, framesWritten) = hand(numbered, to: devices, excluding: delivery.excluding, after: barrier)
+                reached += devicesReached
+                written += framesWritten
             }
             guard reached > 0 else { continue }
             metrics.pushesDelivered(delivery.push.event, count: reached)
@@ -110,6 +126,27 @@ extension GatewayService {
             sent.append(delivery.push.event)
         }
         return sent
+    }
+
+    /// Hands one numbered push to `devices` but `excluded`: straight to each socket when nothing
+    /// holds it back, else through `emit`. Returns how many devices it went to and how many
+    /// frames were written or queued at once.
+    func hand(
+        _ numbered: OutboundFrame, to devices: [ConnectionID], excluding excluded: ConnectionID?, after barrier: UInt64
+    ) -> (reached: Int, written: Int) {
+        var reached = 0
+        var written = 0
+        for id in devices where id != excluded {
+            reached += 1
+            if pipeline.isClear(for: id, after: barrier) {
+                if write(numbered, to: id) {
+                    written += 1
+                }
+            } else {
+                emit(.frame(id, numbered), after: barrier)
+            }
+        }
+        return (reached, written)
     }
 
     /// Performs `output` now, or once write `barrier` is durable and the earlier output to its
@@ -164,7 +201,23 @@ extension GatewayService {
             write(response, to: exchange.value)
         case .ringHandedOver(let since):
             metrics.rang(after: .now - since)
+        case .publish(let uid, let message):
+            cluster?.bus.publish(message, toUser: uid)
+        case .answer(let forward, _, let frame):
+            cluster?.bus.send(.answer(ticket: forward.number, frame: frame), toNode: forward.node) { [logger] result in
+                if case .failure(let failure) = result {
+                    logger.warning("answer to a forwarded op lost", metadata: ["node": "\(forward.node)", "error": "\(failure)"])
+                }
+            }
         }
+    }
+
+    /// The devices of `uid` whose sockets this node holds, oldest first: in cluster mode the
+    /// Core also registers devices of other nodes that forwarded ops here.
+    func localConnections(of uid: String) -> [ConnectionID] {
+        let devices = core.connections(of: uid)
+        guard !remoteConnections.isEmpty else { return devices }
+        return devices.filter { connections[$0] != nil }
     }
 
     /// Hands `frame` to the socket of connection `id`; returns whether it was written or queued

@@ -9,7 +9,7 @@ extension GatewayService {
     /// How many sockets `uid` has connected, less the one `recover` names, which the new
     /// socket takes over rather than adds to.
     func devices(of uid: String, besides recover: RecoverParams?) -> Int {
-        let devices = core.connections(of: uid)
+        let devices = localConnections(of: uid)
         guard let previous = recover?.previousConnection, devices.contains(previous) else { return devices.count }
         return devices.count - 1
     }
@@ -88,6 +88,7 @@ extension GatewayService {
     /// already, so its close ends nothing.
     private func retire(_ replaced: ConnectionID) {
         guard let old = connections[replaced] else { return }
+        depart(old)
         if let uid = old.uid {
             history.detach(uid)
             old.uid = nil

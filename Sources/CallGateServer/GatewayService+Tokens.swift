@@ -43,13 +43,33 @@ extension GatewayService {
                 message: "\(claims.user.uid) has \(configuration.maxDevicesPerUser) devices connected already")
             emit(.close(id, code: CloseCode.tooManyDevices, reason: "too many devices"))
         case .success(let claims):
-            connection.phase = .connected
-            keepOpen(connection, until: claims.expiresAt)
-            logger.info(
-                "connected",
-                metadata: ["uid": "\(claims.user.uid)", "connection": "\(id)", "client": "\(connection.clientAddress)"])
-            arrive(connection, as: claims.user, recovering: recover, answering: request)
+            guard let cluster else {
+                admit(connection, as: claims, recovering: recover, answering: request)
+                return
+            }
+            // Pushes to the user reach this node once Redis confirmed its subscription: only
+            // then is the device told it is connected. Until then it may send no op, and the
+            // `connect` deadline still runs.
+            cluster.bus.listen(to: claims.user.uid) { [self] in
+                guard connections[id] === connection else {
+                    stopListening(to: claims.user.uid)
+                    return
+                }
+                admit(connection, as: claims, recovering: recover, answering: request)
+            }
         }
+    }
+
+    private func admit(
+        _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
+        answering request: ReplyAddress
+    ) {
+        connection.phase = .connected
+        keepOpen(connection, until: claims.expiresAt)
+        logger.info(
+            "connected",
+            metadata: ["uid": "\(claims.user.uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
+        arrive(connection, as: claims.user, recovering: recover, answering: request)
     }
 
     // MARK: Token life
@@ -144,8 +164,9 @@ extension GatewayService {
             }
             return GenerateTokenResult(callToken: minted.token, sessionId: params.sessionId, expiresAt: minted.expiresAt)
         }) { [self] minted in
-            let request = address(request.requestID, on: request.connection, concerning: params.sessionId)
-            guard connections[request.connection] != nil else { return }
+            let request = address(
+                request.requestID, on: request.connection, concerning: params.sessionId, forward: request.forward)
+            guard core.user(of: request.connection) != nil else { return }
             if let minted {
                 succeed(request, with: minted)
             } else {
@@ -154,25 +175,50 @@ extension GatewayService {
         }
     }
 
-    /// Checks the call token, then joins this socket to the session it names: the token's user
-    /// must be this socket's user.
+    /// Checks the call token of a device of this node, then joins it to the session the token
+    /// names, on the node that owns that session (a session no node owns becomes this node's).
+    func joinSession(
+        _ params: JoinSessionParams, as bytes: [UInt8], from connection: ClientConnection, answering request: ReplyAddress
+    ) {
+        let tokens = tokens
+        let id = connection.id
+        offServiceThread({ await tokens.verifyCallToken(params.callToken) }) { [self] grant in
+            guard let connection = connections[id], case .success(let granted) = grant, cluster != nil else {
+                join(params, grant: grant, answering: request)
+                return
+            }
+            route(granted.sessionId, claiming: true, bytes: bytes, from: connection, answering: request) { [self] in
+                join(params, grant: grant, answering: request)
+            }
+        }
+    }
+
+    /// Checks the call token, then joins the device that asked to the session it names, here:
+    /// the op of a device of this node, or one forwarded here by the node that holds it.
     func joinSession(_ params: JoinSessionParams, answering request: ReplyAddress) {
         let tokens = tokens
         offServiceThread({ await tokens.verifyCallToken(params.callToken) }) { [self] grant in
-            let id = request.connection
-            guard connections[id] != nil, let user = core.user(of: id) else { return }
-            let request = address(request.requestID, on: id, concerning: try? grant.get().sessionId)
-            switch grant {
-            case .failure(let error):
-                fail(request, code: .authError, message: error.message)
-            case .success(let grant) where grant.uid != user.uid:
-                fail(request, code: .authError, message: "this call token was issued to another user")
-            case .success(let grant):
-                let outcome = core.joinSession(
-                    sessionId: grant.sessionId, from: id, audioOnly: params.audioOnly ?? false,
-                    idleTimeout: params.idleTimeout)
-                send(outcome.mapReply(SessionResult.init), answering: request)
-            }
+            join(params, grant: grant, answering: request)
+        }
+    }
+
+    /// Joins the device that asked to the session `grant` names; the token's user must be the
+    /// device's user.
+    private func join(_ params: JoinSessionParams, grant: Result<CallGrant, TokenError>, answering request: ReplyAddress) {
+        let id = request.connection
+        guard let user = core.user(of: id) else { return }
+        let request = address(
+            request.requestID, on: id, concerning: try? grant.get().sessionId, forward: request.forward)
+        switch grant {
+        case .failure(let error):
+            fail(request, code: .authError, message: error.message)
+        case .success(let grant) where grant.uid != user.uid:
+            fail(request, code: .authError, message: "this call token was issued to another user")
+        case .success(let grant):
+            let outcome = core.joinSession(
+                sessionId: grant.sessionId, from: id, audioOnly: params.audioOnly ?? false,
+                idleTimeout: params.idleTimeout)
+            send(outcome.mapReply(SessionResult.init), answering: request)
         }
     }
 }

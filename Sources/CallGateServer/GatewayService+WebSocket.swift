@@ -1,3 +1,4 @@
+import CallGateCluster
 import CallGateCore
 import CallGateProtocol
 import LWS
@@ -44,7 +45,7 @@ extension GatewayService: WebSocketDelegate {
             refuse(frameFrom: connection.id, requestID: error.id, message: error.message)
             return
         }
-        handle(frame, from: connection)
+        handle(frame, as: message, from: connection)
     }
 
     func webSocketDidClose(_ socket: WebSocketConnection, error: String?) {
@@ -56,17 +57,20 @@ extension GatewayService: WebSocketDelegate {
         if let address = connection.countedAddress {
             admission.socketClosed(countedUnder: address)
         }
+        depart(connection)
         if let uid = connection.uid {
             logger.info(
                 "disconnected",
                 metadata: ["uid": "\(uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
             history.detach(uid)
             send(core.disconnect(connection.id))
+            stopListening(to: uid)
         }
     }
 
-    /// One request frame, by op and by where its connection is in the handshake.
-    private func handle(_ frame: RequestFrame, from connection: ClientConnection) {
+    /// One request frame (`bytes` as the socket sent it), by op and by where its connection is
+    /// in the handshake.
+    private func handle(_ frame: RequestFrame, as bytes: [UInt8], from connection: ClientConnection) {
         let id = connection.id
         let request = address(frame.id, on: id, concerning: frame.request.sessionId)
         if connection.isConnected, frame.request.writesCallLog, let backlog = storeBacklog() {
@@ -81,31 +85,51 @@ extension GatewayService: WebSocketDelegate {
             fail(request, code: .badRequest, message: "this socket already sent connect")
         case (_, .awaitingConnect), (_, .verifying):
             fail(request, code: .userNotLoggedIn, message: "send connect with a token first")
-        case (.refreshToken(let params), .connected):
-            refreshToken(params, answering: request)
-        case (.ping, .connected):
-            succeed(request, with: PingResult(serverTime: clock.nowMillis()))
-        case (.initiateCall(let params), .connected):
-            initiateCall(params, answering: request)
-        case (.acceptCall(let params), .connected):
-            send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
-        case (.rejectCall(let params), .connected):
-            send(core.rejectCall(params, from: id), answering: request)
-        case (.endCall(let params), .connected):
-            send(core.endCall(sessionId: params.sessionId, from: id), answering: request)
-        case (.generateToken(let params), .connected):
-            generateToken(params, answering: request)
         case (.joinSession(let params), .connected):
+            joinSession(params, as: bytes, from: connection, answering: request)
+        case (let op, .connected):
+            guard let sessionId = op.sessionId else {
+                dispatch(op, answering: request)
+                return
+            }
+            route(sessionId, bytes: bytes, from: connection, answering: request) { [self] in
+                dispatch(op, answering: request)
+            }
+        }
+    }
+
+    /// Runs an op of a connected device: of this node, or of another that forwarded it here
+    /// because this node owns its call (`request.forward`).
+    func dispatch(_ op: ClientRequest, answering request: ReplyAddress) {
+        let id = request.connection
+        switch op {
+        case .connect:
+            fail(request, code: .badRequest, message: "this socket already sent connect")
+        case .refreshToken(let params):
+            refreshToken(params, answering: request)
+        case .ping:
+            succeed(request, with: PingResult(serverTime: clock.nowMillis()))
+        case .initiateCall(let params):
+            initiateCall(params, answering: request)
+        case .acceptCall(let params):
+            send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
+        case .rejectCall(let params):
+            send(core.rejectCall(params, from: id), answering: request)
+        case .endCall(let params):
+            send(core.endCall(sessionId: params.sessionId, from: id), answering: request)
+        case .generateToken(let params):
+            generateToken(params, answering: request)
+        case .joinSession(let params):
             joinSession(params, answering: request)
-        case (.leaveSession(let params), .connected):
+        case .leaveSession(let params):
             send(core.leaveSession(sessionId: params.sessionId, from: id).mapReply(SessionResult.init), answering: request)
-        case (.setMuted(let params), .connected):
+        case .setMuted(let params):
             send(core.setMuted(params, from: id).mapReply(SessionResult.init), answering: request)
-        case (.startRecording(let params), .connected):
+        case .startRecording(let params):
             send(core.setRecording(sessionId: params.sessionId, on: true, from: id).mapReply(SessionResult.init), answering: request)
-        case (.stopRecording(let params), .connected):
+        case .stopRecording(let params):
             send(core.setRecording(sessionId: params.sessionId, on: false, from: id).mapReply(SessionResult.init), answering: request)
-        case (.switchToVideo(let params), .connected):
+        case .switchToVideo(let params):
             send(core.switchToVideo(sessionId: params.sessionId, from: id).mapReply(SessionResult.init), answering: request)
         }
     }
@@ -113,9 +137,18 @@ extension GatewayService: WebSocketDelegate {
     /// Runs `initiateCall` and, when it rang a device of this gateway, measures how long the gateway took from
     /// taking up the request to handing the ring frames to the sockets: a marker goes through
     /// the pipeline behind those frames, so the store commit they wait for is included.
+    /// In cluster mode the call is recorded as this node's before any push about it goes out.
     private func initiateCall(_ params: InitiateCallParams, answering request: ReplyAddress) {
         let received = ContinuousClock.now
-        let sent = send(core.initiateCall(params, from: request.connection), answering: request)
+        let outcome = core.initiateCall(params, from: request.connection)
+        if let cluster, case .success(let call) = outcome.reply {
+            cluster.owners.record(call.sessionId) { [logger] failure in
+                if let failure {
+                    logger.warning("call owner not recorded", metadata: ["sessionId": "\(call.sessionId)", "error": "\(failure)"])
+                }
+            }
+        }
+        let sent = send(outcome, answering: request)
         if sent.contains(.onIncomingCallReceived) {
             emit(.ringHandedOver(since: received))
         }

@@ -58,6 +58,16 @@ final class GatewayService: @unchecked Sendable {
     var cluster: ClusterNode?
     /// Gives up on joining the cluster at start (`+Cluster`).
     var joinTimer: LoopTimer?
+    /// Cluster mode: devices of other nodes that forwarded ops on calls this node owns, with
+    /// the node that holds each; the Core runs them as devices until they depart (`+Routing`).
+    var remoteConnections: [ConnectionID: String] = [:]
+    /// Cluster mode: the ops this node forwarded to the owners of their calls, waiting for the
+    /// answers (`+Routing`).
+    var forwards = ForwardedRequests()
+    /// The live nodes as the last heartbeat saw them (`+Routing`).
+    var liveNodes: Set<String> = []
+    /// Fires when the oldest forwarded op runs out of time.
+    lazy var forwardTimer = context.makeTimer { [unowned self] in self.expireForwards() }
     /// Fires when the Core's earliest timer is due.
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.

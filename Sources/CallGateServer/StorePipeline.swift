@@ -1,3 +1,4 @@
+import CallGateCluster
 import CallGateCore
 import CallGateProtocol
 import LWS
@@ -14,7 +15,7 @@ import LWS
 final class StorePipeline {
     /// Applies the writes to the store on its own thread.
     let writer: CallLogWriter
-    private var gate = OutputGate<HeldOutput>()
+    private var gate = OutputGate<OutputLane, HeldOutput>()
     /// Session id -> the sequence number of its terminal status write, until it is durable.
     private var pendingTerminal: [String: UInt64] = [:]
     /// The last write handed to the writer.
@@ -57,13 +58,13 @@ final class StorePipeline {
     /// Whether output to `connection` that waits for write `barrier` may go now, without the
     /// pipeline: that write is durable and nothing to the socket waits before it.
     func isClear(for connection: ConnectionID, after barrier: UInt64) -> Bool {
-        gate.isClear(for: connection, after: barrier)
+        gate.isClear(for: .socket(connection), after: barrier)
     }
 
     /// Returns `output` when it may go now; else keeps it until write `barrier` is durable and
-    /// the earlier output to its socket went.
+    /// the earlier output in its lane went.
     func pass(_ output: HeldOutput, after barrier: UInt64) -> HeldOutput? {
-        gate.pass(output, to: output.connection, after: barrier)
+        gate.pass(output, to: output.lane, after: barrier)
     }
 
     /// The writer made everything up to `sequence` durable: returns the output that may now go,
@@ -82,8 +83,15 @@ final class StorePipeline {
 
     /// How many outputs to `connection` wait.
     func waitingCount(for connection: ConnectionID) -> Int {
-        gate.waitingCount(for: connection)
+        gate.waitingCount(for: .socket(connection))
     }
+}
+
+/// What one output must not overtake: the earlier output to the same socket (or, for an answer
+/// to a forwarded op, to the same device on another node), or to the same user's channel.
+enum OutputLane: Hashable {
+    case socket(ConnectionID)
+    case user(String)
 }
 
 /// One output of the service that the pipeline may hold back.
@@ -97,11 +105,24 @@ enum HeldOutput {
     /// The ring frames of an `initiateCall` taken up at `since` were handed to the sockets just
     /// before: performing it records the ring latency.
     case ringHandedOver(since: ContinuousClock.Instant)
+    /// Cluster mode: a push published on the channel of a user, for their devices on other nodes.
+    case publish(uid: String, ClusterMessage)
+    /// Cluster mode: the reply to an op that device `connection` of another node forwarded here.
+    case answer(ForwardTicket, connection: ConnectionID, frame: [UInt8])
 
-    /// The socket it goes to; nil for an HTTP response or a marker.
+    /// The socket of this gateway it goes to; nil for output that goes elsewhere or a marker.
     var connection: ConnectionID? {
         switch self {
         case .frame(let id, _), .close(let id, _, _): id
+        case .http, .ringHandedOver, .publish, .answer: nil
+        }
+    }
+
+    /// What it must not overtake; nil for output that may overtake anything (but its barrier).
+    var lane: OutputLane? {
+        switch self {
+        case .frame(let id, _), .close(let id, _, _), .answer(_, let id, _): .socket(id)
+        case .publish(let uid, _): .user(uid)
         case .http, .ringHandedOver: nil
         }
     }
@@ -114,39 +135,39 @@ enum HeldOutput {
 /// group change: its `barrier` is the sequence number of that write) or when its socket already
 /// has output waiting. Everything else goes out at once, so ringing never waits for the disk.
 /// Waiting outputs leave in the order they were produced. Service thread only.
-struct OutputGate<Item> {
+struct OutputGate<Lane: Hashable, Item> {
     /// The highest sequence number known to be durable.
     private(set) var committed: UInt64 = 0
-    private var held: [(barrier: UInt64, connection: ConnectionID?, item: Item)] = []
+    private var held: [(barrier: UInt64, lane: Lane?, item: Item)] = []
     private var head = 0
-    /// Connection -> how many of its outputs wait.
-    private var waiting: [ConnectionID: Int] = [:]
+    /// Lane -> how many of its outputs wait.
+    private var waiting: [Lane: Int] = [:]
 
     /// How many outputs wait.
     var heldCount: Int {
         held.count - head
     }
 
-    /// How many outputs to `connection` wait.
-    func waitingCount(for connection: ConnectionID) -> Int {
-        waiting[connection, default: 0]
+    /// How many outputs in `lane` wait.
+    func waitingCount(for lane: Lane) -> Int {
+        waiting[lane, default: 0]
     }
 
-    /// Whether an output to `connection` after write `barrier` would go at once: the write is
-    /// durable and no output to the connection waits.
-    func isClear(for connection: ConnectionID, after barrier: UInt64) -> Bool {
-        barrier <= committed && (waiting.isEmpty || waiting[connection] == nil)
+    /// Whether an output in `lane` after write `barrier` would go at once: the write is durable
+    /// and no output in the lane waits.
+    func isClear(for lane: Lane, after barrier: UInt64) -> Bool {
+        barrier <= committed && (waiting.isEmpty || waiting[lane] == nil)
     }
 
-    /// Keeps `item` (for `connection`, nil for an HTTP answer) until write `barrier` is durable
-    /// and every earlier output to the same connection went; returns it when it may go now.
-    mutating func pass(_ item: Item, to connection: ConnectionID?, after barrier: UInt64) -> Item? {
-        if connection.map({ isClear(for: $0, after: barrier) }) ?? (barrier <= committed) {
+    /// Keeps `item` (in `lane`, nil for one that overtakes nothing) until write `barrier` is
+    /// durable and every earlier output in the same lane went; returns it when it may go now.
+    mutating func pass(_ item: Item, to lane: Lane?, after barrier: UInt64) -> Item? {
+        if lane.map({ isClear(for: $0, after: barrier) }) ?? (barrier <= committed) {
             return item
         }
-        held.append((barrier, connection, item))
-        if let connection {
-            waiting[connection, default: 0] += 1
+        held.append((barrier, lane, item))
+        if let lane {
+            waiting[lane, default: 0] += 1
         }
         return nil
     }
@@ -157,11 +178,11 @@ struct OutputGate<Item> {
         committed = max(committed, sequence)
         var released: [Item] = []
         while head < held.count, held[head].barrier <= committed {
-            let (_, connection, item) = held[head]
+            let (_, lane, item) = held[head]
             released.append(item)
-            if let connection {
-                let left = (waiting[connection] ?? 1) - 1
-                waiting[connection] = left > 0 ? left : nil
+            if let lane {
+                let left = (waiting[lane] ?? 1) - 1
+                waiting[lane] = left > 0 ? left : nil
             }
             head += 1
         }

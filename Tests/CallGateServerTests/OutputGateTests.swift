@@ -9,13 +9,13 @@ import Testing
     let bob = ConnectionID(2)
 
     @Test func outputThatNeedsNoWriteGoesAtOnce() {
-        var gate = OutputGate<String>()
+        var gate = OutputGate<ConnectionID, String>()
         #expect(gate.pass("ring", to: alice, after: 0) == "ring")
         #expect(gate.pass("answer", to: nil, after: 0) == "answer")
     }
 
     @Test func outputWaitsForItsWrite() {
-        var gate = OutputGate<String>()
+        var gate = OutputGate<ConnectionID, String>()
         #expect(gate.pass("ended", to: alice, after: 1) == nil)
         #expect(gate.heldCount == 1)
         #expect(gate.committed(upTo: 1) == ["ended"])
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func laterOutputToTheSameSocketNeverOvertakes() {
-        var gate = OutputGate<String>()
+        var gate = OutputGate<ConnectionID, String>()
         #expect(gate.pass("ended", to: alice, after: 1) == nil)
         #expect(gate.pass("ring", to: alice, after: 0) == nil)
         #expect(gate.pass("ring", to: bob, after: 0) == "ring")
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func outputsLeaveInProductionOrderAsWritesCommit() {
-        var gate = OutputGate<String>()
+        var gate = OutputGate<ConnectionID, String>()
         #expect(gate.pass("a1", to: alice, after: 1) == nil)
         #expect(gate.pass("b2", to: bob, after: 2) == nil)
         #expect(gate.pass("a0", to: alice, after: 0) == nil)

@@ -1,0 +1,162 @@
+import Foundation
+import LWS
+import Logging
+
+/// This node's side of the cluster's pub/sub: its own channel (ops forwarded to it, their
+/// answers, departures, its probes) and the channel of every user with a device here, on the
+/// subscription connection; publishes go over the command connection.
+///
+/// The subscription's liveness is checked end to end: every `probeInterval` the node publishes
+/// a probe on its own channel, and when none came back for `probeTimeout` (a connection that is
+/// open but no longer delivers) the subscription is dropped and made again. Service thread only.
+public final class ClusterBus {
+    /// How the probes are timed.
+    public struct Timing: Sendable {
+        /// How often a probe is published.
+        public var probeInterval: Duration = .seconds(1)
+        /// How long without a probe back before the subscription is made again.
+        public var probeTimeout: Duration = .seconds(3)
+
+        public init() {}
+    }
+
+    public let nodeID: String
+    /// This node's channel.
+    public let channel: String
+    private let client: RedisClient
+    private let subscriber: RedisSubscriber
+    private unowned let context: LWSContext
+    private let timing: Timing
+    private let logger: Logger
+    /// Channel -> what runs once Redis confirmed its subscription.
+    private var waiting: [String: [() -> Void]] = [:]
+    /// When the node's channel last delivered something, or was (re)subscribed.
+    private var lastHeard = ContinuousClock.now
+    private lazy var probeTimer = context.makeTimer { [unowned self] in self.probe() }
+
+    /// A message on the channel of user `uid`.
+    public var onUserMessage: (_ uid: String, ClusterMessage) -> Void = { _, _ in }
+    /// A message on this node's channel (probes are not passed on).
+    public var onNodeMessage: (ClusterMessage) -> Void = { _ in }
+    /// The node's channel is subscribed (again), or no longer is.
+    public var onReadyChanged: (Bool) -> Void = { _ in }
+
+    /// The bus of `nodeID`, publishing through `client` (which its owner starts) and subscribing
+    /// on a connection of its own to `endpoint`.
+    public init(
+        nodeID: String, client: RedisClient, endpoint: RedisEndpoint, context: LWSContext, timing: Timing = Timing(),
+        logger: Logger
+    ) {
+        self.nodeID = nodeID
+        channel = ClusterKeys.nodeChannel(nodeID)
+        self.client = client
+        self.context = context
+        self.timing = timing
+        self.logger = logger
+        subscriber = RedisSubscriber(endpoint: endpoint, name: "callgate:\(nodeID):bus", context: context, logger: logger)
+        subscriber.onMessage = { [unowned self] channel, payload in self.received(payload, on: channel) }
+        subscriber.onConfirmed = { [unowned self] channel in self.confirmed(channel) }
+        subscriber.onDown = { [unowned self] reason in
+            logger.warning("cluster bus subscription down", metadata: ["node": "\(nodeID)", "reason": "\(reason)"])
+            self.onReadyChanged(false)
+        }
+    }
+
+    /// Subscribes to this node's channel and starts the probes.
+    public func start() {
+        subscriber.subscribe(channel)
+        subscriber.start()
+        probeTimer.schedule(afterMicroseconds: timing.probeInterval.microseconds)
+    }
+
+    /// Whether this node's channel is subscribed: only then can ops be forwarded to it.
+    public var isReady: Bool {
+        subscriber.confirmed.contains(channel)
+    }
+
+    /// Why the subscription is not ready; nil when it is.
+    public var problem: String? {
+        isReady ? nil : subscriber.lastError ?? "the subscription to \(channel) is not confirmed yet"
+    }
+
+    /// Subscribes to the pushes of `uid` (a device of theirs is here); `ready` runs once Redis
+    /// confirmed it, so that nothing published to them from then on is missed.
+    public func listen(to uid: String, then ready: @escaping () -> Void) {
+        let userChannel = ClusterKeys.userChannel(uid)
+        if subscriber.confirmed.contains(userChannel) {
+            ready()
+            return
+        }
+        waiting[userChannel, default: []].append(ready)
+        subscriber.subscribe(userChannel)
+    }
+
+    /// Unsubscribes from the pushes of `uid` (their last device here went), unless a device of
+    /// theirs still waits for `listen`.
+    public func stopListening(to uid: String) {
+        let userChannel = ClusterKeys.userChannel(uid)
+        guard waiting[userChannel] == nil else { return }
+        subscriber.unsubscribe(userChannel)
+    }
+
+    /// Publishes `message` on the channel of `uid`; what fails is lost (logged).
+    public func publish(_ message: ClusterMessage, toUser uid: String) {
+        client.send([Array("PUBLISH".utf8), Array(ClusterKeys.userChannel(uid).utf8), message.encoded]) { [logger] result in
+            if case .failure(let failure) = result {
+                logger.warning("push not published", metadata: ["uid": "\(uid)", "error": "\(failure)"])
+            }
+        }
+    }
+
+    /// Publishes `message` on the channel of `node`; `done` gets Redis's reply (how many
+    /// subscribers it reached: 0 when that node is not listening) or why there was none.
+    public func send(
+        _ message: ClusterMessage, toNode node: String, then done: @escaping (Result<RedisReply, RedisFailure>) -> Void
+    ) {
+        client.send([Array("PUBLISH".utf8), Array(ClusterKeys.nodeChannel(node).utf8), message.encoded], then: done)
+    }
+
+    /// Stops the probes and the subscription for good.
+    public func close() {
+        probeTimer.cancel()
+        subscriber.close()
+    }
+
+    private func confirmed(_ confirmedChannel: String) {
+        if confirmedChannel == channel {
+            lastHeard = .now
+            logger.info("cluster bus subscribed", metadata: ["node": "\(nodeID)"])
+            onReadyChanged(true)
+        }
+        for ready in waiting.removeValue(forKey: confirmedChannel) ?? [] {
+            ready()
+        }
+    }
+
+    private func received(_ payload: [UInt8], on messageChannel: String) {
+        guard let message = ClusterMessage(payload) else {
+            logger.warning("malformed cluster message dropped", metadata: ["channel": "\(messageChannel)", "bytes": "\(payload.count)"])
+            return
+        }
+        if messageChannel == channel {
+            lastHeard = .now
+            if message != .probe {
+                onNodeMessage(message)
+            }
+        } else if messageChannel.hasPrefix(ClusterKeys.userChannelPrefix) {
+            onUserMessage(String(messageChannel.dropFirst(ClusterKeys.userChannelPrefix.count)), message)
+        }
+    }
+
+    /// Publishes a probe, and makes the subscription again when the probes stopped coming back.
+    private func probe() {
+        probeTimer.schedule(afterMicroseconds: timing.probeInterval.microseconds)
+        guard client.isReady else { return }
+        if isReady, ContinuousClock.now - lastHeard > timing.probeTimeout {
+            lastHeard = .now
+            subscriber.reconnect(because: "no probe came back for \(timing.probeTimeout)")
+            return
+        }
+        client.send([Array("PUBLISH".utf8), Array(channel.utf8), ClusterMessage.probe.encoded]) { _ in }
+    }
+}

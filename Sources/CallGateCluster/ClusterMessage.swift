@@ -1,0 +1,76 @@
+/// One message between the nodes of a cluster, as published on a Redis channel: a header line
+/// of space-separated fields, a newline, then the body bytes as they are.
+///
+/// A node's own channel (`ClusterKeys.nodeChannel`) carries ops forwarded to it, their answers,
+/// departures of devices it was forwarded ops from, and its probes; a user's channel
+/// (`ClusterKeys.userChannel`) carries the pushes to that user. The nodes trust one another
+/// (they share Redis), but a message that does not parse is dropped, never trusted in part.
+public enum ClusterMessage: Equatable, Sendable {
+    /// A push for the devices of the channel's user, but `excluding`: `head` is the frame up to
+    /// its `seq` (each node numbers it for its own devices), about `event` and `sessionId`.
+    /// `origin` delivered it to its own devices already.
+    case push(origin: String, excluding: UInt64?, event: String, sessionId: String, head: [UInt8])
+    /// A request frame from `connection` (a device of `user`, JSON) on node `from`, for the node
+    /// that owns the call it names; the answer goes back to `from` under `ticket`.
+    case forward(ticket: UInt64, from: String, connection: UInt64, user: [UInt8], frame: [UInt8])
+    /// The reply frame to the forward `ticket`, for the device that asked.
+    case answer(ticket: UInt64, frame: [UInt8])
+    /// Device `connection`, which had ops forwarded to this node, disconnected.
+    case departed(connection: UInt64)
+    /// A node's probe of its own subscription.
+    case probe
+
+    /// The bytes published.
+    public var encoded: [UInt8] {
+        switch self {
+        case .push(let origin, let excluding, let event, let sessionId, let head):
+            Self.line(["P", origin, excluding.map { String($0) } ?? "-", event, sessionId]) + head
+        case .forward(let ticket, let from, let connection, let user, let frame):
+            Self.line(["F", String(ticket), from, String(connection)]) + user + [Self.newline] + frame
+        case .answer(let ticket, let frame):
+            Self.line(["A", String(ticket)]) + frame
+        case .departed(let connection):
+            Self.line(["D", String(connection)])
+        case .probe:
+            Self.line(["K"])
+        }
+    }
+
+    /// The message `bytes` hold; nil when they are no well-formed message.
+    public init?(_ bytes: [UInt8]) {
+        guard let end = bytes.firstIndex(of: Self.newline) else { return nil }
+        let fields = bytes[..<end].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+        let body = Array(bytes[(end + 1)...])
+        guard let kind = fields.first, fields.allSatisfy({ !$0.isEmpty }) else { return nil }
+        switch (kind, fields.count) {
+        case ("P", 5):
+            let excluding = fields[2] == "-" ? nil : UInt64(fields[2])
+            guard fields[2] == "-" || excluding != nil else { return nil }
+            self = .push(origin: fields[1], excluding: excluding, event: fields[3], sessionId: fields[4], head: body)
+        case ("F", 4):
+            guard let ticket = UInt64(fields[1]), let connection = UInt64(fields[3]),
+                  let split = body.firstIndex(of: Self.newline) else { return nil }
+            self = .forward(
+                ticket: ticket, from: fields[2], connection: connection, user: Array(body[..<split]),
+                frame: Array(body[(split + 1)...]))
+        case ("A", 2):
+            guard let ticket = UInt64(fields[1]) else { return nil }
+            self = .answer(ticket: ticket, frame: body)
+        case ("D", 2):
+            guard let connection = UInt64(fields[1]), body.isEmpty else { return nil }
+            self = .departed(connection: connection)
+        case ("K", 1):
+            guard body.isEmpty else { return nil }
+            self = .probe
+        default:
+            return nil
+        }
+    }
+
+    private static let newline = UInt8(ascii: "\n")
+
+    private static func line(_ fields: [String]) -> [UInt8] {
+        Array(fields.joined(separator: " ").utf8) + [newline]
+    }
+}

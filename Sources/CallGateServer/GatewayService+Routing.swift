@@ -1,0 +1,178 @@
+import CallGateCluster
+import CallGateCore
+import CallGateProtocol
+import Foundation
+import LWS
+
+/// Cluster mode: ops go to the node that owns their call, and pushes follow the user.
+///
+/// An op on a call or session that this node neither runs nor remembers is looked up in Redis
+/// (`CallOwners`) and, when another node owns it, forwarded there as the frame the device sent,
+/// with the device's user; the owner runs it as a device of its own (`GatewayCore.admitRemote`)
+/// and its reply comes back to be written to the socket. An op whose owner does not answer in
+/// `forwardTimeout` gets `ERR_CALL_OWNER_UNREACHABLE`. The owner publishes each push once per
+/// user (`+Output`); every node holding a device of that user numbers it in its own push history
+/// and writes it to its devices. Service thread only.
+extension GatewayService {
+    /// Runs `local` when the call or session `sessionId` is this node's to answer (it runs or
+    /// remembers it, no node owns it, or the op came forwarded already), else forwards `bytes`,
+    /// the op as `connection` sent it, to the node that owns it. `claiming`: a `joinSession`,
+    /// which makes a session that no node owns this node's.
+    func route(
+        _ sessionId: String, claiming: Bool = false, bytes: [UInt8], from connection: ClientConnection,
+        answering request: ReplyAddress, local: @escaping () -> Void
+    ) {
+        guard let cluster, request.forward == nil, !core.knows(sessionId) else {
+            local()
+            return
+        }
+        let found: (Result<String?, RedisFailure>) -> Void = { [self] result in
+            guard connections[connection.id] === connection, connection.isConnected else { return }
+            switch result {
+            case .success(let owner?) where owner != cluster.nodeID && !core.knows(sessionId):
+                forward(bytes, from: connection, to: owner, answering: request)
+            case .success:
+                local()
+            case .failure(let failure):
+                fail(request, code: .callOwnerUnreachable, message: "could not learn which node owns \(sessionId): \(failure)")
+            }
+        }
+        if claiming {
+            cluster.owners.claim(sessionId, then: found)
+        } else {
+            cluster.owners.owner(of: sessionId, then: found)
+        }
+    }
+
+    /// Sends the op `bytes` of `connection` to node `owner`, and waits for its answer.
+    private func forward(_ bytes: [UInt8], from connection: ClientConnection, to owner: String, answering request: ReplyAddress) {
+        guard let cluster, let user = core.user(of: connection.id), let userJSON = try? JSONEncoder().encode(user) else {
+            return
+        }
+        let timeout = configuration.cluster?.forwardTimeout ?? .seconds(2)
+        let ticket = forwards.open(
+            connection.id, requestID: request.requestID, owner: owner,
+            deadline: clock.monotonicMillis() + timeout.wholeMilliseconds)
+        if forwards.count == 1 {
+            forwardTimer.schedule(afterMicroseconds: timeout.wholeMilliseconds * 1000)
+        }
+        connection.forwardedTo.insert(owner)
+        metrics.opForwarded()
+        let message = ClusterMessage.forward(
+            ticket: ticket, from: cluster.nodeID, connection: connection.id.rawValue, user: Array(userJSON), frame: bytes)
+        cluster.bus.send(message, toNode: owner) { [self] result in
+            let problem: String? = switch result {
+            case .success(let reply) where (reply.integer ?? 0) > 0: nil
+            case .success(.integer): "node \(owner), which owns this call, is not listening"
+            case .success(let reply): "Redis refused to forward the op (\(reply))"
+            case .failure(let failure): "the op could not be forwarded to node \(owner): \(failure)"
+            }
+            guard let problem, let pending = forwards.close(ticket) else { return }
+            unanswered(pending, because: problem)
+        }
+    }
+
+    /// Fails every forwarded op whose owner did not answer in time; re-arms for the next one.
+    func expireForwards() {
+        for pending in forwards.expire(now: clock.monotonicMillis()) {
+            let timeout = configuration.cluster?.forwardTimeout ?? .seconds(2)
+            unanswered(pending, because: "node \(pending.owner), which owns this call, did not answer within \(timeout); the op may or may not have been done")
+        }
+        if let next = forwards.nextDeadline {
+            forwardTimer.schedule(afterMicroseconds: max(0, next - clock.monotonicMillis()) * 1000)
+        }
+    }
+
+    private func unanswered(_ pending: ForwardedRequests.Pending, because problem: String) {
+        metrics.forwardFailed()
+        fail(ReplyAddress(requestID: pending.requestID, connection: pending.connection, barrier: 0), code: .callOwnerUnreachable, message: problem)
+    }
+
+    /// A message on this node's channel.
+    func received(_ message: ClusterMessage) {
+        switch message {
+        case .forward(let ticket, let node, let connection, let user, let frame):
+            runForwarded(frame, of: ConnectionID(connection), as: user, answering: ForwardTicket(node: node, number: ticket))
+        case .answer(let ticket, let frame):
+            guard let pending = forwards.close(ticket), connections[pending.connection] != nil else { return }
+            emit(.frame(pending.connection, OutboundFrame(frame)))
+        case .departed(let connection):
+            let id = ConnectionID(connection)
+            guard remoteConnections.removeValue(forKey: id) != nil else { return }
+            send(core.disconnect(id))
+        case .push, .probe:
+            return
+        }
+    }
+
+    /// Runs an op that device `connection` of node `forward.node` sent, on a call this node owns.
+    private func runForwarded(_ bytes: [UInt8], of connection: ConnectionID, as userJSON: [UInt8], answering forward: ForwardTicket) {
+        guard connections[connection] == nil, let user = try? JSONDecoder().decode(User.self, from: Data(userJSON)) else {
+            logger.warning("malformed forwarded op dropped", metadata: ["node": "\(forward.node)", "connection": "\(connection)"])
+            return
+        }
+        let frame: RequestFrame
+        do {
+            frame = try RequestFrame.decode(bytes)
+        } catch {
+            let reply = ReplyFrame.failure(id: error.id, code: .badRequest, message: error.message)
+            emit(.answer(forward, connection: connection, frame: Array(reply)))
+            return
+        }
+        let request = address(frame.id, on: connection, concerning: frame.request.sessionId, forward: forward)
+        guard frame.request.isForwardable else {
+            fail(request, code: .badRequest, message: "only ops on a call or session are forwarded")
+            return
+        }
+        remoteConnections[connection] = forward.node
+        core.admitRemote(connection, as: user)
+        if frame.request.writesCallLog, let backlog = storeBacklog() {
+            fail(request, code: .storeUnavailable, message: backlog)
+            return
+        }
+        dispatch(frame.request, answering: request)
+    }
+
+    /// A push on the channel of `uid`, published by the node that owns its call: numbered in
+    /// this node's push history and written to `uid`'s devices here (the publisher wrote it to
+    /// its own).
+    func received(_ message: ClusterMessage, forUser uid: String) {
+        guard case .push(let origin, let excluding, let eventName, let sessionId, let head) = message,
+              origin != cluster?.nodeID, let event = EventName(rawValue: eventName) else { return }
+        let excluded = excluding.map(ConnectionID.init)
+        let frame = HistoryFrame(head: head, event: event, sessionId: sessionId)
+        guard let position = history.record(frame, for: uid, excluding: excluded) else { return }
+        let (reached, written) = hand(
+            OutboundFrame(head, PushFrame.tail(seq: position.seq)), to: localConnections(of: uid), excluding: excluded,
+            after: 0)
+        guard reached > 0 else { return }
+        metrics.pushesDelivered(event, count: reached)
+        metrics.framesSent(written)
+    }
+
+    /// Tells the owners `connection` forwarded ops to that it is gone, so that they run it no more.
+    func depart(_ connection: ClientConnection) {
+        guard let cluster else { return }
+        for node in connection.forwardedTo {
+            cluster.bus.send(.departed(connection: connection.id.rawValue), toNode: node) { _ in }
+        }
+        connection.forwardedTo.removeAll()
+    }
+
+    /// Stops listening to the pushes of `uid` once no device of theirs is left here.
+    func stopListening(to uid: String) {
+        guard let cluster, localConnections(of: uid).isEmpty else { return }
+        cluster.bus.stopListening(to: uid)
+    }
+
+    /// The heartbeat saw the live nodes: devices of nodes that are gone depart.
+    func sawLiveNodes(_ nodes: [String]) {
+        let live = Set(nodes)
+        guard live != liveNodes else { return }
+        liveNodes = live
+        for (id, node) in remoteConnections where !live.contains(node) {
+            remoteConnections[id] = nil
+            send(core.disconnect(id))
+        }
+    }
+}
