@@ -1,0 +1,162 @@
+import CallGateClient
+import CallGateProtocol
+import CallGateServer
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import TestSupport
+
+/// Calls whose people sit on different nodes of a cluster: pushes reach every device of a user
+/// on whichever node it is, ops reach the node that owns the call and their replies come back,
+/// a new meeting joined on two nodes at once gets one owner, and an op whose owner is gone gets
+/// `ERR_CALL_OWNER_UNREACHABLE` instead of hanging.
+@Suite(.serialized) struct ClusterRoutingTests {
+    @Test func aCallerOnOneNodeRingsDevicesOnTwoOthersAndTheAcceptOnOneStopsTheOther() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bobOnB = try await cluster.device("bob", on: "b")
+        let bobOnC = try await cluster.device("bob", on: "c")
+
+        let call = try await alice.ring("bob", ringing: [bobOnB, bobOnC])
+        let accepted = try await bobOnC.acceptCall(call.sessionId)
+        #expect(accepted.callStatus == .ongoing && accepted.sessionId == call.sessionId)
+        let heard = try await alice.expectPush()
+        guard case .outgoingCallAccepted(let acceptedCall, let by) = heard else {
+            Issue.record("alice expected the accept, got \(heard)")
+            return
+        }
+        #expect(acceptedCall == accepted && by.uid == "bob" && by.name == "bob name")
+        #expect(try await bobOnB.expectPush() == .incomingCallCanceled(call: accepted, reason: .answeredElsewhere))
+        await bobOnC.expectSilence()
+
+        let ended = try await bobOnC.endCall(call.sessionId)
+        #expect(ended.callStatus == .ended)
+        let hungUp = try await alice.expectPush()
+        guard case .callEndedMessageReceived(let endedCall, let endedBy, .hungUp) = hungUp else {
+            Issue.record("alice expected the hang-up, got \(hungUp)")
+            return
+        }
+        #expect(endedCall == ended && endedBy.uid == "bob")
+        let rows = try await databaseRows(
+            cluster.database, "SELECT status, owner_node FROM calls WHERE session_id = '\(call.sessionId)'")
+        #expect(rows == ["ended|a"], "one call, ended, owned by the node it was made on")
+
+        // Later ops on the call from other nodes are answered by its owner, which remembers it.
+        await expectError(.callEnded) { try await bobOnB.acceptCall(call.sessionId) }
+        // An op on a call that no node owns is answered where it lands.
+        await expectError(.callNotFound) { try await bobOnB.endCall("v1.0123456789abcdef0123456789abcdef") }
+    }
+
+    @Test func aSessionJoinedFromTwoNodesCarriesMuteAndRecording() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let call = try await alice.establishCall(with: bob, uid: "bob")
+
+        let aliceToken = try await alice.generateToken(sessionId: call.sessionId)
+        _ = try await alice.joinSession(callToken: aliceToken.callToken)
+        let bobToken = try await bob.generateToken(sessionId: call.sessionId)
+        let joined = try await bob.joinSession(callToken: bobToken.callToken)
+        #expect(Set(joined.participants.map(\.uid)) == ["alice", "bob"])
+        #expect(try await alice.expectPush() == .userJoined(sessionId: call.sessionId, user: User(uid: "bob", name: "bob name")))
+        guard case .userListChanged(_, let participants) = try await alice.expectPush() else {
+            Issue.record("alice expected the new participant list")
+            return
+        }
+        #expect(participants.count == 2)
+
+        _ = try await bob.setMuted(call.sessionId, audio: true)
+        #expect(try await alice.expectPush() == .userMuted(
+            sessionId: call.sessionId, user: User(uid: "bob", name: "bob name"), audioMuted: true, videoMuted: false))
+        _ = try await alice.startRecording(call.sessionId)
+        #expect(try await bob.expectPush() == .recordingToggled(
+            sessionId: call.sessionId, recordingStarted: true, user: User(uid: "alice", name: "alice name")))
+    }
+
+    @Test func aMeetingJoinedOnTwoNodesAtOnceHasOneOwner() async throws {
+        let cluster = try await RoutingCluster(["a", "b"])
+        defer { cluster.stop() }
+        let carol = try await cluster.device("carol", on: "a")
+        let dave = try await cluster.device("dave", on: "b")
+        for round in 0..<5 {
+            let room = "room-\(round)"
+            let carolGrant = try await cluster.tokens.mintCallToken(uid: "carol", sessionId: room)
+            let daveGrant = try await cluster.tokens.mintCallToken(uid: "dave", sessionId: room)
+            async let carolJoined = carol.joinSession(callToken: carolGrant.token)
+            async let daveJoined = dave.joinSession(callToken: daveGrant.token)
+            let (first, second) = try await (carolJoined, daveJoined)
+            let participants = [first, second].map { Set($0.participants.map(\.uid)) }
+            #expect(participants.contains(["carol", "dave"]), "both joined the one meeting \(room): \(participants)")
+            _ = try await carol.leaveSession(room)
+            _ = try await dave.leaveSession(room)
+            while await carol.nextEvent(timeout: .milliseconds(200)) != nil {}
+            while await dave.nextEvent(timeout: .milliseconds(200)) != nil {}
+        }
+    }
+
+    @Test func anOpWhoseOwnerIsGoneOrSilentGetsOwnerUnreachable() async throws {
+        let cluster = try await RoutingCluster(["a", "b"], ["--cluster-forward-timeout", "300"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let first = try await alice.ring("bob", ringing: [bob], timeout: 60)
+
+        // A stopped owner hears the op but cannot answer: the forward times out.
+        let owner = try #require(cluster.nodes["a"])
+        owner.send(SIGSTOP)
+        let started = ContinuousClock.now
+        await expectError(.callOwnerUnreachable) { try await bob.acceptCall(first.sessionId) }
+        #expect(ContinuousClock.now - started < .seconds(3), "answered after the 300 ms forward timeout")
+        owner.send(SIGCONT)
+
+        // A dead owner is not listening: the op is refused at once.
+        owner.kill()
+        await expectError(.callOwnerUnreachable) { try await bob.rejectCall(first.sessionId, status: .rejected) }
+        let port = try #require(cluster.nodes["b"]).port
+        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        let metrics = MetricsScrape(String(decoding: body, as: UTF8.self))
+        #expect(metrics["callgate_cluster_unanswered_forwards_total"] == 2)
+        #expect(metrics["callgate_cluster_forwarded_ops_total"] == 2)
+    }
+}
+
+/// Nodes on one throwaway Redis and one fresh database, and devices connected to them.
+final class RoutingCluster {
+    let redis: ThrowawayRedis
+    let database: String
+    var nodes: [String: GatewayProcess] = [:]
+    let tokens: TokenService
+    let loop: ClientLoop
+    /// What every node signs tokens with.
+    static let secret = "cluster-routing-secret"
+
+    init(_ ids: [String], _ extra: [String] = []) async throws {
+        redis = try ThrowawayRedis()
+        database = try await SharedPostgres.freshDatabase()
+        tokens = try await TokenService(secret: Self.secret)
+        loop = try ClientLoop()
+        for id in ids {
+            nodes[id] = try GatewayProcess.clusterNode(id, redis: redis, database: database, secret: Self.secret, extra)
+        }
+    }
+
+    /// A device of `uid` connected to node `node`.
+    func device(_ uid: String, on node: String) async throws -> CallGateClient {
+        let port = try #require(nodes[node]).port
+        let client = try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop)
+        _ = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: "\(uid) name"), ttl: 600).token)
+        return client
+    }
+
+    func stop() {
+        for node in nodes.values {
+            node.kill()
+        }
+        loop.stop()
+        redis.stop()
+    }
+}

@@ -1,0 +1,44 @@
+import CallGateCore
+@testable import CallGateServer
+import Testing
+
+@Suite struct ForwardedRequestsTests {
+    let device = ConnectionID(7)
+
+    @Test func anAnsweredForwardIsSettledOnceAndNeverExpires() {
+        var forwards = ForwardedRequests()
+        let ticket = forwards.open(device, requestID: "r1", owner: "a", deadline: 100)
+        #expect(forwards.close(ticket)?.requestID == "r1")
+        #expect(forwards.close(ticket) == nil)
+        #expect(forwards.expire(now: 1_000).isEmpty)
+        #expect(forwards.nextDeadline == nil && forwards.count == 0)
+    }
+
+    @Test func forwardsExpireInOrderAtTheirDeadlines() {
+        var forwards = ForwardedRequests()
+        let first = forwards.open(device, requestID: "r1", owner: "a", deadline: 100)
+        let second = forwards.open(device, requestID: "r2", owner: "b", deadline: 150)
+        _ = forwards.open(device, requestID: "r3", owner: "a", deadline: 200)
+        #expect(first != second)
+        #expect(forwards.expire(now: 99).isEmpty)
+        #expect(forwards.nextDeadline == 100)
+        _ = forwards.close(second)
+        #expect(forwards.expire(now: 150).map(\.requestID) == ["r1"])
+        #expect(forwards.nextDeadline == 200)
+        #expect(forwards.expire(now: 200).map(\.requestID) == ["r3"])
+        #expect(forwards.count == 0 && forwards.nextDeadline == nil)
+    }
+
+    @Test func manyForwardsKeepTheirOrderWhileTheQueueIsCompacted() {
+        var forwards = ForwardedRequests()
+        for index in 0..<5_000 {
+            _ = forwards.open(device, requestID: "r\(index)", owner: "a", deadline: Int64(index))
+        }
+        var expired: [String] = []
+        for now in stride(from: Int64(0), to: 5_000, by: 700) {
+            expired += forwards.expire(now: now).map(\.requestID)
+        }
+        expired += forwards.expire(now: 5_000).map(\.requestID)
+        #expect(expired == (0..<5_000).map { "r\($0)" })
+    }
+}
