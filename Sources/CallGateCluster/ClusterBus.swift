@@ -36,6 +36,8 @@ public final class ClusterBus {
 
     /// A message on the channel of user `uid`.
     public var onUserMessage: (_ uid: String, ClusterMessage) -> Void = { _, _ in }
+    /// Another node changed group `guid`.
+    public var onGroupChanged: (_ guid: String) -> Void = { _ in }
     /// A message on this node's channel (probes are not passed on).
     public var onNodeMessage: (ClusterMessage) -> Void = { _ in }
     /// The node's channel is subscribed (again), or no longer is.
@@ -65,6 +67,7 @@ public final class ClusterBus {
     /// Subscribes to this node's channel and starts the probes.
     public func start() {
         subscriber.subscribe(channel)
+        subscriber.subscribe(ClusterKeys.groupsChannel)
         subscriber.start()
         probeTimer.schedule(afterMicroseconds: timing.probeInterval.microseconds)
     }
@@ -108,6 +111,17 @@ public final class ClusterBus {
         }
     }
 
+    /// Tells every node that group `guid` changed (its change is saved); what fails is lost
+    /// (logged): the other nodes reload every group when their subscription comes back.
+    public func announceGroupChange(_ guid: String) {
+        let message = ClusterMessage.groupChanged(origin: nodeID, guid: guid)
+        client.send([Array("PUBLISH".utf8), Array(ClusterKeys.groupsChannel.utf8), message.encoded]) { [logger] result in
+            if case .failure(let failure) = result {
+                logger.warning("group change not announced", metadata: ["guid": "\(guid)", "error": "\(failure)"])
+            }
+        }
+    }
+
     /// Publishes `message` on the channel of `node`; `done` gets Redis's reply (how many
     /// subscribers it reached: 0 when that node is not listening) or why there was none.
     public func send(
@@ -142,6 +156,10 @@ public final class ClusterBus {
             lastHeard = .now
             if message != .probe {
                 onNodeMessage(message)
+            }
+        } else if messageChannel == ClusterKeys.groupsChannel {
+            if case .groupChanged(let origin, let guid) = message, origin != nodeID {
+                onGroupChanged(guid)
             }
         } else if messageChannel.hasPrefix(ClusterKeys.userChannelPrefix) {
             onUserMessage(String(messageChannel.dropFirst(ClusterKeys.userChannelPrefix.count)), message)

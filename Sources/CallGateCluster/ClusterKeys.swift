@@ -23,8 +23,18 @@ public enum ClusterKeys {
         userChannelPrefix + uid
     }
 
+    /// The channel of group changes: every node keeps every group in memory.
+    public static let groupsChannel = "cg:groups"
+
     /// What every user's channel begins with.
     public static let userChannelPrefix = "cg:u:"
+
+    /// The busy claim of user `uid`: `"<node>|<sessionId>|<c or j>"` (caller of a ringing call,
+    /// or joined to an answered one), or `"<node>|-|p"` while an op of that node may engage
+    /// them; a lease its node renews.
+    public static func busy(_ uid: String) -> String {
+        "cg:{u:" + uid + "}:busy"
+    }
 
     /// Which node owns call or session `sessionId`: a hash with `owner` (a node id). The hash
     /// tag is the session, so a call's keys stay together on a Redis Cluster.

@@ -17,6 +17,8 @@ public enum ClusterMessage: Equatable, Sendable {
     case answer(ticket: UInt64, frame: [UInt8])
     /// Device `connection`, which had ops forwarded to this node, disconnected.
     case departed(connection: UInt64)
+    /// Node `origin` changed group `guid` (its change is saved).
+    case groupChanged(origin: String, guid: String)
     /// A node's probe of its own subscription.
     case probe
 
@@ -31,6 +33,8 @@ public enum ClusterMessage: Equatable, Sendable {
             Self.line(["A", String(ticket)]) + frame
         case .departed(let connection):
             Self.line(["D", String(connection)])
+        case .groupChanged(let origin, let guid):
+            Self.line(["G", origin]) + Array(guid.utf8)
         case .probe:
             Self.line(["K"])
         }
@@ -60,6 +64,9 @@ public enum ClusterMessage: Equatable, Sendable {
         case ("D", 2):
             guard let connection = UInt64(fields[1]), body.isEmpty else { return nil }
             self = .departed(connection: connection)
+        case ("G", 2):
+            guard !body.isEmpty else { return nil }
+            self = .groupChanged(origin: fields[1], guid: String(decoding: body, as: UTF8.self))
         case ("K", 1):
             guard body.isEmpty else { return nil }
             self = .probe

@@ -10,6 +10,7 @@ public final class ClusterNode {
     public let membership: ClusterMembership
     public let bus: ClusterBus
     public let owners: CallOwners
+    public let busy: BusyClaims
 
     /// A node `nodeID` on the Redis at `endpoint`, claimed by `NodeIDClaim` as `incarnation`
     /// with `number`; nothing connects until `start`. May be made before the context starts
@@ -24,6 +25,7 @@ public final class ClusterNode {
             logger: logger)
         bus = ClusterBus(nodeID: nodeID, client: client, endpoint: endpoint, context: context, logger: logger)
         owners = CallOwners(nodeID: nodeID, client: client)
+        busy = BusyClaims(nodeID: nodeID, client: client, logger: logger)
     }
 
     /// This node's id.

@@ -45,4 +45,38 @@ enum ClusterScripts {
         end
         return redis.call('HGET', KEYS[1], 'owner')
         """)
+
+    /// Claims a user for an op of this node that may engage them, unless another node's claim
+    /// holds them (a node may always replace its own claims: its Core decides among its calls),
+    /// and reads the claims of the users it would ring. KEYS: the user's busy key, then those of
+    /// the users to ring. ARGV: the node's prefix `"<node>|"`, the claim, the lease in ms.
+    /// Returns `{1, claim of each user to ring or false}`, or `{0, the holding claim}`.
+    static let claimUser = RedisScript(name: "claim-user", source: """
+        local current = redis.call('GET', KEYS[1])
+        if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] then return {0, current} end
+        redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+        local others = {}
+        for i = 2, #KEYS do others[i - 1] = redis.call('GET', KEYS[i]) end
+        return {1, others}
+        """)
+
+    /// Releases this node's claim of a user: deletes it if it is this node's. KEYS: the user's
+    /// busy key. ARGV: the node's prefix `"<node>|"`.
+    static let releaseUser = RedisScript(name: "release-user", source: """
+        local current = redis.call('GET', KEYS[1])
+        if current and string.sub(current, 1, #ARGV[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+        return 0
+        """)
+
+    /// Renews this node's claims: each key still holding its claim gets a fresh lease, and one
+    /// that lapsed is claimed again unless someone else claimed it meanwhile. KEYS: busy keys.
+    /// ARGV: the lease in ms, then each key's claim.
+    static let renewUsers = RedisScript(name: "renew-users", source: """
+        for i = 1, #KEYS do
+          local current = redis.call('GET', KEYS[i])
+          if current == ARGV[i + 1] then redis.call('PEXPIRE', KEYS[i], ARGV[1])
+          elseif not current then redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1]) end
+        end
+        return #KEYS
+        """)
 }

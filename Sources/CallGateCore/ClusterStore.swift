@@ -10,8 +10,9 @@ public struct OwnedCall: Sendable {
 }
 
 /// What cluster mode needs of the store every node shares (PostgreSQL): call ids that are unique
-/// across nodes, and the open calls of a node, which a survivor (or the node itself, restarting)
-/// takes over. Blocks its caller: call off the service thread.
+/// across nodes, the open calls of a node, which a survivor (or the node itself, restarting)
+/// takes over, and single groups that another node changed. Blocks its caller: call off the
+/// service thread.
 public protocol ClusterStore: CallLogStore {
     /// A block of call ids no other node gets, all above every id saved so far.
     func reserveCallIDs() throws -> ClosedRange<Int64>
@@ -19,4 +20,6 @@ public protocol ClusterStore: CallLogStore {
     func takeOverOpenCalls(of deadNode: String, by node: String) throws -> [OwnedCall]
     /// Which of `ids` are still open and owned by `node`.
     func ownedOpenCallIDs(of node: String, among ids: [Int64]) throws -> Set<Int64>
+    /// The group `guid` as saved now, nil when there is none.
+    func group(_ guid: String) throws -> GroupRecord?
 }

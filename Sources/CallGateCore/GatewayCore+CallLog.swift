@@ -156,6 +156,7 @@ extension GatewayCore {
         let grace = call.callStatus == .initiated ? configuration.callerGracePeriod : configuration.participantGracePeriod
         for uid in live.members(in: .joined) {
             engagedCall[uid] = live.id
+            engagementChanges.append(uid)
             startGrace(for: uid, in: live.id, lasting: grace)
         }
         for uid in live.members(in: .ringing) {

@@ -19,8 +19,15 @@ extension GatewayCore {
     /// callee in an answered call is not rung: a 1:1 call (or a group call that leaves nobody
     /// to ring) ends `busy` at once, and every device of the caller, the requesting one
     /// included, gets `onOutgoingCallRejected` with the busy user as `by`.
-    public func initiateCall(_ params: InitiateCallParams, from connection: ConnectionID) -> Outcome<Call> {
-        transition { list throws(CoreError) in try initiate(params, from: connection, into: &list) }
+    ///
+    /// In cluster mode `busyElsewhere` names the callees in an answered call on another node:
+    /// with `autoBusy` they count as busy too.
+    public func initiateCall(
+        _ params: InitiateCallParams, from connection: ConnectionID, busyElsewhere: Set<String> = []
+    ) -> Outcome<Call> {
+        transition { list throws(CoreError) in
+            try initiate(params, from: connection, busyElsewhere: busyElsewhere, into: &list)
+        }
     }
 
     /// Answers a call that rings `connection`'s user.
@@ -77,7 +84,8 @@ extension GatewayCore {
     }
 
     private func initiate(
-        _ params: InitiateCallParams, from connection: ConnectionID, into list: inout EffectList
+        _ params: InitiateCallParams, from connection: ConnectionID, busyElsewhere: Set<String>,
+        into list: inout EffectList
     ) throws(CoreError) -> Call {
         let caller = try requireUser(connection)
         guard FieldRules.isValidID(params.receiverId) else {
@@ -98,7 +106,7 @@ extension GatewayCore {
         guard callStarts.allows(caller.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
             throw .callRateLimited(configuration.maxCallsPerMinute)
         }
-        let (ringing, busy, receiver) = try callees(of: params, from: caller)
+        let (ringing, busy, receiver) = try callees(of: params, from: caller, busyElsewhere: busyElsewhere)
         let call = Call(
             sessionId: freshSessionID(), callType: params.callType, receiverType: params.receiverType,
             callStatus: .initiated, initiator: caller, receiver: receiver, initiatedAt: nowSeconds,
@@ -146,7 +154,7 @@ extension GatewayCore {
     /// Who a new call rings and who it skips as busy (with `autoBusy`, a callee in an answered
     /// call), and the receiver it shows.
     private func callees(
-        of params: InitiateCallParams, from caller: User
+        of params: InitiateCallParams, from caller: User, busyElsewhere: Set<String>
     ) throws(CoreError) -> (ringing: [String], busy: [String], receiver: CallReceiver) {
         let receiver: CallReceiver
         let others: [String]
@@ -168,7 +176,7 @@ extension GatewayCore {
         var ringing: [String] = []
         var busy: [String] = []
         for uid in others {
-            if configuration.autoBusy, isInOngoingCall(uid) {
+            if configuration.autoBusy, isInOngoingCall(uid) || busyElsewhere.contains(uid) {
                 busy.append(uid)
             } else {
                 ringing.append(uid)
@@ -194,6 +202,7 @@ extension GatewayCore {
             live.call.callStatus = .ongoing
             live.call.joinedAt = nowSeconds
             live.startStay(of: live.callerUID, at: nowSeconds)
+            engagementChanges.append(live.callerUID)
             if directory.connections(of: live.callerUID).isEmpty {
                 startGrace(for: live.callerUID, in: live.id, lasting: configuration.participantGracePeriod)
             }
@@ -315,6 +324,18 @@ extension GatewayCore {
     }
 
     /// Whether `uid` takes part in an answered call, which makes them busy for new calls.
+    /// The call `uid` is engaged in (caller of a ringing call, or participant of an answered
+    /// one) and whether it was answered; nil when they are in none. Service thread only.
+    public func engagement(of uid: String) -> (sessionId: String, answered: Bool)? {
+        guard let sessionId = engagedCall[uid], let live = calls[sessionId] else { return nil }
+        return (sessionId, live.call.callStatus == .ongoing)
+    }
+
+    /// Every user engaged in a call, with the call. Service thread only.
+    public var engagedUsers: [String: String] {
+        engagedCall
+    }
+
     func isInOngoingCall(_ uid: String) -> Bool {
         guard let sessionId = engagedCall[uid] else { return false }
         return calls[sessionId]?.call.callStatus == .ongoing
@@ -335,6 +356,7 @@ extension GatewayCore {
     func register(_ live: LiveCall, ringFor seconds: Int) {
         calls[live.id] = live
         engagedCall[live.callerUID] = live.id
+        engagementChanges.append(live.callerUID)
         for uid in live.members(in: .ringing) {
             ringingCalls[uid, default: []].append(live.id)
         }
@@ -357,6 +379,7 @@ extension GatewayCore {
         }
         if state == .joined {
             engagedCall[uid] = live.id
+            engagementChanges.append(uid)
         }
         if previous == .ringing, live.ringingCount == 0, let timer = live.ringTimer {
             timers.cancel(timer)
@@ -488,6 +511,7 @@ extension GatewayCore {
     private func disengage(_ uid: String, _ sessionId: String) {
         if engagedCall[uid] == sessionId {
             engagedCall[uid] = nil
+            engagementChanges.append(uid)
         }
         cancelGrace(for: uid, in: sessionId)
     }

@@ -55,6 +55,8 @@ public final class GatewayCore {
     let logChanges = LogChanges()
     /// The calls the op under way finished, for its outcome.
     var finishedNow: [Call] = []
+    /// The users whose engagement the op under way changed, for its outcome.
+    var engagementChanges: [String] = []
 
     /// Makes a core with no connections and no calls.
     ///
@@ -294,9 +296,15 @@ public final class GatewayCore {
         }
         let finished = finishedNow
         finishedNow.removeAll(keepingCapacity: true)
+        var engagements: [String] = []
+        if !engagementChanges.isEmpty {
+            var seen = Set<String>()
+            engagements = engagementChanges.filter { seen.insert($0).inserted }
+            engagementChanges.removeAll(keepingCapacity: true)
+        }
         return Outcome(
             reply: reply, deliveries: list.deliveries, logChanges: takeLogChanges(), finishedCalls: finished,
-            webhookEvents: list.webhookEvents, nextDeadline: timers.nextDeadline())
+            webhookEvents: list.webhookEvents, engagements: engagements, nextDeadline: timers.nextDeadline())
     }
 
     /// The authenticated user of `connection`, or `ERR_USER_NOT_LOGGED_IN`.

@@ -88,4 +88,9 @@ public final class InMemoryGroupStore: GroupStore {
     public func delete(_ guid: String) -> Bool {
         groups.removeValue(forKey: guid) != nil
     }
+
+    /// Holds exactly `groups` from now on.
+    public func replaceAll(with groups: [GroupRecord]) {
+        self.groups = Dictionary(groups.map { ($0.guid, $0) }) { _, last in last }
+    }
 }

@@ -19,6 +19,10 @@ public struct Outcome<Reply: Sendable>: Sendable {
     /// What the app's backend is told about the op, in order: written to the webhook outbox
     /// with `logChanges`, so an event is sent exactly when the change it reports is durable.
     public var webhookEvents: [WebhookEvent]
+    /// The users whose engagement (the call they are in, or whether it was answered) the op
+    /// changed, each once: in cluster mode the server writes each one's busy claim from
+    /// `GatewayCore.engagement(of:)`.
+    public var engagements: [String]
     /// The Core's earliest timer deadline after the op, on the clock's monotonic milliseconds;
     /// nil when no timer is pending. The server calls `fireDueTimers` when it passes.
     public var nextDeadline: Int64?
@@ -26,13 +30,15 @@ public struct Outcome<Reply: Sendable>: Sendable {
     /// Makes an outcome.
     public init(
         reply: Result<Reply, CoreError>, deliveries: [Delivery] = [], logChanges: [CallLogRecord] = [],
-        finishedCalls: [Call] = [], webhookEvents: [WebhookEvent] = [], nextDeadline: Int64? = nil
+        finishedCalls: [Call] = [], webhookEvents: [WebhookEvent] = [], engagements: [String] = [],
+        nextDeadline: Int64? = nil
     ) {
         self.reply = reply
         self.deliveries = deliveries
         self.logChanges = logChanges
         self.finishedCalls = finishedCalls
         self.webhookEvents = webhookEvents
+        self.engagements = engagements
         self.nextDeadline = nextDeadline
     }
 
@@ -40,7 +46,8 @@ public struct Outcome<Reply: Sendable>: Sendable {
     public func mapReply<Other>(_ transform: (Reply) -> Other) -> Outcome<Other> {
         Outcome<Other>(
             reply: reply.map(transform), deliveries: deliveries, logChanges: logChanges,
-            finishedCalls: finishedCalls, webhookEvents: webhookEvents, nextDeadline: nextDeadline)
+            finishedCalls: finishedCalls, webhookEvents: webhookEvents, engagements: engagements,
+            nextDeadline: nextDeadline)
     }
 }
 

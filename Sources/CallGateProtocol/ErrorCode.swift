@@ -46,6 +46,9 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     /// answer within `--cluster-forward-timeout` or could not be found or reached; the op may
     /// or may not have been done there.
     case callOwnerUnreachable = "ERR_CALL_OWNER_UNREACHABLE"
+    /// Cluster mode: an op that must claim its user in Redis (`initiateCall`, `acceptCall`)
+    /// while this node cannot reach Redis: it had no effect; try again shortly.
+    case clusterUnavailable = "ERR_CLUSTER_UNAVAILABLE"
 }
 
 /// The `error` object of a failed reply: a code for programs and a message for people.

@@ -38,9 +38,19 @@ extension GatewayService {
                 node.membership.onLive = liveness
                 node.membership.onSuspended = { _ in liveness() }
                 node.membership.onView = { [unowned self, unowned node] in sawLiveNodes(node.membership.liveNodes) }
-                node.bus.onReadyChanged = { _ in liveness() }
+                node.bus.onReadyChanged = { [unowned self] ready in
+                    if !ready {
+                        busWasDown = true
+                    } else if busWasDown {
+                        busWasDown = false
+                        reloadGroups()
+                    }
+                    liveness()
+                }
+                node.bus.onGroupChanged = { [unowned self] guid in reloadGroup(guid) }
                 node.bus.onNodeMessage = { [unowned self] message in received(message) }
                 node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }
+                renewClaims()
                 let timeout = context.makeTimer { [node] in
                     let reason: String = switch node.membership.state {
                     case .suspended(let why): why

@@ -35,7 +35,7 @@ extension GatewayService: HTTPHandler {
         switch webApp.route(request) ?? router.route(request, refusingChangesFor: backlog) {
         case .respond(let response):
             // An admin change to the groups is answered once it is durable.
-            emit(.http(box, response), after: pipeline.submit([], groupWrites: groups.takeWrites()))
+            emit(.http(box, response), after: submit([]))
         case .mintToken(let tokenRequest):
             let tokens = router.tokens
             Task {

@@ -81,15 +81,33 @@ extension GatewayService {
     }
 
     /// Hands the outcome's log changes (with its webhook events, and the admin API's group
-    /// changes) to the writer, counts
-    /// the calls it finished and re-arms the Core timer. Returns the write its output waits for.
+    /// changes) to the writer, counts the calls it finished, re-arms the Core timer and (cluster
+    /// mode) writes the busy claims it changed. Returns the write its output waits for.
     private func persist<Reply>(_ outcome: Outcome<Reply>) -> UInt64 {
         for call in outcome.finishedCalls {
             metrics.callFinished(call.callStatus)
         }
         armCoreTimer(at: outcome.nextDeadline)
-        return pipeline.submit(
-            outcome.logChanges, groupWrites: groups.takeWrites(), webhookWrites: webhookWrites(outcome.webhookEvents))
+        writeClaims(of: outcome.engagements)
+        return submit(outcome.logChanges, webhookWrites: webhookWrites(outcome.webhookEvents))
+    }
+
+    /// Hands `logChanges`, the group changes made since the last submit and `webhookWrites` to
+    /// the writer; in cluster mode each changed group is announced to the other nodes once its
+    /// change is durable. Returns the write that output revealing them waits for.
+    func submit(_ logChanges: [CallLogRecord], webhookWrites: [StoreWrite] = []) -> UInt64 {
+        let groupWrites = groups.takeWrites()
+        let barrier = pipeline.submit(logChanges, groupWrites: groupWrites, webhookWrites: webhookWrites)
+        if cluster != nil {
+            for write in groupWrites {
+                switch write {
+                case .putGroup(let group): emit(.groupChanged(group.guid), after: barrier)
+                case .deleteGroup(let guid): emit(.groupChanged(guid), after: barrier)
+                case .call, .webhook: break
+                }
+            }
+        }
+        return barrier
     }
 
     /// Numbers each push for each of its users in the push history, and hands it to that
@@ -203,6 +221,8 @@ extension GatewayService {
             metrics.rang(after: .now - since)
         case .publish(let uid, let message):
             cluster?.bus.publish(message, toUser: uid)
+        case .groupChanged(let guid):
+            cluster?.bus.announceGroupChange(guid)
         case .answer(let forward, _, let frame):
             cluster?.bus.send(.answer(ticket: forward.number, frame: frame), toNode: forward.node) { [logger] result in
                 if case .failure(let failure) = result {

@@ -100,7 +100,7 @@ extension GatewayService {
             let id = ConnectionID(connection)
             guard remoteConnections.removeValue(forKey: id) != nil else { return }
             send(core.disconnect(id))
-        case .push, .probe:
+        case .push, .groupChanged, .probe:
             return
         }
     }

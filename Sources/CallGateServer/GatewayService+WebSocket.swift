@@ -112,7 +112,9 @@ extension GatewayService: WebSocketDelegate {
         case .initiateCall(let params):
             initiateCall(params, answering: request)
         case .acceptCall(let params):
-            send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
+            claimingUser(of: request) { [self] _ in
+                send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
+            }
         case .rejectCall(let params):
             send(core.rejectCall(params, from: id), answering: request)
         case .endCall(let params):
@@ -137,10 +139,21 @@ extension GatewayService: WebSocketDelegate {
     /// Runs `initiateCall` and, when it rang a device of this gateway, measures how long the gateway took from
     /// taking up the request to handing the ring frames to the sockets: a marker goes through
     /// the pipeline behind those frames, so the store commit they wait for is included.
-    /// In cluster mode the call is recorded as this node's before any push about it goes out.
+    /// In cluster mode the caller is claimed as busy first, and the call is recorded as this
+    /// node's before any push about it goes out.
     private func initiateCall(_ params: InitiateCallParams, answering request: ReplyAddress) {
         let received = ContinuousClock.now
-        let outcome = core.initiateCall(params, from: request.connection)
+        let ringing = cluster == nil ? [] : core.user(of: request.connection).map { callees(of: params, from: $0.uid) } ?? []
+        claimingUser(of: request, ringing: ringing) { [self] answeredElsewhere in
+            initiateCall(params, answering: request, busyElsewhere: answeredElsewhere, receivedAt: received)
+        }
+    }
+
+    private func initiateCall(
+        _ params: InitiateCallParams, answering request: ReplyAddress, busyElsewhere: Set<String>,
+        receivedAt received: ContinuousClock.Instant
+    ) {
+        let outcome = core.initiateCall(params, from: request.connection, busyElsewhere: busyElsewhere)
         if let cluster, case .success(let call) = outcome.reply {
             cluster.owners.record(call.sessionId) { [logger] failure in
                 if let failure {

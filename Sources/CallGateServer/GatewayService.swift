@@ -66,6 +66,14 @@ final class GatewayService: @unchecked Sendable {
     var forwards = ForwardedRequests()
     /// The live nodes as the last heartbeat saw them (`+Routing`).
     var liveNodes: Set<String> = []
+    /// Cluster mode: group -> the latest of its reads under way (`+ClusterGroups`).
+    var groupReloads: [String: Int] = [:]
+    /// Cluster mode: whether the bus went down since it was last subscribed (`+ClusterGroups`).
+    var busWasDown = false
+    /// Cluster mode: users with a busy claim on its way to Redis, and how many (`+Busy`).
+    var claimsInFlight: [String: Int] = [:]
+    /// Renews the busy claims of the users this node's calls engage (`+Busy`).
+    lazy var claimRenewal = context.makeTimer { [unowned self] in self.renewClaims() }
     /// Fires when the oldest forwarded op runs out of time.
     lazy var forwardTimer = context.makeTimer { [unowned self] in self.expireForwards() }
     /// Fires when the Core's earliest timer is due.

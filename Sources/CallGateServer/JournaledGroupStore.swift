@@ -35,6 +35,22 @@ final class JournaledGroupStore: GroupStore {
         return existed
     }
 
+    /// Cluster mode: puts `group` as another node saved it (nil: deleted) without noting a
+    /// write, which that node made.
+    func refresh(_ guid: String, to group: GroupRecord?) {
+        if let group {
+            groups.put(group)
+        } else {
+            groups.delete(guid)
+        }
+    }
+
+    /// Cluster mode: holds exactly `groups` as saved now (reloaded after the node may have
+    /// missed changes of other nodes), without noting writes.
+    func refreshAll(to groups: [GroupRecord]) {
+        self.groups.replaceAll(with: groups)
+    }
+
     /// The changes since the last call, in order.
     func takeWrites() -> [StoreWrite] {
         defer { journal.removeAll(keepingCapacity: true) }

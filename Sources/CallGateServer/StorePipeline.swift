@@ -107,6 +107,8 @@ enum HeldOutput {
     case ringHandedOver(since: ContinuousClock.Instant)
     /// Cluster mode: a push published on the channel of a user, for their devices on other nodes.
     case publish(uid: String, ClusterMessage)
+    /// Cluster mode: group `guid` changed, for the other nodes (once the change is durable).
+    case groupChanged(String)
     /// Cluster mode: the reply to an op that device `connection` of another node forwarded here.
     case answer(ForwardTicket, connection: ConnectionID, frame: [UInt8])
 
@@ -114,7 +116,7 @@ enum HeldOutput {
     var connection: ConnectionID? {
         switch self {
         case .frame(let id, _), .close(let id, _, _): id
-        case .http, .ringHandedOver, .publish, .answer: nil
+        case .http, .ringHandedOver, .publish, .answer, .groupChanged: nil
         }
     }
 
@@ -123,7 +125,7 @@ enum HeldOutput {
         switch self {
         case .frame(let id, _), .close(let id, _, _), .answer(_, let id, _): .socket(id)
         case .publish(let uid, _): .user(uid)
-        case .http, .ringHandedOver: nil
+        case .http, .ringHandedOver, .groupChanged: nil
         }
     }
 }

@@ -80,4 +80,20 @@ extension PostgresCallLogStore: ClusterStore {
             }
         }
     }
+
+    /// The group `guid` as saved now, nil when there is none: another node changed it.
+    public func group(_ guid: String) throws -> GroupRecord? {
+        try blocking { [self] in
+            try await reading("reading group \(guid)") { [self] connection in
+                for try await (name, icon, members) in try await connection.query(
+                    "SELECT name, icon, members::text FROM call_groups WHERE guid = \(guid)", logger: logger
+                ).decode((String, String?, String).self) {
+                    return GroupRecord(
+                        guid: guid, name: name, icon: icon,
+                        members: try JSONDecoder().decode([String].self, from: Data(members.utf8)))
+                }
+                return nil
+            }
+        }
+    }
 }

@@ -50,6 +50,105 @@ import TestSupport
         await expectError(.callNotFound) { try await bobOnB.endCall("v1.0123456789abcdef0123456789abcdef") }
     }
 
+    @Test func aCallerBusyOnOneNodeCannotCallFromAnotherAndAnsweredCallsMakeCalleesBusyEverywhere() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let aliceOnC = try await cluster.device("alice", on: "c")
+        let bob = try await cluster.device("bob", on: "b")
+        let carol = try await cluster.device("carol", on: "c")
+
+        // Alice rings bob from node a: her other device, on node c, cannot start a second call.
+        let call = try await alice.ring("bob", ringing: [bob])
+        await expectError(.callInProgress) { try await aliceOnC.initiateCall(to: "carol") }
+        await carol.expectSilence()
+
+        // Bob answers: carol's call from node c finds him busy in node a's call.
+        _ = try await bob.acceptCall(call.sessionId)
+        _ = try await alice.expectPush()
+        let busy = try await carol.initiateCall(to: "bob")
+        #expect(busy.callStatus == .busy)
+        await bob.expectSilence()
+
+        // Once the call ended, nobody is held: both may call again, from any node.
+        _ = try await alice.endCall(call.sessionId)
+        _ = try await bob.expectPush()
+        let again = try await carol.ring("bob", ringing: [bob])
+        _ = try await aliceOnC.initiateCall(to: "dave")
+        _ = try await bob.acceptCall(again.sessionId)
+    }
+
+    @Test func aUserRungByCallsOfTwoNodesAcceptsOnlyOne() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"], ["--no-auto-busy"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let carol = try await cluster.device("carol", on: "c")
+        let bobOnB = try await cluster.device("bob", on: "b")
+        let bobOnC = try await cluster.device("bob", on: "c")
+        for _ in 0..<5 {
+            let fromAlice = try await alice.ring("bob", ringing: [bobOnB, bobOnC])
+            let fromCarol = try await carol.ring("bob", ringing: [bobOnB, bobOnC])
+            async let first = bobOnB.send(.acceptCall(SessionParams(sessionId: fromAlice.sessionId)))
+            async let second = bobOnC.send(.acceptCall(SessionParams(sessionId: fromCarol.sessionId)))
+            let outcomes = await [try first, try second]
+            let accepted = outcomes.filter { if case .success = $0 { true } else { false } }
+            let refused = outcomes.compactMap { outcome -> ErrorCode? in
+                if case .failure(let error) = outcome { error.code } else { nil }
+            }
+            #expect(accepted.count == 1 && refused == [.callInProgress], "bob is in one call: \(outcomes)")
+            for call in [fromAlice, fromCarol] {
+                _ = try? await alice.rejectCall(call.sessionId, status: .cancelled)
+                _ = try? await carol.rejectCall(call.sessionId, status: .cancelled)
+                _ = try? await alice.endCall(call.sessionId)
+                _ = try? await carol.endCall(call.sessionId)
+            }
+            for device in [alice, carol, bobOnB, bobOnC] {
+                while await device.nextEvent(timeout: .milliseconds(300)) != nil {}
+            }
+        }
+    }
+
+    @Test func aGroupChangedOnOneNodeRingsItsMembersOnThreeNodes() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let carol = try await cluster.device("carol", on: "c")
+        let dave = try await cluster.device("dave", on: "c")
+        // The group is made on node b; node a, where alice rings it, learns it over the bus.
+        #expect(try await cluster.putGroup("team", members: ["alice", "bob", "carol"], on: "b") == 200)
+        try await Task.sleep(for: .milliseconds(500))
+        let call = try await alice.initiateCall(to: "team", receiverType: .group)
+        for device in [bob, carol] {
+            #expect(try await device.expectPush() == .incomingCallReceived(call: call))
+        }
+        _ = try await bob.acceptCall(call.sessionId)
+        let joined = try await carol.acceptCall(call.sessionId)
+        #expect(joined.callStatus == .ongoing)
+        var accepters: [String] = []
+        for _ in 0..<2 {
+            if case .outgoingCallAccepted(_, let by) = try await alice.expectPush() {
+                accepters.append(by.uid)
+            }
+        }
+        #expect(accepters == ["bob", "carol"])
+        await dave.expectSilence()
+
+        // A member removed on node c no longer rings when node a starts the next call.
+        _ = try await alice.endCall(call.sessionId)
+        let ended = try await bob.endCall(call.sessionId)
+        #expect(ended.callStatus == .ended, "with bob gone carol is alone: the call ends")
+        #expect(try await cluster.putGroup("team", members: ["alice", "bob", "dave"], on: "c") == 200)
+        try await Task.sleep(for: .milliseconds(500))
+        for device in [bob, carol, dave] {
+            while await device.nextEvent(timeout: .milliseconds(300)) != nil {}
+        }
+        let next = try await alice.initiateCall(to: "team", receiverType: .group)
+        #expect(try await dave.expectPush() == .incomingCallReceived(call: next))
+        #expect(try await bob.expectPush() == .incomingCallReceived(call: next))
+        await carol.expectSilence()
+    }
+
     @Test func aSessionJoinedFromTwoNodesCarriesMuteAndRecording() async throws {
         let cluster = try await RoutingCluster(["a", "b", "c"])
         defer { cluster.stop() }
@@ -133,6 +232,8 @@ final class RoutingCluster {
     let loop: ClientLoop
     /// What every node signs tokens with.
     static let secret = "cluster-routing-secret"
+    /// The admin key of every node.
+    static let adminKey = "cluster-routing-admin"
 
     init(_ ids: [String], _ extra: [String] = []) async throws {
         redis = try ThrowawayRedis()
@@ -140,7 +241,8 @@ final class RoutingCluster {
         tokens = try await TokenService(secret: Self.secret)
         loop = try ClientLoop()
         for id in ids {
-            nodes[id] = try GatewayProcess.clusterNode(id, redis: redis, database: database, secret: Self.secret, extra)
+            nodes[id] = try GatewayProcess.clusterNode(
+                id, redis: redis, database: database, secret: Self.secret, ["--admin-key", Self.adminKey] + extra)
         }
     }
 
@@ -150,6 +252,19 @@ final class RoutingCluster {
         let client = try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop)
         _ = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: "\(uid) name"), ttl: 600).token)
         return client
+    }
+
+    /// `PUT /v1/groups/<guid>` on node `node`: the status.
+    func putGroup(_ guid: String, members: [String], on node: String) async throws -> Int {
+        let port = try #require(nodes[node]).port
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/groups/\(guid)")!)
+        request.httpMethod = "PUT"
+        request.setValue("Bearer \(Self.adminKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let names = members.map { "\"\($0)\"" }.joined(separator: ",")
+        request.httpBody = Data(#"{"name":"\#(guid)","members":[\#(names)]}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
     func stop() {

@@ -1,0 +1,123 @@
+import Logging
+
+/// The busy claims of the users this node's calls engage, in Redis (`ClusterKeys.busy`): what
+/// keeps one user out of two calls when the calls live on different nodes.
+///
+/// Before an op that may engage a user (`initiateCall` for its caller, `acceptCall` for the
+/// accepter) the node claims them atomically (`claim`); a claim of another node refuses the op.
+/// After every op the node writes each changed engagement as its Core has it (`hold`, `release`),
+/// and every `renewInterval` it renews the claims of every user its calls engage, so that the
+/// claims of a node that died lapse after `lease`. Service thread only.
+public final class BusyClaims {
+    /// How the claims are timed.
+    public struct Timing: Sendable {
+        /// How long a claim lives unless renewed.
+        public var lease: Duration = .seconds(30)
+        /// How often the claims are renewed.
+        public var renewInterval: Duration = .seconds(10)
+
+        public init() {}
+    }
+
+    /// What a claim found.
+    public enum Claim: Equatable, Sendable {
+        /// The user is this node's to engage; of the users the op would ring, these hold a
+        /// claim in an answered call (`j`) of any node.
+        case claimed(answeredElsewhere: Set<String>)
+        /// Another node's call holds the user: `"<node>|<sessionId>|<c or j>"`.
+        case held(String)
+    }
+
+    /// Most keys per renewal script.
+    static let renewBatch = 500
+
+    public let timing: Timing
+    private let nodeID: String
+    private let client: RedisClient
+    private let logger: Logger
+
+    public init(nodeID: String, client: RedisClient, timing: Timing = Timing(), logger: Logger) {
+        self.nodeID = nodeID
+        self.client = client
+        self.timing = timing
+        self.logger = logger
+    }
+
+    /// The claim of `uid` in call `sessionId`: `answered` (joined to an answered call) or not
+    /// (the caller of a ringing one).
+    public func value(in sessionId: String, answered: Bool) -> String {
+        "\(nodeID)|\(sessionId)|\(answered ? "j" : "c")"
+    }
+
+    /// Claims `uid` for an op of this node that may engage them, and reads the claims of
+    /// `ringing`, the users it would ring.
+    public func claim(_ uid: String, ringing: [String] = [], then done: @escaping (Result<Claim, RedisFailure>) -> Void) {
+        replace(uid, with: "\(nodeID)|-|p", reading: ringing) { result in
+            done(result.map { found in
+                if let holder = found.holder {
+                    return .held(holder)
+                }
+                let answered = zip(ringing, found.claims).filter { $0.1?.hasSuffix("|j") == true }.map(\.0)
+                return .claimed(answeredElsewhere: Set(answered))
+            })
+        }
+    }
+
+    /// Records that `uid` is engaged in this node's call `sessionId`.
+    public func hold(_ uid: String, in sessionId: String, answered: Bool) {
+        let claim = value(in: sessionId, answered: answered)
+        replace(uid, with: claim, reading: []) { [logger] result in
+            if case .success(let found) = result, let holder = found.holder {
+                logger.error(
+                    "a user engaged in a call here is claimed by another node",
+                    metadata: ["uid": "\(uid)", "claim": "\(claim)", "holder": "\(holder)"])
+            }
+        }
+    }
+
+    /// Releases this node's claim of `uid`, whichever call it is for: this node's Core engages
+    /// them in none. Another node's claim stays.
+    public func release(_ uid: String) {
+        client.run(ClusterScripts.releaseUser, keys: [ClusterKeys.busy(uid)], arguments: [Array("\(nodeID)|".utf8)]) { _ in }
+    }
+
+    /// Renews the claims of `engaged` (uid -> its claim), in batches.
+    public func renew(_ engaged: [(uid: String, claim: String)]) {
+        var start = 0
+        while start < engaged.count {
+            let batch = engaged[start..<min(engaged.count, start + Self.renewBatch)]
+            client.run(
+                ClusterScripts.renewUsers, keys: batch.map { ClusterKeys.busy($0.uid) },
+                arguments: [Array(String(timing.lease.microseconds / 1000).utf8)] + batch.map { Array($0.claim.utf8) }
+            ) { [logger] result in
+                if case .failure(let failure) = result {
+                    logger.warning("busy claims not renewed", metadata: ["count": "\(batch.count)", "error": "\(failure)"])
+                }
+            }
+            start += Self.renewBatch
+        }
+    }
+
+    /// Sets the claim of `uid` to `claim` unless another node's claim holds them (`holder`),
+    /// and reads the claims of `others` (`claims`, in order, nil for none).
+    private func replace(
+        _ uid: String, with claim: String, reading others: [String],
+        then done: @escaping (Result<(holder: String?, claims: [String?]), RedisFailure>) -> Void
+    ) {
+        client.run(
+            ClusterScripts.claimUser, keys: [ClusterKeys.busy(uid)] + others.map(ClusterKeys.busy),
+            arguments: [Array("\(nodeID)|".utf8), Array(claim.utf8), Array(String(timing.lease.microseconds / 1000).utf8)]
+        ) { result in
+            done(result.flatMap { reply in
+                guard let elements = reply.elements, elements.count == 2, let status = elements[0].integer else {
+                    return .failure(.refused("the busy claim script answered \(reply)"))
+                }
+                if status == 0 {
+                    return .success((elements[1].text ?? "?", []))
+                }
+                let claims = (elements[1].elements ?? []).map(\.text)
+                return .success((nil, claims.count == others.count ? claims : Array(repeating: nil, count: others.count)))
+            })
+        }
+    }
+}

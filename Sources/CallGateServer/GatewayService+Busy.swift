@@ -1,0 +1,80 @@
+import CallGateCluster
+import CallGateCore
+import CallGateProtocol
+
+/// Cluster mode: busy claims (`BusyClaims`), which keep a user out of two calls when the calls
+/// live on different nodes. An op that may engage its user claims them first and runs only if
+/// no other node's call holds them; every outcome then writes the claims of the users whose
+/// engagement it changed, as the Core has them; a timer renews them all. Service thread only.
+extension GatewayService {
+    /// Claims the user of `request`'s device (when it is known), and reads the claims of
+    /// `ringing`, then runs `op` with those of them in an answered call on any node; or refuses
+    /// the request: `ERROR_CALL_IN_PROGRESS` when another node's call holds the user,
+    /// `ERR_CLUSTER_UNAVAILABLE` when Redis cannot be asked. Outside cluster mode `op` runs now.
+    func claimingUser(
+        of request: ReplyAddress, ringing: [String] = [], then op: @escaping (_ answeredElsewhere: Set<String>) -> Void
+    ) {
+        guard let cluster, let uid = core.user(of: request.connection)?.uid else {
+            op([])
+            return
+        }
+        claimsInFlight[uid, default: 0] += 1
+        cluster.busy.claim(uid, ringing: ringing) { [self] result in
+            claimsInFlight[uid] = claimsInFlight[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
+            if core.user(of: request.connection) != nil {
+                switch result {
+                case .success(.claimed(let answeredElsewhere)):
+                    op(answeredElsewhere)
+                case .success(.held(let holder)):
+                    let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "?"
+                    fail(request, code: .callInProgress, message: "you are in call \(call) already, on another node")
+                case .failure(let failure):
+                    fail(request, code: .clusterUnavailable, message: "cannot claim you as busy in Redis: \(failure); try again shortly")
+                }
+            }
+            writeClaim(of: uid)
+        }
+    }
+
+    /// Writes the busy claims of `uids` as the Core has their engagements now; a user with a
+    /// claim still on its way is written when it comes back.
+    func writeClaims(of uids: [String]) {
+        guard cluster != nil else { return }
+        for uid in uids where claimsInFlight[uid] == nil {
+            writeClaim(of: uid)
+        }
+    }
+
+    private func writeClaim(of uid: String) {
+        guard let cluster, claimsInFlight[uid] == nil else { return }
+        if let engagement = core.engagement(of: uid) {
+            cluster.busy.hold(uid, in: engagement.sessionId, answered: engagement.answered)
+        } else {
+            cluster.busy.release(uid)
+        }
+    }
+
+    /// Renews the claims of every user engaged in a call of this node, then waits for the next
+    /// renewal.
+    func renewClaims() {
+        guard let cluster else { return }
+        claimRenewal.schedule(afterMicroseconds: cluster.busy.timing.renewInterval.wholeMilliseconds * 1000)
+        let claims = core.engagedUsers.keys.compactMap { uid in
+            core.engagement(of: uid).map { (uid: uid, claim: cluster.busy.value(in: $0.sessionId, answered: $0.answered)) }
+        }
+        cluster.busy.renew(claims)
+    }
+
+    /// The users an `initiateCall` with `params` from `caller` would ring, whose claims it reads
+    /// (for `autoBusy`); none when the receiver is no valid id or no group the caller is in.
+    func callees(of params: InitiateCallParams, from caller: String) -> [String] {
+        guard FieldRules.isValidID(params.receiverId) else { return [] }
+        switch params.receiverType {
+        case .user:
+            return params.receiverId == caller ? [] : [params.receiverId]
+        case .group:
+            guard let group = groups.group(params.receiverId), group.contains(caller) else { return [] }
+            return group.members.filter { $0 != caller }
+        }
+    }
+}
