@@ -11,6 +11,9 @@ public final class ClusterNode {
     public let bus: ClusterBus
     public let owners: CallOwners
     public let busy: BusyClaims
+    /// Called each time the command connection is ready (again), after the heartbeat went out:
+    /// what this node keeps in Redis (call owners, busy claims) may have been lost with it.
+    public var onReady: () -> Void = {}
 
     /// A node `nodeID` on the Redis at `endpoint`, claimed by `NodeIDClaim` as `incarnation`
     /// with `number`; nothing connects until `start`. May be made before the context starts
@@ -35,7 +38,10 @@ public final class ClusterNode {
 
     /// Connects and starts the heartbeat; the connection closes with the context's shutdown.
     public func start() {
-        client.onReady = { [unowned self] in self.membership.heartbeatNow() }
+        client.onReady = { [unowned self] in
+            self.membership.heartbeatNow()
+            self.onReady()
+        }
         client.start()
         membership.start()
         bus.start()

@@ -48,6 +48,7 @@ extension GatewayService {
                     liveness()
                 }
                 node.bus.onGroupChanged = { [unowned self] guid in reloadGroup(guid) }
+                node.onReady = { [unowned self] in registerAgain() }
                 node.bus.onNodeMessage = { [unowned self] message in received(message) }
                 node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }
                 renewClaims()
@@ -65,6 +66,20 @@ extension GatewayService {
             }
         }
         context.post { [self] in joinTimer = nil }
+    }
+
+    /// Writes again what this node keeps in Redis, which a Redis restart loses: the owner
+    /// record of every call and session it runs, and the busy claims of its calls' users.
+    func registerAgain() {
+        guard let cluster else { return }
+        let sessions = core.liveSessionIDs
+        for sessionId in sessions {
+            cluster.owners.record(sessionId) { _ in }
+        }
+        renewClaims()
+        if !sessions.isEmpty {
+            logger.info("call owners written again", metadata: ["calls": "\(sessions.count)"])
+        }
     }
 
     /// Leaves the cluster so that the others need not wait for this node's lease to lapse;

@@ -149,6 +149,45 @@ import TestSupport
         await carol.expectSilence()
     }
 
+    @Test func afterRedisRestartsEmptyEveryRouteAndClaimIsBack() async throws {
+        let cluster = try await RoutingCluster(["a", "b"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let carol = try await cluster.device("carol", on: "b")
+        let call = try await alice.ring("bob", ringing: [bob], timeout: 60)
+
+        // Redis comes back with nothing: no owner record, no claim, no subscription.
+        cluster.redis.kill()
+        try cluster.redis.start()
+        #expect(try await eventually(within: 10) {
+            let a = try await cluster.isReady("a")
+            let b = try await cluster.isReady("b")
+            return a && b
+        }, "both nodes are live again")
+
+        // The owner wrote its call again: bob's accept on node b reaches it, alice hears it.
+        let accepted = try await bob.acceptCall(call.sessionId)
+        #expect(accepted.callStatus == .ongoing)
+        guard case .outgoingCallAccepted = try await alice.expectPush() else {
+            Issue.record("alice expected the accept")
+            return
+        }
+        // Its claims are back: alice and bob are busy for carol on node b.
+        #expect(try await carol.initiateCall(to: "alice").callStatus == .busy)
+        guard case .outgoingCallRejected = try await carol.expectPush() else {
+            Issue.record("carol expected her busy call's rejection")
+            return
+        }
+        // Group changes travel again.
+        #expect(try await cluster.putGroup("pair", members: ["carol", "alice"], on: "b") == 200)
+        _ = try await alice.endCall(call.sessionId)
+        _ = try await bob.expectPush()
+        try await Task.sleep(for: .milliseconds(500))
+        let ring = try await alice.initiateCall(to: "pair", receiverType: .group)
+        #expect(try await carol.expectPush() == .incomingCallReceived(call: ring))
+    }
+
     @Test func aSessionJoinedFromTwoNodesCarriesMuteAndRecording() async throws {
         let cluster = try await RoutingCluster(["a", "b", "c"])
         defer { cluster.stop() }
@@ -252,6 +291,13 @@ final class RoutingCluster {
         let client = try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop)
         _ = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: "\(uid) name"), ttl: 600).token)
         return client
+    }
+
+    /// Whether node `node` answers `/readyz` with 200.
+    func isReady(_ node: String) async throws -> Bool {
+        let port = try #require(nodes[node]).port
+        let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!)
+        return (response as? HTTPURLResponse)?.statusCode == 200
     }
 
     /// `PUT /v1/groups/<guid>` on node `node`: the status.
