@@ -23,6 +23,11 @@ public enum ClusterKeys {
         userChannelPrefix + uid
     }
 
+    /// The calls of node `node` that ring or engage user `uid` (a JSON array of calls).
+    public static func activeCalls(of uid: String, on node: String) -> String {
+        "cg:{u:" + uid + "}:calls:" + node
+    }
+
     /// The channel of group changes: every node keeps every group in memory.
     public static let groupsChannel = "cg:groups"
 

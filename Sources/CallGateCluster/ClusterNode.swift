@@ -11,6 +11,7 @@ public final class ClusterNode {
     public let bus: ClusterBus
     public let owners: CallOwners
     public let busy: BusyClaims
+    public let activeCalls: ActiveCallIndex
     /// Called each time the command connection is ready (again), after the heartbeat went out:
     /// what this node keeps in Redis (call owners, busy claims) may have been lost with it.
     public var onReady: () -> Void = {}
@@ -29,6 +30,7 @@ public final class ClusterNode {
         bus = ClusterBus(nodeID: nodeID, client: client, endpoint: endpoint, context: context, logger: logger)
         owners = CallOwners(nodeID: nodeID, client: client)
         busy = BusyClaims(nodeID: nodeID, client: client, logger: logger)
+        activeCalls = ActiveCallIndex(nodeID: nodeID, client: client)
     }
 
     /// This node's id.

@@ -336,13 +336,18 @@ extension GatewayCore {
         engagedCall
     }
 
+    /// Every user a live call rings or engages. Service thread only.
+    public var usersWithActiveCalls: Set<String> {
+        Set(engagedCall.keys).union(ringingCalls.keys)
+    }
+
     func isInOngoingCall(_ uid: String) -> Bool {
         guard let sessionId = engagedCall[uid] else { return false }
         return calls[sessionId]?.call.callStatus == .ongoing
     }
 
-    /// The live calls `uid` rings for or takes part in, oldest first.
-    func activeCalls(of uid: String) -> [Call] {
+    /// The live calls `uid` rings for or takes part in, oldest first. Service thread only.
+    public func activeCalls(of uid: String) -> [Call] {
         var ids = ringingCalls[uid] ?? []
         if let engaged = engagedCall[uid], !ids.contains(engaged) {
             ids.append(engaged)

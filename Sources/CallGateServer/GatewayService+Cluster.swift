@@ -69,7 +69,8 @@ extension GatewayService {
     }
 
     /// Writes again what this node keeps in Redis, which a Redis restart loses: the owner
-    /// record of every call and session it runs, and the busy claims of its calls' users.
+    /// record of every call and session it runs, and the busy claims and active-call entries of
+    /// its calls' users.
     func registerAgain() {
         guard let cluster else { return }
         let sessions = core.liveSessionIDs
@@ -77,6 +78,7 @@ extension GatewayService {
             cluster.owners.record(sessionId) { _ in }
         }
         renewClaims()
+        indexActiveCalls(of: Array(core.usersWithActiveCalls))
         if !sessions.isEmpty {
             logger.info("call owners written again", metadata: ["calls": "\(sessions.count)"])
         }

@@ -82,13 +82,15 @@ extension GatewayService {
 
     /// Hands the outcome's log changes (with its webhook events, and the admin API's group
     /// changes) to the writer, counts the calls it finished, re-arms the Core timer and (cluster
-    /// mode) writes the busy claims it changed. Returns the write its output waits for.
+    /// mode) writes the busy claims and active-call entries it changed, before any push of it is
+    /// published. Returns the write its output waits for.
     private func persist<Reply>(_ outcome: Outcome<Reply>) -> UInt64 {
         for call in outcome.finishedCalls {
             metrics.callFinished(call.callStatus)
         }
         armCoreTimer(at: outcome.nextDeadline)
         writeClaims(of: outcome.engagements)
+        indexActiveCalls(of: outcome)
         return submit(outcome.logChanges, webhookWrites: webhookWrites(outcome.webhookEvents))
     }
 

@@ -18,9 +18,11 @@ extension GatewayService {
     /// (and how the recovery went, when asked), then sends the missed pushes, in order, with
     /// their original `seq`, before any new push; the connection `recover` named, if still
     /// open, is closed with 4010. The replay waits for the store writes submitted so far, as
-    /// the pushes it repeats may have.
+    /// the pushes it repeats may have. In cluster mode `elsewhere` are the calls of other nodes
+    /// that concern the user: they join `activeCalls`, oldest first.
     func arrive(
-        _ connection: ClientConnection, as user: User, recovering recover: RecoverParams?, answering request: ReplyAddress
+        _ connection: ClientConnection, as user: User, recovering recover: RecoverParams?, elsewhere: [Call] = [],
+        answering request: ReplyAddress
     ) {
         let id = connection.id
         let previous = recover?.previousConnection
@@ -41,7 +43,7 @@ extension GatewayService {
         send(outcome.mapReply { arrival in
             ConnectResult(
                 user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(),
-                activeCalls: arrival.activeCalls, tokenExpiresAt: connection.tokenExpiresAt,
+                activeCalls: merged(arrival.activeCalls, elsewhere), tokenExpiresAt: connection.tokenExpiresAt,
                 epoch: position.epoch, seq: position.seq, recovery: recovery, resumedSessions: arrival.resumedSessions)
         }, answering: request)
         let barrier = pipeline.latestBarrier
@@ -51,6 +53,16 @@ extension GatewayService {
         if case .success(let arrival) = outcome.reply, let replaced = arrival.replaced {
             retire(replaced)
         }
+    }
+
+    /// This node's calls and those of other nodes, each once, oldest first.
+    private func merged(_ local: [Call], _ elsewhere: [Call]) -> [Call] {
+        guard !elsewhere.isEmpty else { return local }
+        let known = Set(local.map(\.sessionId))
+        let others = elsewhere.filter { !known.contains($0.sessionId) }
+        return (local + others).enumerated()
+            .sorted { ($0.element.initiatedAt, $0.offset) < ($1.element.initiatedAt, $1.offset) }
+            .map(\.element)
     }
 
     /// The missed pushes a device is sent: all but those its previous connection caused (it had

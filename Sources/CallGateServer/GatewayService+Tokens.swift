@@ -48,28 +48,30 @@ extension GatewayService {
                 return
             }
             // Pushes to the user reach this node once Redis confirmed its subscription: only
-            // then is the device told it is connected. Until then it may send no op, and the
-            // `connect` deadline still runs.
+            // then are the calls of the other nodes read, and the device told it is connected.
+            // Until then it may send no op, and the `connect` deadline still runs.
             cluster.bus.listen(to: claims.user.uid) { [self] in
-                guard connections[id] === connection else {
-                    stopListening(to: claims.user.uid)
-                    return
+                activeCallsElsewhere(of: claims.user.uid) { [self] elsewhere in
+                    guard connections[id] === connection else {
+                        stopListening(to: claims.user.uid)
+                        return
+                    }
+                    admit(connection, as: claims, recovering: recover, elsewhere: elsewhere, answering: request)
                 }
-                admit(connection, as: claims, recovering: recover, answering: request)
             }
         }
     }
 
     private func admit(
         _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
-        answering request: ReplyAddress
+        elsewhere: [Call] = [], answering request: ReplyAddress
     ) {
         connection.phase = .connected
         keepOpen(connection, until: claims.expiresAt)
         logger.info(
             "connected",
             metadata: ["uid": "\(claims.user.uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
-        arrive(connection, as: claims.user, recovering: recover, answering: request)
+        arrive(connection, as: claims.user, recovering: recover, elsewhere: elsewhere, answering: request)
     }
 
     // MARK: Token life

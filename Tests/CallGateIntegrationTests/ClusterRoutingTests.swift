@@ -50,6 +50,34 @@ import TestSupport
         await expectError(.callNotFound) { try await bobOnB.endCall("v1.0123456789abcdef0123456789abcdef") }
     }
 
+    @Test func aDeviceConnectingToAnyNodeIsToldOfTheCallsOfEveryNode() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let ringing = try await alice.ring("bob", ringing: [bob], timeout: 60)
+        let carol = try await cluster.device("carol", on: "c")
+        let toCarol = try await carol.initiateCall(to: "bob", timeout: 60)
+        _ = try await bob.expectPush()
+
+        // A second device of bob, on node c, is told of both calls (started in the same second,
+        // so in either order).
+        let (_, rung) = try await cluster.connect("bob", on: "c")
+        #expect(Set(rung.activeCalls.map(\.sessionId)) == [ringing.sessionId, toCarol.sessionId])
+        #expect(rung.activeCalls.count == 2)
+        // Alice's device on node b is told of the call she makes from node a.
+        let (_, caller) = try await cluster.connect("alice", on: "b")
+        #expect(caller.activeCalls == [ringing])
+
+        let accepted = try await bob.acceptCall(ringing.sessionId)
+        _ = try await carol.rejectCall(toCarol.sessionId, status: .cancelled)
+        let (_, engaged) = try await cluster.connect("bob", on: "a")
+        #expect(engaged.activeCalls == [accepted])
+        _ = try await bob.endCall(ringing.sessionId)
+        let (_, after) = try await cluster.connect("bob", on: "c")
+        #expect(after.activeCalls.isEmpty)
+    }
+
     @Test func aCallerBusyOnOneNodeCannotCallFromAnotherAndAnsweredCallsMakeCalleesBusyEverywhere() async throws {
         let cluster = try await RoutingCluster(["a", "b", "c"])
         defer { cluster.stop() }
@@ -287,10 +315,15 @@ final class RoutingCluster {
 
     /// A device of `uid` connected to node `node`.
     func device(_ uid: String, on node: String) async throws -> CallGateClient {
+        try await connect(uid, on: node).0
+    }
+
+    /// A device of `uid` connected to node `node`, and what `connect` answered.
+    func connect(_ uid: String, on node: String) async throws -> (CallGateClient, ConnectResult) {
         let port = try #require(nodes[node]).port
         let client = try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop)
-        _ = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: "\(uid) name"), ttl: 600).token)
-        return client
+        let result = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: "\(uid) name"), ttl: 600).token)
+        return (client, result)
     }
 
     /// Whether node `node` answers `/readyz` with 200.
