@@ -1,11 +1,11 @@
-/// Which calls ring or engage each user, per node, in Redis (`ClusterKeys.activeCalls`): a
+/// Which calls ring or engage each user, by node, in Redis (`ClusterKeys.activeCalls`): a
 /// device that connects to any node is told of the calls of every node in `activeCalls`.
 ///
 /// The owner writes a user's entry (its calls that concern them, as JSON) after every op that
 /// changed them, over the one command connection, so an entry is never older than the pushes
-/// already published about it; a device reads the entries of the live nodes once its own
-/// subscription is confirmed, so every later change reaches it as a push. Entries live
-/// `lifetime` (a node that died leaves entries that its live peers do not read).
+/// already published about it; a device reads the entries of every node once its own
+/// subscription is confirmed, so every later change reaches it as a push. A user's hash lives
+/// `lifetime` after its last write (a node that died leaves entries that readers skip).
 /// Service thread only.
 public final class ActiveCallIndex {
     /// How long an entry lives after it was written.
@@ -22,25 +22,29 @@ public final class ActiveCallIndex {
     /// Writes this node's calls that concern `uid` (a JSON array), or deletes its entry when
     /// there are none (`nil`).
     public func write(_ uid: String, calls: [UInt8]?) {
-        let key = Array(ClusterKeys.activeCalls(of: uid, on: nodeID).utf8)
+        let key = Array(ClusterKeys.activeCalls(of: uid).utf8)
         if let calls {
-            client.send([Array("SET".utf8), key, calls, Array("PX".utf8), Array(String(lifetime.microseconds / 1000).utf8)]) { _ in }
+            client.send([Array("HSET".utf8), key, Array(nodeID.utf8), calls]) { _ in }
+            client.send([Array("PEXPIRE".utf8), key, Array(String(lifetime.microseconds / 1000).utf8)]) { _ in }
         } else {
-            client.send([Array("DEL".utf8), key]) { _ in }
+            client.send([Array("HDEL".utf8), key, Array(nodeID.utf8)]) { _ in }
         }
     }
 
-    /// The entries of `uid` on `nodes` (JSON arrays; nodes without one are left out).
-    public func read(_ uid: String, on nodes: [String], then done: @escaping (Result<[[UInt8]], RedisFailure>) -> Void) {
-        guard !nodes.isEmpty else {
-            done(.success([]))
-            return
-        }
-        client.send([Array("MGET".utf8)] + nodes.map { Array(ClusterKeys.activeCalls(of: uid, on: $0).utf8) }) { result in
+    /// The entries of `uid` of the other nodes (JSON arrays), by node.
+    public func read(
+        _ uid: String, then done: @escaping (Result<[(node: String, calls: [UInt8])], RedisFailure>) -> Void
+    ) {
+        client.send([Array("HGETALL".utf8), Array(ClusterKeys.activeCalls(of: uid).utf8)]) { [nodeID] result in
             done(result.flatMap { reply in
-                guard let values = reply.elements else { return .failure(.refused("MGET answered \(reply)")) }
-                return .success(values.compactMap { value in
-                    if case .bulk(let bytes) = value { bytes } else { nil }
+                guard let values = reply.elements, values.count.isMultiple(of: 2) else {
+                    return .failure(.refused("HGETALL answered \(reply)"))
+                }
+                return .success(stride(from: 0, to: values.count, by: 2).compactMap { index in
+                    guard let node = values[index].text, node != nodeID, case .bulk(let calls) = values[index + 1] else {
+                        return nil
+                    }
+                    return (node, calls)
                 })
             })
         }

@@ -23,9 +23,16 @@ public enum ClusterKeys {
         userChannelPrefix + uid
     }
 
-    /// The calls of node `node` that ring or engage user `uid` (a JSON array of calls).
-    public static func activeCalls(of uid: String, on node: String) -> String {
-        "cg:{u:" + uid + "}:calls:" + node
+    /// The calls that ring or engage user `uid`: a hash of node id -> that node's calls (a JSON
+    /// array).
+    public static func activeCalls(of uid: String) -> String {
+        "cg:{u:" + uid + "}:calls"
+    }
+
+    /// The nodes holding a device of user `uid` (a set of node ids; a node that died may stay
+    /// in it until its lease lapsed, so readers keep only live nodes).
+    public static func presence(of uid: String) -> String {
+        "cg:{u:" + uid + "}:nodes"
     }
 
     /// The channel of group changes: every node keeps every group in memory.

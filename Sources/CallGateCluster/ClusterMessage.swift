@@ -15,7 +15,13 @@ public enum ClusterMessage: Equatable, Sendable {
     case forward(ticket: UInt64, from: String, connection: UInt64, user: [UInt8], frame: [UInt8])
     /// The reply frame to the forward `ticket`, for the device that asked.
     case answer(ticket: UInt64, frame: [UInt8])
-    /// Device `connection`, which had ops forwarded to this node, disconnected.
+    /// Device `connection` of `user` (JSON) is on node `from`: the user is present for the calls
+    /// of this node, until it departs.
+    case present(from: String, connection: UInt64, user: [UInt8])
+    /// Node `from` lost its last known device of `uid`, who has calls there: this node announces
+    /// its devices of `uid` to it, if it has any.
+    case lookFor(from: String, uid: String)
+    /// Device `connection`, which had ops forwarded to this node or was announced, disconnected.
     case departed(connection: UInt64)
     /// Node `origin` changed group `guid` (its change is saved).
     case groupChanged(origin: String, guid: String)
@@ -31,6 +37,10 @@ public enum ClusterMessage: Equatable, Sendable {
             Self.line(["F", String(ticket), from, String(connection)]) + user + [Self.newline] + frame
         case .answer(let ticket, let frame):
             Self.line(["A", String(ticket)]) + frame
+        case .present(let from, let connection, let user):
+            Self.line(["H", from, String(connection)]) + user
+        case .lookFor(let from, let uid):
+            Self.line(["L", from]) + Array(uid.utf8)
         case .departed(let connection):
             Self.line(["D", String(connection)])
         case .groupChanged(let origin, let guid):
@@ -61,6 +71,12 @@ public enum ClusterMessage: Equatable, Sendable {
         case ("A", 2):
             guard let ticket = UInt64(fields[1]) else { return nil }
             self = .answer(ticket: ticket, frame: body)
+        case ("H", 3):
+            guard let connection = UInt64(fields[2]), !body.isEmpty else { return nil }
+            self = .present(from: fields[1], connection: connection, user: body)
+        case ("L", 2):
+            guard !body.isEmpty else { return nil }
+            self = .lookFor(from: fields[1], uid: String(decoding: body, as: UTF8.self))
         case ("D", 2):
             guard let connection = UInt64(fields[1]), body.isEmpty else { return nil }
             self = .departed(connection: connection)

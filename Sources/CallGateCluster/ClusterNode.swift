@@ -12,6 +12,7 @@ public final class ClusterNode {
     public let owners: CallOwners
     public let busy: BusyClaims
     public let activeCalls: ActiveCallIndex
+    public let presence: UserPresence
     /// Called each time the command connection is ready (again), after the heartbeat went out:
     /// what this node keeps in Redis (call owners, busy claims) may have been lost with it.
     public var onReady: () -> Void = {}
@@ -31,6 +32,7 @@ public final class ClusterNode {
         owners = CallOwners(nodeID: nodeID, client: client)
         busy = BusyClaims(nodeID: nodeID, client: client, logger: logger)
         activeCalls = ActiveCallIndex(nodeID: nodeID, client: client)
+        presence = UserPresence(nodeID: nodeID, client: client)
     }
 
     /// This node's id.

@@ -40,9 +40,9 @@ final class ClientConnection {
     var tokenExpiresAt: Int64 = 0
     /// The timer that closes the socket with 4003 at `tokenExpiresAt`, once connected.
     var expiryTimer: TimerID?
-    /// Cluster mode: the nodes this device had ops forwarded to, which run it as a device of
-    /// theirs until told it departed.
-    var forwardedTo: Set<String> = []
+    /// Cluster mode: the nodes that run this device as one of theirs (it had ops forwarded
+    /// there, or was announced to the owner of a call of its user) until told it departed.
+    var knownTo: Set<String> = []
 
     init(socket: WebSocketConnection, authDeadline: Int64, clientAddress: String, messageBudget: TokenBucket?) {
         id = ConnectionID(socket.id)

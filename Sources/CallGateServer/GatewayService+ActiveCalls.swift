@@ -5,8 +5,8 @@ import Foundation
 
 /// Cluster mode: the calls of every node in a connecting device's `activeCalls`, through the
 /// active-call index (`ActiveCallIndex`): each node writes, for every user an outcome touched,
-/// its calls that ring or engage them; a connecting device reads the entries of the other live
-/// nodes once its subscription is confirmed. Service thread only.
+/// its calls that ring or engage them; a connecting device reads the entries of the other
+/// nodes (but those whose lease lapsed) once its subscription is confirmed. Service thread only.
 extension GatewayService {
     /// Writes the entries of the users `outcome` touched: those it pushed to, and those whose
     /// engagement changed.
@@ -29,23 +29,33 @@ extension GatewayService {
         }
     }
 
-    /// The calls of the other live nodes that ring or engage `uid`; none when Redis cannot be
-    /// read (logged): the device then learns of them from their next push.
-    func activeCallsElsewhere(of uid: String, then done: @escaping ([Call]) -> Void) {
+    /// The calls of the other nodes that ring or engage `uid`, and those nodes; none when
+    /// Redis cannot be read (logged): the device then learns of them from their next push.
+    func activeCallsElsewhere(of uid: String, then done: @escaping (CallsElsewhere) -> Void) {
         guard let cluster else {
-            done([])
+            done(CallsElsewhere())
             return
         }
-        let others = cluster.membership.liveNodes.filter { $0 != cluster.nodeID }
-        cluster.activeCalls.read(uid, on: others) { [logger] result in
+        cluster.activeCalls.read(uid) { [logger] result in
             switch result {
-            case .success(let entries):
+            case .success(let found):
+                let entries = found.filter { !cluster.membership.lapsedNodes.contains($0.node) }
                 let decoder = JSONDecoder()
-                done(entries.flatMap { (try? decoder.decode([Call].self, from: Data($0))) ?? [] })
+                done(CallsElsewhere(
+                    calls: entries.flatMap { (try? decoder.decode([Call].self, from: Data($0.calls))) ?? [] },
+                    owners: entries.map(\.node)))
             case .failure(let failure):
                 logger.warning("the calls of other nodes could not be read", metadata: ["uid": "\(uid)", "error": "\(failure)"])
-                done([])
+                done(CallsElsewhere())
             }
         }
     }
+}
+
+/// Cluster mode: the calls of other nodes that concern a connecting device's user.
+struct CallsElsewhere {
+    /// The calls, as their owners last wrote them.
+    var calls: [Call] = []
+    /// The nodes that own them: the device is announced to each.
+    var owners: [String] = []
 }

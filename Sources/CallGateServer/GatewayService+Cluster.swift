@@ -37,7 +37,9 @@ extension GatewayService {
                 }
                 node.membership.onLive = liveness
                 node.membership.onSuspended = { _ in liveness() }
-                node.membership.onView = { [unowned self, unowned node] in sawLiveNodes(node.membership.liveNodes) }
+                node.membership.onView = { [unowned self, unowned node] in
+                    sawNodes(live: node.membership.liveNodes, lapsed: node.membership.lapsedNodes)
+                }
                 node.bus.onReadyChanged = { [unowned self] ready in
                     if !ready {
                         busWasDown = true

@@ -56,7 +56,7 @@ extension GatewayService {
         if forwards.count == 1 {
             forwardTimer.schedule(afterMicroseconds: timeout.wholeMilliseconds * 1000)
         }
-        connection.forwardedTo.insert(owner)
+        connection.knownTo.insert(owner)
         metrics.opForwarded()
         let message = ClusterMessage.forward(
             ticket: ticket, from: cluster.nodeID, connection: connection.id.rawValue, user: Array(userJSON), frame: bytes)
@@ -96,10 +96,22 @@ extension GatewayService {
         case .answer(let ticket, let frame):
             guard let pending = forwards.close(ticket), connections[pending.connection] != nil else { return }
             emit(.frame(pending.connection, OutboundFrame(frame)))
+        case .present(let node, let connection, let userJSON):
+            let id = ConnectionID(connection)
+            guard connections[id] == nil, let user = try? JSONDecoder().decode(User.self, from: Data(userJSON)) else { return }
+            remoteConnections[id] = node
+            core.admitRemote(id, as: user)
+            armCoreTimer(at: core.nextDeadline)
+        case .lookFor(let node, let uid):
+            for id in localConnections(of: uid) {
+                if let connection = connections[id] {
+                    announce(connection, to: node)
+                }
+            }
         case .departed(let connection):
             let id = ConnectionID(connection)
             guard remoteConnections.removeValue(forKey: id) != nil else { return }
-            send(core.disconnect(id))
+            forgetRemote(id)
         case .push, .groupChanged, .probe:
             return
         }
@@ -135,44 +147,90 @@ extension GatewayService {
 
     /// A push on the channel of `uid`, published by the node that owns its call: numbered in
     /// this node's push history and written to `uid`'s devices here (the publisher wrote it to
-    /// its own).
+    /// its own). Each device is announced to that node the first time, so that it counts the
+    /// user as present while a device of theirs is here.
     func received(_ message: ClusterMessage, forUser uid: String) {
         guard case .push(let origin, let excluding, let eventName, let sessionId, let head) = message,
               origin != cluster?.nodeID, let event = EventName(rawValue: eventName) else { return }
         let excluded = excluding.map(ConnectionID.init)
         let frame = HistoryFrame(head: head, event: event, sessionId: sessionId)
         guard let position = history.record(frame, for: uid, excluding: excluded) else { return }
+        let devices = localConnections(of: uid)
+        for id in devices where id != excluded {
+            if let connection = connections[id], !connection.knownTo.contains(origin) {
+                announce(connection, to: origin)
+            }
+        }
         let (reached, written) = hand(
-            OutboundFrame(head, PushFrame.tail(seq: position.seq)), to: localConnections(of: uid), excluding: excluded,
-            after: 0)
+            OutboundFrame(head, PushFrame.tail(seq: position.seq)), to: devices, excluding: excluded, after: 0)
         guard reached > 0 else { return }
         metrics.pushesDelivered(event, count: reached)
         metrics.framesSent(written)
     }
 
-    /// Tells the owners `connection` forwarded ops to that it is gone, so that they run it no more.
+    /// Tells node `node`, which owns a call of `connection`'s user, that this device is here:
+    /// the user is present (no grace period runs for them there) until it departs.
+    func announce(_ connection: ClientConnection, to node: String) {
+        guard let cluster, node != cluster.nodeID, connection.knownTo.insert(node).inserted,
+              let user = core.user(of: connection.id), let userJSON = try? JSONEncoder().encode(user) else { return }
+        let message = ClusterMessage.present(from: cluster.nodeID, connection: connection.id.rawValue, user: Array(userJSON))
+        cluster.bus.send(message, toNode: node) { _ in }
+    }
+
+    /// Tells the nodes that run `connection` as one of theirs that it is gone.
     func depart(_ connection: ClientConnection) {
         guard let cluster else { return }
-        for node in connection.forwardedTo {
+        for node in connection.knownTo {
             cluster.bus.send(.departed(connection: connection.id.rawValue), toNode: node) { _ in }
         }
-        connection.forwardedTo.removeAll()
+        connection.knownTo.removeAll()
     }
 
-    /// Stops listening to the pushes of `uid` once no device of theirs is left here.
-    func stopListening(to uid: String) {
+    /// A device of another node that this node ran is gone.
+    private func forgetRemote(_ id: ConnectionID) {
+        let uid = core.user(of: id)?.uid
+        send(core.disconnect(id))
+        if let uid {
+            lookForOtherDevices(of: uid)
+        }
+    }
+
+    /// A device of `uid` that this node ran went: when it was the last one it knew of and `uid`
+    /// has calls here, the other nodes holding a device of theirs (but those whose lease lapsed)
+    /// are asked to announce it, well before the grace period that started would end their calls.
+    func lookForOtherDevices(of uid: String) {
+        guard let cluster, core.connections(of: uid).isEmpty, !core.activeCalls(of: uid).isEmpty else { return }
+        cluster.presence.nodes(holding: uid) { nodes in
+            for node in nodes where !cluster.membership.lapsedNodes.contains(node) {
+                cluster.bus.send(.lookFor(from: cluster.nodeID, uid: uid), toNode: node) { _ in }
+            }
+        }
+    }
+
+    /// The first device of `uid` on this node is registered: the node says so in Redis.
+    func userArrived(_ uid: String) {
+        guard let cluster, localConnections(of: uid).count == 1 else { return }
+        cluster.presence.mark(uid, present: true)
+    }
+
+    /// Once no device of `uid` is left here, stops listening to their pushes and says so in Redis.
+    func userLeft(_ uid: String) {
         guard let cluster, localConnections(of: uid).isEmpty else { return }
         cluster.bus.stopListening(to: uid)
+        cluster.presence.mark(uid, present: false)
     }
 
-    /// The heartbeat saw the live nodes: devices of nodes that are gone depart.
-    func sawLiveNodes(_ nodes: [String]) {
+    /// The heartbeat saw the live nodes and those whose lease lapsed: devices of nodes that are
+    /// gone (lapsed, or live at the last heartbeat and no longer) depart. A node that joined
+    /// since the last heartbeat is neither, and keeps its devices.
+    func sawNodes(live nodes: [String], lapsed: [String]) {
         let live = Set(nodes)
-        guard live != liveNodes else { return }
+        let gone = liveNodes.subtracting(live).union(lapsed)
         liveNodes = live
-        for (id, node) in remoteConnections where !live.contains(node) {
+        guard !gone.isEmpty, !remoteConnections.isEmpty else { return }
+        for (id, node) in remoteConnections where gone.contains(node) {
             remoteConnections[id] = nil
-            send(core.disconnect(id))
+            forgetRemote(id)
         }
     }
 }

@@ -53,10 +53,14 @@ extension GatewayService {
             cluster.bus.listen(to: claims.user.uid) { [self] in
                 activeCallsElsewhere(of: claims.user.uid) { [self] elsewhere in
                     guard connections[id] === connection else {
-                        stopListening(to: claims.user.uid)
+                        userLeft(claims.user.uid)
                         return
                     }
-                    admit(connection, as: claims, recovering: recover, elsewhere: elsewhere, answering: request)
+                    admit(connection, as: claims, recovering: recover, elsewhere: elsewhere.calls, answering: request)
+                    userArrived(claims.user.uid)
+                    for owner in elsewhere.owners {
+                        announce(connection, to: owner)
+                    }
                 }
             }
         }

@@ -64,7 +64,8 @@ extension GatewayService: WebSocketDelegate {
                 metadata: ["uid": "\(uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
             history.detach(uid)
             send(core.disconnect(connection.id))
-            stopListening(to: uid)
+            userLeft(uid)
+            lookForOtherDevices(of: uid)
         }
     }
 

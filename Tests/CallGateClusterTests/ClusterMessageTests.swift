@@ -9,6 +9,9 @@ import Testing
         .forward(ticket: .max, from: "b", connection: 0, user: Array("{}".utf8), frame: []),
         .answer(ticket: 1, frame: Array("{\"id\":\"1\",\"result\":{}}\n".utf8)),
         .departed(connection: .max),
+        .present(from: "c", connection: 77, user: Array(#"{"uid":"u","name":"N"}"#.utf8)),
+        .groupChanged(origin: "a", guid: "team one"),
+        .lookFor(from: "a", uid: "bob smith"),
         .probe,
     ])
     func everyMessageReadsBackAsItWasWritten(_ message: ClusterMessage) {
@@ -17,7 +20,7 @@ import Testing
 
     @Test(arguments: [
         "", "P a - onX\nhead", "P a 12x onX v1\n", "P a  onX v1\n", "F 1 b 2\nno second line",
-        "F x b 2\n{}\n{}", "A\n", "A -1\n", "D 1\nbody", "D\n", "K\nbody", "Z\n", "K",
+        "F x b 2\n{}\n{}", "A\n", "A -1\n", "D 1\nbody", "D\n", "H a 1\n", "H a x\n{}", "G a\n", "L a\n", "K\nbody", "Z\n", "K",
     ])
     func malformedMessagesAreRefused(_ text: String) {
         #expect(ClusterMessage(Array(text.utf8)) == nil)

@@ -78,6 +78,30 @@ import TestSupport
         #expect(after.activeCalls.isEmpty)
     }
 
+    @Test func aCallerWhoseDeviceOnTheOwnerLeftIsStillPresentThroughHerDevicesElsewhere() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let aliceOnB = try await cluster.device("alice", on: "b")
+        let bob = try await cluster.device("bob", on: "b")
+        let call = try await alice.ring("bob", ringing: [bob], timeout: 60)
+        await alice.close()
+        // A device that reconnects on node c is told of the call, and node a of the device.
+        let (aliceOnC, reconnected) = try await cluster.connect("alice", on: "c")
+        #expect(reconnected.activeCalls == [call])
+        await aliceOnC.close()
+
+        // The caller's grace period (10 s) passes: her device on node b keeps the call ringing.
+        try await Task.sleep(for: .seconds(11))
+        await bob.expectSilence()
+        let accepted = try await bob.acceptCall(call.sessionId)
+        #expect(accepted.callStatus == .ongoing)
+        guard case .outgoingCallAccepted = try await aliceOnB.expectPush() else {
+            Issue.record("alice's device on node b expected the accept")
+            return
+        }
+    }
+
     @Test func aCallerBusyOnOneNodeCannotCallFromAnotherAndAnsweredCallsMakeCalleesBusyEverywhere() async throws {
         let cluster = try await RoutingCluster(["a", "b", "c"])
         defer { cluster.stop() }
