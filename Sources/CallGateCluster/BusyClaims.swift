@@ -21,9 +21,10 @@ public final class BusyClaims {
 
     /// What a claim found.
     public enum Claim: Equatable, Sendable {
-        /// The user is this node's to engage; of the users the op would ring, these hold a
-        /// claim in an answered call (`j`) of any node.
-        case claimed(answeredElsewhere: Set<String>)
+        /// The user is this node's to engage; of the users the op would ring, `answered` hold a
+        /// claim in an answered call (`j`) of any node, and `profiles` are the profiles (JSON)
+        /// of those with a device on some node (`UserPresence`).
+        case claimed(answered: Set<String>, profiles: [String: [UInt8]])
         /// Another node's call holds the user: `"<node>|<sessionId>|<c or j>"`.
         case held(String)
     }
@@ -57,8 +58,17 @@ public final class BusyClaims {
                 if let holder = found.holder {
                     return .held(holder)
                 }
-                let answered = zip(ringing, found.claims).filter { $0.1?.hasSuffix("|j") == true }.map(\.0)
-                return .claimed(answeredElsewhere: Set(answered))
+                var answered = Set<String>()
+                var profiles: [String: [UInt8]] = [:]
+                for (index, callee) in ringing.enumerated() {
+                    if case .bulk(let claim) = found.claims[index], claim.last == UInt8(ascii: "j") {
+                        answered.insert(callee)
+                    }
+                    if case .bulk(let profile) = found.profiles[index] {
+                        profiles[callee] = profile
+                    }
+                }
+                return .claimed(answered: answered, profiles: profiles)
             })
         }
     }
@@ -98,25 +108,40 @@ public final class BusyClaims {
         }
     }
 
-    /// Sets the claim of `uid` to `claim` unless another node's claim holds them (`holder`),
-    /// and reads the claims of `others` (`claims`, in order, nil for none).
+    /// What the claim script found: the other node's claim that holds the user (nil when the
+    /// claim was made), and the claims and profiles of the users read, in order.
+    private struct Found {
+        var holder: String?
+        var claims: [RedisReply] = []
+        var profiles: [RedisReply] = []
+    }
+
+    /// Sets the claim of `uid` to `claim` unless another node's claim holds them, and reads
+    /// the claims and profiles of `others`.
     private func replace(
         _ uid: String, with claim: String, reading others: [String],
-        then done: @escaping (Result<(holder: String?, claims: [String?]), RedisFailure>) -> Void
+        then done: @escaping (Result<Found, RedisFailure>) -> Void
     ) {
         client.run(
-            ClusterScripts.claimUser, keys: [ClusterKeys.busy(uid)] + others.map(ClusterKeys.busy),
-            arguments: [Array("\(nodeID)|".utf8), Array(claim.utf8), Array(String(timing.lease.microseconds / 1000).utf8)]
+            ClusterScripts.claimUser,
+            keys: [ClusterKeys.busy(uid)] + others.map(ClusterKeys.busy) + others.map(ClusterKeys.profile),
+            arguments: [
+                Array("\(nodeID)|".utf8), Array(claim.utf8), Array(String(timing.lease.microseconds / 1000).utf8),
+                Array(String(others.count).utf8),
+            ]
         ) { result in
             done(result.flatMap { reply in
-                guard let elements = reply.elements, elements.count == 2, let status = elements[0].integer else {
+                guard let elements = reply.elements, let status = elements.first?.integer else {
                     return .failure(.refused("the busy claim script answered \(reply)"))
                 }
                 if status == 0 {
-                    return .success((elements[1].text ?? "?", []))
+                    return .success(Found(holder: elements.dropFirst().first?.text ?? "?"))
                 }
-                let claims = (elements[1].elements ?? []).map(\.text)
-                return .success((nil, claims.count == others.count ? claims : Array(repeating: nil, count: others.count)))
+                guard elements.count == 3, let claims = elements[1].elements, let profiles = elements[2].elements,
+                      claims.count == others.count, profiles.count == others.count else {
+                    return .failure(.refused("the busy claim script answered \(reply)"))
+                }
+                return .success(Found(claims: claims, profiles: profiles))
             })
         }
     }

@@ -35,6 +35,12 @@ public enum ClusterKeys {
         "cg:{u:" + uid + "}:nodes"
     }
 
+    /// The profile of user `uid` (their `User` as JSON), as their last device to connect to a
+    /// node described them: a call made on another node names them by it.
+    public static func profile(_ uid: String) -> String {
+        "cg:{u:" + uid + "}:user"
+    }
+
     /// The channel of group changes: every node keeps every group in memory.
     public static let groupsChannel = "cg:groups"
 

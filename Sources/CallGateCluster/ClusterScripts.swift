@@ -48,16 +48,21 @@ enum ClusterScripts {
 
     /// Claims a user for an op of this node that may engage them, unless another node's claim
     /// holds them (a node may always replace its own claims: its Core decides among its calls),
-    /// and reads the claims of the users it would ring. KEYS: the user's busy key, then those of
-    /// the users to ring. ARGV: the node's prefix `"<node>|"`, the claim, the lease in ms.
-    /// Returns `{1, claim of each user to ring or false}`, or `{0, the holding claim}`.
+    /// and reads the claims and profiles of the n users it would ring. KEYS: the user's busy
+    /// key, then the n busy keys, then the n profile keys of the users to ring. ARGV: the node's
+    /// prefix `"<node>|"`, the claim, the lease in ms, n. Returns `{1, claims, profiles}` (each
+    /// false where there is none), or `{0, the holding claim}`.
     static let claimUser = RedisScript(name: "claim-user", source: """
         local current = redis.call('GET', KEYS[1])
         if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] then return {0, current} end
         redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-        local others = {}
-        for i = 2, #KEYS do others[i - 1] = redis.call('GET', KEYS[i]) end
-        return {1, others}
+        local n = tonumber(ARGV[4])
+        local claims, profiles = {}, {}
+        for i = 1, n do
+          claims[i] = redis.call('GET', KEYS[1 + i])
+          profiles[i] = redis.call('GET', KEYS[1 + n + i])
+        end
+        return {1, claims, profiles}
         """)
 
     /// Releases this node's claim of a user: deletes it if it is this node's. KEYS: the user's

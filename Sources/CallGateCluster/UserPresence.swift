@@ -10,9 +10,22 @@ public final class UserPresence {
         self.client = client
     }
 
-    /// The first device of `uid` on this node connected (`true`) or its last one left.
-    public func mark(_ uid: String, present: Bool) {
-        client.send([Array((present ? "SADD" : "SREM").utf8), Array(ClusterKeys.presence(of: uid).utf8), Array(nodeID.utf8)]) { _ in }
+    /// How long a profile is kept after the last device that wrote it connected.
+    public static let profileLifetime: Duration = .seconds(86_400)
+
+    /// The first device of `uid` on this node connected, described by `profile` (their `User`
+    /// as JSON).
+    public func arrived(_ uid: String, profile: [UInt8]) {
+        client.send([Array("SADD".utf8), Array(ClusterKeys.presence(of: uid).utf8), Array(nodeID.utf8)]) { _ in }
+        client.send([
+            Array("SET".utf8), Array(ClusterKeys.profile(uid).utf8), profile, Array("PX".utf8),
+            Array(String(Self.profileLifetime.microseconds / 1000).utf8),
+        ]) { _ in }
+    }
+
+    /// The last device of `uid` on this node left.
+    public func left(_ uid: String) {
+        client.send([Array("SREM".utf8), Array(ClusterKeys.presence(of: uid).utf8), Array(nodeID.utf8)]) { _ in }
     }
 
     /// The other nodes that hold a device of `uid`, by their last word (some may be dead).

@@ -20,13 +20,14 @@ extension GatewayCore {
     /// to ring) ends `busy` at once, and every device of the caller, the requesting one
     /// included, gets `onOutgoingCallRejected` with the busy user as `by`.
     ///
-    /// In cluster mode `busyElsewhere` names the callees in an answered call on another node:
-    /// with `autoBusy` they count as busy too.
+    /// In cluster mode `elsewhere` is what the other nodes know of the callees: those in an
+    /// answered call there (with `autoBusy` they count as busy too), and the profiles of those
+    /// with no device here.
     public func initiateCall(
-        _ params: InitiateCallParams, from connection: ConnectionID, busyElsewhere: Set<String> = []
+        _ params: InitiateCallParams, from connection: ConnectionID, elsewhere: CalleesElsewhere = CalleesElsewhere()
     ) -> Outcome<Call> {
         transition { list throws(CoreError) in
-            try initiate(params, from: connection, busyElsewhere: busyElsewhere, into: &list)
+            try initiate(params, from: connection, elsewhere: elsewhere, into: &list)
         }
     }
 
@@ -84,7 +85,7 @@ extension GatewayCore {
     }
 
     private func initiate(
-        _ params: InitiateCallParams, from connection: ConnectionID, busyElsewhere: Set<String>,
+        _ params: InitiateCallParams, from connection: ConnectionID, elsewhere: CalleesElsewhere,
         into list: inout EffectList
     ) throws(CoreError) -> Call {
         let caller = try requireUser(connection)
@@ -106,7 +107,7 @@ extension GatewayCore {
         guard callStarts.allows(caller.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
             throw .callRateLimited(configuration.maxCallsPerMinute)
         }
-        let (ringing, busy, receiver) = try callees(of: params, from: caller, busyElsewhere: busyElsewhere)
+        let (ringing, busy, receiver) = try callees(of: params, from: caller, elsewhere: elsewhere)
         let call = Call(
             sessionId: freshSessionID(), callType: params.callType, receiverType: params.receiverType,
             callStatus: .initiated, initiator: caller, receiver: receiver, initiatedAt: nowSeconds,
@@ -115,7 +116,7 @@ extension GatewayCore {
             call: call, ordinal: try nextOrdinal(), ringing: ringing, busySkipped: busy, changes: logChanges)
         // The call log names callees as they are now: later they may be gone from the directory.
         for uid in ringing + busy {
-            if let user = directory.profile(of: uid) {
+            if let user = directory.profile(of: uid) ?? elsewhere.profiles[uid] {
                 live.remember(user)
             }
         }
@@ -154,13 +155,14 @@ extension GatewayCore {
     /// Who a new call rings and who it skips as busy (with `autoBusy`, a callee in an answered
     /// call), and the receiver it shows.
     private func callees(
-        of params: InitiateCallParams, from caller: User, busyElsewhere: Set<String>
+        of params: InitiateCallParams, from caller: User, elsewhere: CalleesElsewhere
     ) throws(CoreError) -> (ringing: [String], busy: [String], receiver: CallReceiver) {
         let receiver: CallReceiver
         let others: [String]
         switch params.receiverType {
         case .user:
-            let callee = profile(of: params.receiverId)
+            let callee = directory.profile(of: params.receiverId) ?? elsewhere.profiles[params.receiverId]
+                ?? profile(of: params.receiverId)
             receiver = .user(callee)
             others = [callee.uid]
         case .group:
@@ -176,7 +178,7 @@ extension GatewayCore {
         var ringing: [String] = []
         var busy: [String] = []
         for uid in others {
-            if configuration.autoBusy, isInOngoingCall(uid) || busyElsewhere.contains(uid) {
+            if configuration.autoBusy, isInOngoingCall(uid) || elsewhere.answered.contains(uid) {
                 busy.append(uid)
             } else {
                 ringing.append(uid)

@@ -132,3 +132,17 @@ public enum RingStatus: Hashable, Sendable {
     /// The call is no longer known.
     case forgotten
 }
+
+/// Cluster mode: what the other nodes know of the users a new call would ring.
+public struct CalleesElsewhere: Hashable, Sendable {
+    /// Those in an answered call on another node.
+    public var answered: Set<String>
+    /// The profiles of those with a device on another node, as their tokens describe them.
+    public var profiles: [String: User]
+
+    /// Makes it.
+    public init(answered: Set<String> = [], profiles: [String: User] = [:]) {
+        self.answered = answered
+        self.profiles = profiles
+    }
+}

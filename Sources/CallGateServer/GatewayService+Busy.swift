@@ -1,21 +1,22 @@
 import CallGateCluster
 import CallGateCore
 import CallGateProtocol
+import Foundation
 
 /// Cluster mode: busy claims (`BusyClaims`), which keep a user out of two calls when the calls
 /// live on different nodes. An op that may engage its user claims them first and runs only if
 /// no other node's call holds them; every outcome then writes the claims of the users whose
 /// engagement it changed, as the Core has them; a timer renews them all. Service thread only.
 extension GatewayService {
-    /// Claims the user of `request`'s device (when it is known), and reads the claims of
-    /// `ringing`, then runs `op` with those of them in an answered call on any node; or refuses
-    /// the request: `ERROR_CALL_IN_PROGRESS` when another node's call holds the user,
+    /// Claims the user of `request`'s device (when it is known), and reads the claims and
+    /// profiles of `ringing`, then runs `op` with what other nodes know of them; or refuses the
+    /// request: `ERROR_CALL_IN_PROGRESS` when another node's call holds the user,
     /// `ERR_CLUSTER_UNAVAILABLE` when Redis cannot be asked. Outside cluster mode `op` runs now.
     func claimingUser(
-        of request: ReplyAddress, ringing: [String] = [], then op: @escaping (_ answeredElsewhere: Set<String>) -> Void
+        of request: ReplyAddress, ringing: [String] = [], then op: @escaping (CalleesElsewhere) -> Void
     ) {
         guard let cluster, let uid = core.user(of: request.connection)?.uid else {
-            op([])
+            op(CalleesElsewhere())
             return
         }
         claimsInFlight[uid, default: 0] += 1
@@ -23,8 +24,11 @@ extension GatewayService {
             claimsInFlight[uid] = claimsInFlight[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
             if core.user(of: request.connection) != nil {
                 switch result {
-                case .success(.claimed(let answeredElsewhere)):
-                    op(answeredElsewhere)
+                case .success(.claimed(let answered, let profiles)):
+                    let decoder = JSONDecoder()
+                    op(CalleesElsewhere(
+                        answered: answered,
+                        profiles: profiles.compactMapValues { try? decoder.decode(User.self, from: Data($0)) }))
                 case .success(.held(let holder)):
                     let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "?"
                     fail(request, code: .callInProgress, message: "you are in call \(call) already, on another node")

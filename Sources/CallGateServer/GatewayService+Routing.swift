@@ -207,17 +207,20 @@ extension GatewayService {
         }
     }
 
-    /// The first device of `uid` on this node is registered: the node says so in Redis.
-    func userArrived(_ uid: String) {
-        guard let cluster, localConnections(of: uid).count == 1 else { return }
-        cluster.presence.mark(uid, present: true)
+    /// The first device of `uid` on this node is registered: the node says so in Redis, with
+    /// the user's profile.
+    func userArrived(_ user: User) {
+        guard let cluster, localConnections(of: user.uid).count == 1, let profile = try? JSONEncoder().encode(user) else {
+            return
+        }
+        cluster.presence.arrived(user.uid, profile: Array(profile))
     }
 
     /// Once no device of `uid` is left here, stops listening to their pushes and says so in Redis.
     func userLeft(_ uid: String) {
         guard let cluster, localConnections(of: uid).isEmpty else { return }
         cluster.bus.stopListening(to: uid)
-        cluster.presence.mark(uid, present: false)
+        cluster.presence.left(uid)
     }
 
     /// The heartbeat saw the live nodes and those whose lease lapsed: devices of nodes that are

@@ -57,7 +57,7 @@ extension GatewayService {
                         return
                     }
                     admit(connection, as: claims, recovering: recover, elsewhere: elsewhere.calls, answering: request)
-                    userArrived(claims.user.uid)
+                    userArrived(claims.user)
                     for owner in elsewhere.owners {
                         announce(connection, to: owner)
                     }

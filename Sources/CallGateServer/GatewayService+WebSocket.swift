@@ -145,16 +145,16 @@ extension GatewayService: WebSocketDelegate {
     private func initiateCall(_ params: InitiateCallParams, answering request: ReplyAddress) {
         let received = ContinuousClock.now
         let ringing = cluster == nil ? [] : core.user(of: request.connection).map { callees(of: params, from: $0.uid) } ?? []
-        claimingUser(of: request, ringing: ringing) { [self] answeredElsewhere in
-            initiateCall(params, answering: request, busyElsewhere: answeredElsewhere, receivedAt: received)
+        claimingUser(of: request, ringing: ringing) { [self] elsewhere in
+            initiateCall(params, answering: request, elsewhere: elsewhere, receivedAt: received)
         }
     }
 
     private func initiateCall(
-        _ params: InitiateCallParams, answering request: ReplyAddress, busyElsewhere: Set<String>,
+        _ params: InitiateCallParams, answering request: ReplyAddress, elsewhere: CalleesElsewhere,
         receivedAt received: ContinuousClock.Instant
     ) {
-        let outcome = core.initiateCall(params, from: request.connection, busyElsewhere: busyElsewhere)
+        let outcome = core.initiateCall(params, from: request.connection, elsewhere: elsewhere)
         if let cluster, case .success(let call) = outcome.reply {
             cluster.owners.record(call.sessionId) { [logger] failure in
                 if let failure {

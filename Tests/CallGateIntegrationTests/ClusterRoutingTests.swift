@@ -21,6 +21,7 @@ import TestSupport
         let bobOnC = try await cluster.device("bob", on: "c")
 
         let call = try await alice.ring("bob", ringing: [bobOnB, bobOnC])
+        #expect(call.receiver == .user(User(uid: "bob", name: "bob name")), "named as bob's token on node b says")
         let accepted = try await bobOnC.acceptCall(call.sessionId)
         #expect(accepted.callStatus == .ongoing && accepted.sessionId == call.sessionId)
         let heard = try await alice.expectPush()
@@ -100,6 +101,28 @@ import TestSupport
             Issue.record("alice's device on node b expected the accept")
             return
         }
+    }
+
+    @Test func aNodeThatOnlyHeldDevicesDiesAndTheCallGoesOnWhereTheyReconnect() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let call = try await alice.establishCall(with: bob, uid: "bob")
+
+        try #require(cluster.nodes["b"]).kill()
+        let (bobOnC, reconnected) = try await cluster.connect("bob", on: "c")
+        #expect(reconnected.activeCalls.map(\.sessionId) == [call.sessionId])
+        // Node b's lease lapses (3 s) and node a forgets bob's device there; bob is still present.
+        try await Task.sleep(for: .seconds(5))
+        await alice.expectSilence()
+        let ended = try await bobOnC.endCall(call.sessionId)
+        #expect(ended.callStatus == .ended)
+        guard case .callEndedMessageReceived(_, let by, .hungUp) = try await alice.expectPush() else {
+            Issue.record("alice expected bob's hang-up")
+            return
+        }
+        #expect(by.uid == "bob")
     }
 
     @Test func aCallerBusyOnOneNodeCannotCallFromAnotherAndAnsweredCallsMakeCalleesBusyEverywhere() async throws {
