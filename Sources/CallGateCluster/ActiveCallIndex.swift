@@ -31,6 +31,13 @@ public final class ActiveCallIndex {
         }
     }
 
+    /// Deletes the entries of `uids` that node `node` wrote: its calls are this node's now.
+    public func forget(_ uids: [String], of node: String) {
+        for uid in uids {
+            client.send([Array("HDEL".utf8), Array(ClusterKeys.activeCalls(of: uid).utf8), Array(node.utf8)]) { _ in }
+        }
+    }
+
     /// The entries of `uid` of the other nodes (JSON arrays), by node.
     public func read(
         _ uid: String, then done: @escaping (Result<[(node: String, calls: [UInt8])], RedisFailure>) -> Void

@@ -91,6 +91,13 @@ public final class BusyClaims {
         client.run(ClusterScripts.releaseUser, keys: [ClusterKeys.busy(uid)], arguments: [Array("\(nodeID)|".utf8)]) { _ in }
     }
 
+    /// Releases the claims that node `node` holds of `uids`: its calls are this node's now.
+    public func release(_ uids: [String], heldBy node: String) {
+        for uid in uids {
+            client.run(ClusterScripts.releaseUser, keys: [ClusterKeys.busy(uid)], arguments: [Array("\(node)|".utf8)]) { _ in }
+        }
+    }
+
     /// Renews the claims of `engaged` (uid -> its claim), in batches.
     public func renew(_ engaged: [(uid: String, claim: String)]) {
         var start = 0

@@ -8,6 +8,11 @@ public enum ClusterKeys {
     /// The prefix of each node's heartbeat key: `"<incarnation>|<number>"` with a lease.
     public static let nodePrefix = "cg:{cluster}:node:"
 
+    /// Which survivor is taking over the calls of `node`: its id, with a lease.
+    public static func takeover(of node: String) -> String {
+        "cg:{cluster}:takeover:" + node
+    }
+
     /// The heartbeat key of `node`.
     public static func node(_ node: String) -> String {
         nodePrefix + node

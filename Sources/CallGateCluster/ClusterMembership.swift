@@ -106,16 +106,16 @@ public final class ClusterMembership {
         beat()
     }
 
-    /// Leaves the cluster (graceful stop): the heartbeat stops and the node's key and set entry
-    /// are deleted, so that nobody waits for its lease to lapse. `done` runs when Redis answered
-    /// or could not be reached.
+    /// Leaves the cluster (graceful stop): the heartbeat stops and the node's key is deleted, so
+    /// that nobody waits for its lease to lapse: the survivors see it lapsed at once, take over
+    /// its calls and remove it from the set. `done` runs when Redis answered or could not be
+    /// reached.
     public func leave(then done: @escaping () -> Void) {
         left = true
         heartbeatTimer.cancel()
-        client.run(
-            ClusterScripts.leave, keys: [ClusterKeys.node(nodeID), ClusterKeys.nodes],
-            arguments: [Array(leaseValue.utf8), Array(nodeID.utf8)]
-        ) { _ in done() }
+        client.run(ClusterScripts.leave, keys: [ClusterKeys.node(nodeID)], arguments: [Array(leaseValue.utf8)]) { _ in
+            done()
+        }
     }
 
     /// What this run's lease holds: `"<incarnation>|<number>"`, as `NodeIDClaim` set it.

@@ -13,6 +13,7 @@ public final class ClusterNode {
     public let busy: BusyClaims
     public let activeCalls: ActiveCallIndex
     public let presence: UserPresence
+    public let takeover: NodeTakeover
     /// Called each time the command connection is ready (again), after the heartbeat went out:
     /// what this node keeps in Redis (call owners, busy claims) may have been lost with it.
     public var onReady: () -> Void = {}
@@ -33,6 +34,7 @@ public final class ClusterNode {
         busy = BusyClaims(nodeID: nodeID, client: client, logger: logger)
         activeCalls = ActiveCallIndex(nodeID: nodeID, client: client)
         presence = UserPresence(nodeID: nodeID, client: client)
+        takeover = NodeTakeover(nodeID: nodeID, client: client)
     }
 
     /// This node's id.

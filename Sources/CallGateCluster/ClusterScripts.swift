@@ -26,13 +26,20 @@ enum ClusterScripts {
         return 0
         """)
 
-    /// Leaves the cluster: deletes this node's key (if this incarnation holds it) and its set
-    /// entry. KEYS: the node's key, the node set. ARGV: `"<incarnation>|<number>"`, the node id.
+    /// Leaves the cluster: deletes this node's key (if this incarnation holds it) and keeps its
+    /// set entry, so that a survivor sees it lapsed at once and takes over its calls.
+    /// KEYS: the node's key. ARGV: `"<incarnation>|<number>"`.
     static let leave = RedisScript(name: "leave", source: """
         if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-        redis.call('DEL', KEYS[1])
-        redis.call('SREM', KEYS[2], ARGV[2])
-        return 1
+        return redis.call('DEL', KEYS[1])
+        """)
+
+    /// Ends a takeover: removes the node taken over from the set unless it is back (its key
+    /// exists again), and frees the takeover claim. KEYS: the node's key, the node set, the
+    /// takeover key. ARGV: the node id.
+    static let forget = RedisScript(name: "forget", source: """
+        if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[1]) end
+        return redis.call('DEL', KEYS[3])
         """)
 
     /// Claims call or session `sessionId` for this node unless some node owns it already, and

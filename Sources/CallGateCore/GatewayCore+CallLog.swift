@@ -68,6 +68,29 @@ extension GatewayCore {
         }
     }
 
+    /// Cluster mode: takes over the open calls of a node that died (their records as the call
+    /// log has them), as `restore` resumes calls after a restart: that node's devices are gone,
+    /// so every caller and participant gets their grace period, but those with a device
+    /// registered here, who are present. Calls this Core runs already are left alone. The
+    /// outcome holds what the takeover changed (calls whose ring timeout passed, closed stays,
+    /// stopped recordings) and whose engagement it made. Service thread only.
+    public func adopt(openCalls records: [CallLogRecord]) -> Outcome<Void> {
+        transition { list in
+            for record in records where record.isOpen {
+                switch record.callCategory {
+                case .call:
+                    restoreCall(record)
+                case .meet:
+                    restoreMeet(record)
+                }
+            }
+            for uid in Set(engagementChanges) where !directory.connections(of: uid).isEmpty {
+                cancelGrace(of: uid)
+            }
+            runDueTimers(into: &list)
+        }
+    }
+
     /// The records of the entries marked since the last take, oldest first.
     func takeLogChanges() -> [CallLogRecord] {
         logChanges.take().compactMap { source in

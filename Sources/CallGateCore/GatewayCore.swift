@@ -183,7 +183,7 @@ public final class GatewayCore {
     }
 
     /// Stops the call grace periods of `uid`: a device of theirs is back.
-    private func cancelGrace(of uid: String) {
+    func cancelGrace(of uid: String) {
         guard let pending = graceTimers.removeValue(forKey: uid) else { return }
         for timer in pending.values {
             timers.cancel(timer)

@@ -48,6 +48,7 @@ final class GatewayMetrics {
     private let clusterMember: CoreMetrics.Gauge
     private let forwardedOps: CoreMetrics.Counter
     private let unansweredForwards: CoreMetrics.Counter
+    private let takenOver: CoreMetrics.Counter
 
     /// Registers every metric in `registry`, which should be this server's alone. Labelled
     /// series with a known set of values start at 0, so a rate over them works from the start.
@@ -83,6 +84,7 @@ final class GatewayMetrics {
         clusterMember = CoreMetrics.Gauge(label: "callgate_cluster_member", factory: factory)
         forwardedOps = CoreMetrics.Counter(label: "callgate_cluster_forwarded_ops_total", factory: factory)
         unansweredForwards = CoreMetrics.Counter(label: "callgate_cluster_unanswered_forwards_total", factory: factory)
+        takenOver = CoreMetrics.Counter(label: "callgate_cluster_calls_taken_over_total", factory: factory)
         for label in CloseCodeLabel.common {
             socketsClosed[label] = closedCounter(label)
         }
@@ -101,6 +103,11 @@ final class GatewayMetrics {
     /// Cluster mode: a forwarded op got `ERR_CALL_OWNER_UNREACHABLE` (its owner did not answer).
     func forwardFailed() {
         unansweredForwards.increment()
+    }
+
+    /// Cluster mode: `count` open calls of a lapsed node became this node's.
+    func callsTakenOver(_ count: Int) {
+        takenOver.increment(by: count)
     }
 
     /// A WebSocket opened.

@@ -39,6 +39,7 @@ extension GatewayService {
                 node.membership.onSuspended = { _ in liveness() }
                 node.membership.onView = { [unowned self, unowned node] in
                     sawNodes(live: node.membership.liveNodes, lapsed: node.membership.lapsedNodes)
+                    takeOver(node.membership.lapsedNodes)
                 }
                 node.bus.onReadyChanged = { [unowned self] ready in
                     if !ready {

@@ -66,6 +66,8 @@ final class GatewayService: @unchecked Sendable {
     var forwards = ForwardedRequests()
     /// The live nodes as the last heartbeat saw them (`+Routing`).
     var liveNodes: Set<String> = []
+    /// Cluster mode: the lapsed nodes whose takeover this node is trying or doing (`+Takeover`).
+    var takeovers: Set<String> = []
     /// Cluster mode: group -> the latest of its reads under way (`+ClusterGroups`).
     var groupReloads: [String: Int] = [:]
     /// Cluster mode: whether the bus went down since it was last subscribed (`+ClusterGroups`).

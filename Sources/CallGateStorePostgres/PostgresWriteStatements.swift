@@ -20,7 +20,9 @@ struct PostgresWrite<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
 
 /// Upserts a batch of calls, one array per column. PostgresNIO has no arrays of optionals: a
 /// missing receiver is an empty type and a missing time `$15`, both turned back into NULL here.
-/// `$16` is the owner node (cluster mode; empty for none), written on every row.
+/// `$16` is the owner node (cluster mode; empty for none), written on every row. A row another
+/// node owns now (it took the call over) is left as it is: a node that lost a call cannot write
+/// it back.
 enum UpsertCalls: PostgresWriteSQL {
     static let sql = """
         INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
@@ -40,6 +42,7 @@ enum UpsertCalls: PostgresWriteSQL {
             initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
             has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants,
             owner_node = excluded.owner_node
+        WHERE calls.owner_node IS NULL OR calls.owner_node IS NOT DISTINCT FROM excluded.owner_node
         """
 }
 

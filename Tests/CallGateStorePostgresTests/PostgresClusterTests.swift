@@ -156,4 +156,23 @@ import Testing
             #expect(next == 51)
         }
     }
+
+    @Test func aNodeThatLostACallCannotWriteItBack() async throws {
+        try await withTestDatabase { url, _ in
+            let location = try PostgresLocation(url)
+            let lost = try await PostgresCallLogStore.open(location, logger: Self.logger, owner: "node-a")
+            defer { lost.close() }
+            let survivor = try await PostgresCallLogStore.open(location, logger: Self.logger, owner: "node-b")
+            defer { survivor.close() }
+            try await offPool {
+                try lost.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ongoing)]))
+                #expect(try survivor.takeOverOpenCalls(of: "node-a", by: "node-b").map(\.record.id) == [1])
+                try lost.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .cancelled)]))
+                #expect(try survivor.openCalls().map(\.callStatus) == [.ongoing], "node-a's late write changed nothing")
+                try survivor.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)]))
+                #expect(try survivor.openCalls().isEmpty)
+                #expect(try survivor.calls(sessionId: "s1", visibleTo: "alice").map(\.callStatus) == [.ended])
+            }
+        }
+    }
 }

@@ -1,0 +1,66 @@
+import CallGateCluster
+import CallGateCore
+import Foundation
+
+/// Cluster mode: a node that lapses (killed, or stopped: it leaves at once) loses no call. The
+/// first survivor to claim it (`NodeTakeover`) moves its open calls to itself in the database,
+/// each under a raised epoch (`ClusterStore.takeOverOpenCalls`, one transaction), and runs them
+/// from their records (`GatewayCore.adopt`): rings go on until their timeout, callers and
+/// participants get their grace periods to come back, on any node. It then says so in Redis:
+/// owner records, busy claims and active-call entries become its own, and the nodes holding
+/// devices of those users are asked to announce them, which ends their grace periods.
+/// Service thread, but for the database (on `storeReads`).
+extension GatewayService {
+    /// The heartbeat saw these nodes lapsed: takes over those not under way already.
+    func takeOver(_ lapsed: [String]) {
+        guard let cluster, let shared = store as? any ClusterStore else { return }
+        for node in lapsed where node != cluster.nodeID && takeovers.insert(node).inserted {
+            cluster.takeover.claim(node) { [self] won in
+                guard won else {
+                    takeovers.remove(node)
+                    return
+                }
+                let me = cluster.nodeID
+                storeReads.async { [self] in
+                    let result = Result { try shared.takeOverOpenCalls(of: node, by: me) }
+                    context.post { [self] in
+                        adopt(result, of: node)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the calls taken over from `node`, or gives the takeover up when the database could
+    /// not be asked.
+    private func adopt(_ result: Result<[OwnedCall], any Error>, of node: String) {
+        guard let cluster else { return }
+        defer { takeovers.remove(node) }
+        let owned: [OwnedCall]
+        switch result {
+        case .success(let calls):
+            owned = calls
+        case .failure(let error):
+            logger.error("cannot take over the calls of a lapsed node", metadata: ["node": "\(node)", "error": "\(error)"])
+            cluster.takeover.abandon(node)
+            return
+        }
+        let records = owned.map(\.record)
+        let users = Array(Set(records.flatMap { [$0.initiator.uid] + $0.participants.map(\.uid) }))
+        for record in records {
+            cluster.owners.record(record.sessionId) { _ in }
+        }
+        cluster.busy.release(users, heldBy: node)
+        cluster.activeCalls.forget(users, of: node)
+        send(core.adopt(openCalls: records))
+        writeClaims(of: users)
+        indexActiveCalls(of: users)
+        for uid in users {
+            lookForOtherDevices(of: uid)
+        }
+        cluster.takeover.finish(node)
+        metrics.callsTakenOver(records.count)
+        logger.notice(
+            "took over the calls of a lapsed node", metadata: ["node": "\(node)", "calls": "\(records.count)"])
+    }
+}

@@ -1,0 +1,89 @@
+import CallGateClient
+import CallGateProtocol
+import Foundation
+import Testing
+import TestSupport
+
+/// A node killed with its calls loses none: a survivor takes them over from PostgreSQL under a
+/// raised epoch, the rings go on and can be answered, the calls can be ended, devices that
+/// reconnect elsewhere see them in `activeCalls`, and each call gets one terminal status.
+@Suite(.serialized) struct ClusterTakeoverTests {
+    /// The node that owns `sessionId` in the database, and its epoch, once it is not `node`.
+    private func owner(of sessionId: String, after node: String, in cluster: RoutingCluster) async throws -> String? {
+        var found: String?
+        _ = try await eventually(within: 10) {
+            let rows = try await databaseRows(
+                cluster.database, "SELECT owner_node, owner_epoch FROM calls WHERE session_id = '\(sessionId)'")
+            found = rows.first { !$0.hasPrefix("\(node)|") }
+            return found != nil
+        }
+        return found
+    }
+
+    /// Waits until the call log has `sessionId` as `status`: a node killed before its writer
+    /// committed a change loses it, as one process does.
+    private func durable(_ sessionId: String, as status: String, in cluster: RoutingCluster) async throws {
+        #expect(try await eventually(within: 5) {
+            try await databaseRows(cluster.database, "SELECT status FROM calls WHERE session_id = '\(sessionId)'") == [status]
+        })
+    }
+
+    @Test func aRingWhoseOwnerWasKilledGoesOnAndIsAnsweredAndEnded() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let call = try await alice.ring("bob", ringing: [bob], timeout: 60)
+        try await durable(call.sessionId, as: "initiated", in: cluster)
+        try #require(cluster.nodes["a"]).kill()
+        let (aliceOnC, reconnected) = try await cluster.connect("alice", on: "c")
+        #expect(reconnected.activeCalls.map(\.sessionId) == [call.sessionId])
+        let owner = try await owner(of: call.sessionId, after: "a", in: cluster)
+        #expect(owner == "b|1" || owner == "c|1", "a survivor owns the call under epoch 1: \(String(describing: owner))")
+
+        // Past the caller's grace period (10 s, from the takeover): her device on node c was
+        // announced to the new owner, so the call still rings.
+        try await Task.sleep(for: .seconds(11))
+        await bob.expectSilence()
+        let accepted = try await bob.acceptCall(call.sessionId)
+        #expect(accepted.callStatus == .ongoing)
+        guard case .outgoingCallAccepted(_, let by) = try await aliceOnC.expectPush() else {
+            Issue.record("alice expected the accept on her new device")
+            return
+        }
+        #expect(by.uid == "bob")
+        let ended = try await aliceOnC.endCall(call.sessionId)
+        #expect(ended.callStatus == .ended)
+        #expect(try await bob.expectPush().event == .onCallEndedMessageReceived)
+        let rows = try await databaseRows(cluster.database, "SELECT status FROM calls WHERE session_id = '\(call.sessionId)'")
+        #expect(rows == ["ended"], "one row, one terminal status")
+    }
+
+    @Test func anAnsweredCallWhoseOwnerWasKilledGoesOnAndEndsOnce() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let call = try await alice.establishCall(with: bob, uid: "bob")
+        try await durable(call.sessionId, as: "ongoing", in: cluster)
+        try #require(cluster.nodes["a"]).kill()
+        let (aliceOnC, reconnected) = try await cluster.connect("alice", on: "c")
+        #expect(reconnected.activeCalls.map(\.sessionId) == [call.sessionId])
+        _ = try await owner(of: call.sessionId, after: "a", in: cluster)
+        // A device connecting after the takeover is told of the call by its new owner.
+        let (_, later) = try await cluster.connect("bob", on: "c")
+        #expect(later.activeCalls.map(\.sessionId) == [call.sessionId])
+        #expect(later.activeCalls.first?.callStatus == .ongoing)
+
+        let ended = try await bob.endCall(call.sessionId)
+        #expect(ended.callStatus == .ended)
+        guard case .callEndedMessageReceived(_, let by, .hungUp) = try await aliceOnC.expectPush() else {
+            Issue.record("alice expected bob's hang-up on her new device")
+            return
+        }
+        #expect(by.uid == "bob")
+        let rows = try await databaseRows(cluster.database, "SELECT status FROM calls WHERE session_id = '\(call.sessionId)'")
+        #expect(rows == ["ended"])
+        await expectError(.callEnded) { try await aliceOnC.endCall(call.sessionId) }
+    }
+}
