@@ -349,14 +349,20 @@ final class RoutingCluster {
     /// The admin key of every node.
     static let adminKey = "cluster-routing-admin"
 
-    init(_ ids: [String], _ extra: [String] = []) async throws {
+    /// Nodes `ids` with `extra` flags, on `database` (default: a fresh database of the shared
+    /// test server).
+    init(_ ids: [String], _ extra: [String] = [], database: String? = nil) async throws {
         redis = try ThrowawayRedis()
-        database = try await SharedPostgres.freshDatabase()
+        if let database {
+            self.database = database
+        } else {
+            self.database = try await SharedPostgres.freshDatabase()
+        }
         tokens = try await TokenService(secret: Self.secret)
         loop = try ClientLoop()
         for id in ids {
             nodes[id] = try GatewayProcess.clusterNode(
-                id, redis: redis, database: database, secret: Self.secret, ["--admin-key", Self.adminKey] + extra)
+                id, redis: redis, database: self.database, secret: Self.secret, ["--admin-key", Self.adminKey] + extra)
         }
     }
 

@@ -77,7 +77,7 @@ struct PostgresRestartTests {
 }
 
 /// Tells the calling loops to stop after their current call; set from the test's task.
-private final class StopFlag: Sendable {
+final class StopFlag: Sendable {
     private let flag = Atomic(false)
 
     var isSet: Bool { flag.load(ordering: .relaxed) }
