@@ -181,8 +181,10 @@ public final class ClusterMembership {
         lastProblem ?? client.lastError ?? "no reply"
     }
 
-    /// Suspends the node once its last acknowledged heartbeat is `suspendAfter` old.
-    private func checkSuspension() {
+    /// Suspends the node once its last acknowledged heartbeat is `suspendAfter` old: called at
+    /// every heartbeat, and by the node before it acts for the cluster (a process that was
+    /// frozen learns it here before its first timer runs).
+    public func checkSuspension() {
         guard state == .live, ContinuousClock.now - lastAcknowledged >= timing.suspendAfter else { return }
         suspend("no heartbeat acknowledged by Redis for \(timing.suspendAfter) (\(problem))")
     }

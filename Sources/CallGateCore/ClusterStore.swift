@@ -18,8 +18,8 @@ public protocol ClusterStore: CallLogStore {
     func reserveCallIDs() throws -> ClosedRange<Int64>
     /// Moves the open calls of `deadNode` to `node`, each under a raised epoch, oldest first.
     func takeOverOpenCalls(of deadNode: String, by node: String) throws -> [OwnedCall]
-    /// Which of `ids` are still open and owned by `node`.
-    func ownedOpenCallIDs(of node: String, among ids: [Int64]) throws -> Set<Int64>
+    /// Which of `ids` another node owns now: a node back from being cut off lets them go.
+    func callIDsOwnedElsewhere(than node: String, among ids: [Int64]) throws -> Set<Int64>
     /// The group `guid` as saved now, nil when there is none.
     func group(_ guid: String) throws -> GroupRecord?
 }

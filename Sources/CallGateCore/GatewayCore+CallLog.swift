@@ -31,6 +31,13 @@ final class LogChanges {
         marked[call.ordinal] = nil
     }
 
+    /// Forgets a meeting's mark: it is not this node's to write.
+    func unmark(meet session: LiveSession) {
+        if let id = session.logID {
+            marked[id] = nil
+        }
+    }
+
     /// The marks so far, oldest entry first, and none left.
     func take() -> [Source] {
         guard !marked.isEmpty else { return [] }

@@ -490,6 +490,43 @@ extension GatewayCore {
         return call
     }
 
+    /// Cluster mode: forgets the live calls and meetings `sessionIds`, which a survivor took over
+    /// while this node was cut off from the cluster: its new owner runs them, so this Core sends
+    /// nothing about them and writes nothing. The outcome names the users whose engagement
+    /// ended here. Service thread only.
+    public func relinquish(_ sessionIds: [String]) -> Outcome<Void> {
+        transition { _ in
+            for sessionId in sessionIds {
+                if let live = calls.removeValue(forKey: sessionId) {
+                    for (uid, state) in live.memberships {
+                        switch state {
+                        case .ringing: removeRinging(uid, live.id)
+                        case .joined: disengage(uid, live.id)
+                        default: break
+                        }
+                    }
+                    if let timer = live.ringTimer {
+                        timers.cancel(timer)
+                        live.ringTimer = nil
+                    }
+                    logChanges.unmark(live)
+                }
+                forgetSession(sessionId)
+            }
+        }
+    }
+
+    /// The log id of every live call and meeting, by session id. Service thread only.
+    public var liveCallIDs: [String: Int64] {
+        var ids = calls.mapValues(\.ordinal)
+        for (sessionId, session) in sessions {
+            if let id = session.logID, ids[sessionId] == nil {
+                ids[sessionId] = id
+            }
+        }
+        return ids
+    }
+
     /// Starts (or restarts) the grace period of `uid` in the call `sessionId`.
     func startGrace(for uid: String, in sessionId: String, lasting period: Duration) {
         cancelGrace(for: uid, in: sessionId)

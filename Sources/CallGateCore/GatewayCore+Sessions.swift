@@ -388,6 +388,20 @@ extension GatewayCore {
         list.send(.callEnded(sessionId: sessionId), to: audience, excluding: excluded)
     }
 
+    /// Cluster mode: forgets session `sessionId`, which another node runs now, without a word to
+    /// anyone and without writing it: its new owner does both.
+    func forgetSession(_ sessionId: String) {
+        guard let session = sessions.removeValue(forKey: sessionId) else { return }
+        for member in session.close(at: nowSeconds) {
+            release(member, from: sessionId)
+        }
+        if let timer = session.idleTimer {
+            timers.cancel(timer)
+            session.idleTimer = nil
+        }
+        logChanges.unmark(meet: session)
+    }
+
     /// Forgets that `member`'s devices joined session `sessionId` and stops their grace period.
     private func release(_ member: SessionMember, from sessionId: String) {
         if let timer = member.graceTimer {

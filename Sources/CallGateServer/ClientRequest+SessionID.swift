@@ -24,6 +24,12 @@ extension ClientRequest {
         return sessionId != nil
     }
 
+    /// Whether the op starts a call.
+    var isInitiate: Bool {
+        if case .initiateCall = self { return true }
+        return false
+    }
+
     /// Whether the op may change the call log (a call, a session, its history): refused with
     /// `ERR_STORE_UNAVAILABLE` while the store is behind.
     var writesCallLog: Bool {

@@ -1,4 +1,5 @@
 import CallGateCluster
+import CallGateCore
 import Foundation
 import Synchronization
 
@@ -29,14 +30,23 @@ extension GatewayService {
                     return
                 }
                 metrics.clusterLive(false)
-                let liveness: () -> Void = { [metrics, unowned node] in
+                let liveness: () -> Void = { [unowned self, metrics, unowned node] in
                     metrics.clusterLive(node.isLive)
                     if node.isLive {
                         finish(.success(()))
+                        if wasSuspended {
+                            wasSuspended = false
+                            reconcile()
+                        } else if !reconciling {
+                            armCoreTimer(at: core.nextDeadline)
+                        }
                     }
                 }
                 node.membership.onLive = liveness
-                node.membership.onSuspended = { _ in liveness() }
+                node.membership.onSuspended = { [unowned self] _ in
+                    wasSuspended = true
+                    liveness()
+                }
                 node.membership.onView = { [unowned self, unowned node] in
                     sawNodes(live: node.membership.liveNodes, lapsed: node.membership.lapsedNodes)
                     takeOver(node.membership.lapsedNodes)
@@ -84,6 +94,49 @@ extension GatewayService {
         indexActiveCalls(of: Array(core.usersWithActiveCalls))
         if !sessions.isEmpty {
             logger.info("call owners written again", metadata: ["calls": "\(sessions.count)"])
+        }
+    }
+
+    /// Whether this node may run its calls now (fire their timers, take ops on them): always
+    /// outside cluster mode; in cluster mode while it is live and not checking which of its
+    /// calls survivors took over. A process that was frozen learns here that it was cut off.
+    func mayRunCalls() -> Bool {
+        guard let cluster else { return true }
+        cluster.membership.checkSuspension()
+        return cluster.isLive && !reconciling
+    }
+
+    /// Back from a suspension, which may have lasted past its lease: lets go of the calls a
+    /// survivor took over meanwhile (the database says who owns each), then runs its timers
+    /// again. A call whose owner cannot be read is kept.
+    func reconcile() {
+        guard let cluster, let shared = store as? any ClusterStore else { return }
+        let ids = core.liveCallIDs
+        guard !ids.isEmpty else {
+            armCoreTimer(at: core.nextDeadline)
+            return
+        }
+        reconciling = true
+        let me = cluster.nodeID
+        storeReads.async { [self] in
+            let result = Result { try shared.callIDsOwnedElsewhere(than: me, among: Array(ids.values)) }
+            context.post { [self] in
+                reconciling = false
+                switch result {
+                case .success(let taken) where !taken.isEmpty:
+                    let lost = ids.filter { taken.contains($0.value) }.map(\.key)
+                    let users = Array(core.usersWithActiveCalls)
+                    send(core.relinquish(lost))
+                    indexActiveCalls(of: users)
+                    logger.warning(
+                        "calls taken over while this node was cut off were let go", metadata: ["calls": "\(lost.count)"])
+                case .success:
+                    break
+                case .failure(let error):
+                    logger.error("cannot check which calls were taken over; keeping them", metadata: ["error": "\(error)"])
+                }
+                armCoreTimer(at: core.nextDeadline)
+            }
         }
     }
 

@@ -138,6 +138,10 @@ extension GatewayService {
         }
         remoteConnections[connection] = forward.node
         core.admitRemote(connection, as: user)
+        if !mayRunCalls() {
+            fail(request, code: .clusterUnavailable, message: "the node that owns this call is cut off from the cluster; try again shortly")
+            return
+        }
         if frame.request.writesCallLog, let backlog = storeBacklog() {
             fail(request, code: .storeUnavailable, message: backlog)
             return

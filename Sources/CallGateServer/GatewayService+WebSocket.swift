@@ -86,6 +86,8 @@ extension GatewayService: WebSocketDelegate {
             fail(request, code: .badRequest, message: "this socket already sent connect")
         case (_, .awaitingConnect), (_, .verifying):
             fail(request, code: .userNotLoggedIn, message: "send connect with a token first")
+        case (let op, .connected) where (op.isForwardable || op.isInitiate) && !mayRunCalls():
+            fail(request, code: .clusterUnavailable, message: "this node is cut off from the cluster: \(clusterUnreadiness() ?? "it is checking its calls"); try again shortly")
         case (.joinSession(let params), .connected):
             joinSession(params, as: bytes, from: connection, answering: request)
         case (let op, .connected):

@@ -72,6 +72,11 @@ final class GatewayService: @unchecked Sendable {
     var groupReloads: [String: Int] = [:]
     /// Cluster mode: whether the bus went down since it was last subscribed (`+ClusterGroups`).
     var busWasDown = false
+    /// Cluster mode: whether the node is asking the database which of its calls survivors took
+    /// over while it was cut off (`+Cluster`); its Core timers wait meanwhile.
+    var reconciling = false
+    /// Cluster mode: whether the node was suspended since it last checked its calls (`+Cluster`).
+    var wasSuspended = false
     /// Cluster mode: users with a busy claim on its way to Redis, and how many (`+Busy`).
     var claimsInFlight: [String: Int] = [:]
     /// Renews the busy claims of the users this node's calls engage (`+Busy`).
@@ -182,7 +187,10 @@ final class GatewayService: @unchecked Sendable {
         coreTimer.schedule(afterMicroseconds: max(0, deadline - clock.monotonicMillis()) * 1000)
     }
 
+    /// Runs the Core's due timers; in cluster mode only while the node is live and sure of its
+    /// calls (`+Cluster`): a node cut off from the cluster may have lost them to a survivor.
     private func fireCoreTimers() {
+        guard mayRunCalls() else { return }
         send(core.fireDueTimers())
     }
 }

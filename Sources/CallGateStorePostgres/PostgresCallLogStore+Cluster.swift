@@ -63,20 +63,19 @@ extension PostgresCallLogStore: ClusterStore {
         }
     }
 
-    /// Which of `ids` are still open and owned by `node`: a node back from losing Redis keeps
-    /// these and drops the calls a survivor took over meanwhile.
-    public func ownedOpenCallIDs(of node: String, among ids: [Int64]) throws -> Set<Int64> {
+    /// Which of `ids` another node owns now (took over): a node back from losing Redis for
+    /// longer than its lease lets these go. A call whose row is not written yet is not among them.
+    public func callIDsOwnedElsewhere(than node: String, among ids: [Int64]) throws -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
         return try blocking { [self] in
-            try await reading("reading the open calls of node \(node)") { [self] connection in
-                var owned: Set<Int64> = []
+            try await reading("reading which calls of node \(node) were taken over") { [self] connection in
+                var taken: Set<Int64> = []
                 for try await id in try await connection.query("""
-                    SELECT id FROM calls
-                    WHERE id = ANY (\(ids)::bigint[]) AND owner_node = \(node) AND status IN ('initiated', 'ongoing')
+                    SELECT id FROM calls WHERE id = ANY (\(ids)::bigint[]) AND owner_node <> \(node)
                     """, logger: logger).decode(Int64.self) {
-                    owned.insert(id)
+                    taken.insert(id)
                 }
-                return owned
+                return taken
             }
         }
     }

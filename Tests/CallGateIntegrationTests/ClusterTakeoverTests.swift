@@ -86,4 +86,32 @@ import TestSupport
         #expect(rows == ["ended"])
         await expectError(.callEnded) { try await aliceOnC.endCall(call.sessionId) }
     }
+
+    @Test func anOwnerFrozenPastItsLeaseLetsGoOfTheCallsASurvivorTookOver() async throws {
+        let cluster = try await RoutingCluster(["a", "b"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let call = try await alice.ring("bob", ringing: [bob], timeout: 8)
+        try await durable(call.sessionId, as: "initiated", in: cluster)
+
+        let frozen = try #require(cluster.nodes["a"])
+        frozen.send(SIGSTOP)
+        let owner = try await owner(of: call.sessionId, after: "a", in: cluster)
+        frozen.send(SIGCONT)
+        #expect(owner == "b|1")
+
+        // Node b times the ring out; node a, back, runs the call no more: bob is told once.
+        let stopped = try await bob.expectPush(within: .seconds(12))
+        guard case .incomingCallCanceled(let ended, .unanswered) = stopped else {
+            Issue.record("bob expected the ring to time out, got \(stopped)")
+            return
+        }
+        #expect(ended.sessionId == call.sessionId)
+        await bob.expectSilence(for: .seconds(2))
+        let rows = try await databaseRows(
+            cluster.database, "SELECT status, owner_node FROM calls WHERE session_id = '\(call.sessionId)'")
+        #expect(rows == ["unanswered|b"])
+        #expect(try await eventually(within: 5) { try await cluster.isReady("a") }, "node a is live again")
+    }
 }

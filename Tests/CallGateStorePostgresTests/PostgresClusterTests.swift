@@ -86,9 +86,9 @@ import Testing
                 let back = try store.takeOverOpenCalls(of: "node-b", by: "node-b")
                 #expect(back.map(\.record.id) == [1, 2, 4])
                 #expect(back.map(\.epoch) == [2, 2, 1])
-                #expect(try store.ownedOpenCallIDs(of: "node-b", among: [1, 2, 3, 4, 5, 99]) == [1, 2, 4])
-                #expect(try store.ownedOpenCallIDs(of: "node-a", among: [1, 2, 3]).isEmpty)
-                #expect(try store.ownedOpenCallIDs(of: "node-b", among: []).isEmpty)
+                #expect(try store.callIDsOwnedElsewhere(than: "node-a", among: [1, 2, 3, 4, 5, 99]) == [1, 2, 4])
+                #expect(try store.callIDsOwnedElsewhere(than: "node-b", among: [1, 2, 3, 4]) == [3])
+                #expect(try store.callIDsOwnedElsewhere(than: "node-b", among: []).isEmpty)
             }
         }
     }
