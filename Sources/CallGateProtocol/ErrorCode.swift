@@ -46,8 +46,9 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     /// answer within `--cluster-forward-timeout` or could not be found or reached; the op may
     /// or may not have been done there.
     case callOwnerUnreachable = "ERR_CALL_OWNER_UNREACHABLE"
-    /// Cluster mode: an op that must claim its user in Redis (`initiateCall`, `acceptCall`)
-    /// while this node cannot reach Redis: it had no effect; try again shortly.
+    /// Cluster mode: an op on a call (or `initiateCall`) while this node is cut off from the
+    /// cluster, or one that must claim its user in Redis (`initiateCall`, `acceptCall`) while
+    /// Redis cannot be reached: it had no effect; try again shortly.
     case clusterUnavailable = "ERR_CLUSTER_UNAVAILABLE"
 }
 
