@@ -5,6 +5,10 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
     public var scenario: Scenario
     public var host: String
     public var port: Int
+    /// More gateways on `host` (the nodes of a cluster): socket i connects to the i-th of
+    /// `port` and these, round robin, so the two users of a ring pair are on different nodes.
+    /// Nil (or empty): every socket connects to `port`.
+    public var alsoPorts: [Int]?
     /// HS256 secret the gateway verifies connection tokens with; tokens are minted locally.
     public var jwtSecret: String
     /// Bearer key of the admin API; `group` needs it to create its groups.
@@ -23,6 +27,13 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
     /// Free text kept in the JSON and the report.
     public var label: String?
 
+    /// The port socket `index` connects to: `port` and `alsoPorts` in turn.
+    public func port(for index: Int) -> Int {
+        guard let others = alsoPorts, !others.isEmpty else { return port }
+        let all = [port] + others
+        return all[index % all.count]
+    }
+
     /// Prefix of the group ids the `group` scenario creates (`bench-g0`, `bench-g1`, ...).
     public static let groupPrefix = "bench-g"
 
@@ -30,11 +41,12 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
     public init(
         scenario: Scenario, host: String = "127.0.0.1", port: Int = 8080, jwtSecret: String, adminKey: String? = nil,
         sockets: Int? = nil, duration: Double = 10, rate: Double? = nil, groupSize: Int = 10, addresses: Int? = nil,
-        serverPID: Int32? = nil, label: String? = nil
+        serverPID: Int32? = nil, label: String? = nil, alsoPorts: [Int]? = nil
     ) {
         self.scenario = scenario
         self.host = host
         self.port = port
+        self.alsoPorts = alsoPorts
         self.jwtSecret = jwtSecret
         self.adminKey = adminKey
         self.sockets = sockets ?? 1_000
@@ -76,6 +88,9 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
     public func validate() throws(BenchError) {
         guard !host.isEmpty else { throw BenchError("--host must not be empty") }
         guard (1...65535).contains(port) else { throw BenchError("--port must be 1 to 65535, got \(port)") }
+        for other in alsoPorts ?? [] where !(1...65535).contains(other) {
+            throw BenchError("--also-port must be 1 to 65535, got \(other)")
+        }
         guard !jwtSecret.isEmpty else { throw BenchError("--jwt-secret must not be empty") }
         guard sockets >= 1 else { throw BenchError("--sockets must be at least 1") }
         guard duration > 0, duration.isFinite else { throw BenchError("--duration must be a positive number of seconds") }

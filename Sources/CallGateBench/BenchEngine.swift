@@ -203,7 +203,7 @@ final class BenchEngine: WebSocketDelegate, @unchecked Sendable {
         socket.state = .opening
         socket.reopening = reopening
         socket.openedAt = MonotonicClock.now()
-        var target = ClientTarget(host: configuration.host, port: configuration.port, path: WireEndpoint.path)
+        var target = ClientTarget(host: configuration.host, port: configuration.port(for: socket.index), path: WireEndpoint.path)
         target.sourceAddress = socket.sourceAddress
         do {
             let connection = try context.connect(to: target, attachment: socket)

@@ -30,6 +30,11 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Gateway port (default 8080).")
     var port = 8080
 
+    @Option(
+        name: .customLong("also-port"),
+        help: "Another gateway on --host, such as a second node of a cluster (repeat for more): socket i connects to the i-th of --port and these in turn, so a ring pair's caller and callee are on different gateways.")
+    var alsoPorts: [Int] = []
+
     @Option(name: .customLong("jwt-secret"), help: "The gateway's HS256 token secret.")
     var jwtSecret: String
 
@@ -66,7 +71,8 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = BenchConfiguration(
             scenario: scenario, host: host, port: port, jwtSecret: jwtSecret, adminKey: adminKey, sockets: sockets,
-            duration: duration, rate: rate, groupSize: groupSize, addresses: addresses, serverPID: serverPID, label: label)
+            duration: duration, rate: rate, groupSize: groupSize, addresses: addresses, serverPID: serverPID, label: label,
+            alsoPorts: alsoPorts.isEmpty ? nil : alsoPorts)
         let progress = ProgressPrinter()
         let result: BenchResult
         do {

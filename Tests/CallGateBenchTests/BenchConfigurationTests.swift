@@ -31,9 +31,17 @@ import Testing
         BenchConfiguration(scenario: .ring, jwtSecret: "s", rate: 0),
         BenchConfiguration(scenario: .idle, jwtSecret: "s", duration: 0),
         BenchConfiguration(scenario: .churn, jwtSecret: "s", sockets: 3),
+        BenchConfiguration(scenario: .ring, jwtSecret: "s", alsoPorts: [8081, 70_000]),
     ])
     func badValuesAreRefused(_ configuration: BenchConfiguration) {
         #expect(throws: BenchError.self) { try configuration.validate() }
+    }
+
+    @Test func socketsTakeTheGatewaysInTurnSoThatARingPairSpansTwo() {
+        let cluster = BenchConfiguration(scenario: .ring, port: 8081, jwtSecret: "s", alsoPorts: [8082])
+        #expect((0..<4).map(cluster.port(for:)) == [8081, 8082, 8081, 8082])
+        let single = BenchConfiguration(scenario: .ring, port: 8081, jwtSecret: "s")
+        #expect((0..<3).map(single.port(for:)) == [8081, 8081, 8081])
     }
 
     @Test func usersAndGroupsAreNamedByIndex() {
