@@ -15,14 +15,16 @@ import LWS
 /// and writes it to its devices. Service thread only.
 extension GatewayService {
     /// Runs `local` when the call or session `sessionId` is this node's to answer (it runs or
-    /// remembers it, no node owns it, or the op came forwarded already), else forwards `bytes`,
+    /// remembers it, no node owns it, the op came forwarded already, or the id is malformed),
+    /// else forwards `bytes`,
     /// the op as `connection` sent it, to the node that owns it. `claiming`: a `joinSession`,
     /// which makes a session that no node owns this node's.
     func route(
         _ sessionId: String, claiming: Bool = false, bytes: [UInt8], from connection: ClientConnection,
         answering request: ReplyAddress, local: @escaping () -> Void
     ) {
-        guard let cluster, request.forward == nil, !core.knows(sessionId) else {
+        // A malformed id (which the Core refuses) is never looked up in Redis.
+        guard let cluster, request.forward == nil, SessionIDFormat.isValid(sessionId), !core.knows(sessionId) else {
             local()
             return
         }
