@@ -6,7 +6,8 @@ import Testing
 import TestSupport
 
 /// Calls made on two nodes of a cluster get call log ids no other node gives and are recorded
-/// as their node's; a node that restarts takes back its own open calls and no one else's.
+/// as their node's; a node killed and restarted has its open calls taken over once (by itself
+/// or a survivor) and takes no one else's.
 @Suite(.serialized) struct ClusterCallOwnershipTests {
     static let secret = "cluster-ownership-secret"
 
@@ -59,8 +60,12 @@ import TestSupport
         let after = try await databaseRows(database, """
             SELECT session_id, owner_node, owner_epoch FROM calls WHERE status = 'initiated' ORDER BY session_id
             """)
-        #expect(Set(after) == ["\(ringingOnA.sessionId)|a|1", "\(ringingOnB.sessionId)|b|0"], "\(after)")
+        // Node a's call was taken once, under epoch 1: by a restarting, or by b while a was down.
+        #expect(after.contains("\(ringingOnB.sessionId)|b|0"), "\(after)")
+        #expect(
+            after.contains("\(ringingOnA.sessionId)|a|1") != after.contains("\(ringingOnA.sessionId)|b|1"), "\(after)")
+        #expect(after.count == 2)
         let (_, resumed) = try await client("alice", on: a)
-        #expect(resumed.activeCalls.map(\.sessionId) == [ringingOnA.sessionId], "node a resumed its own ringing call")
+        #expect(resumed.activeCalls.map(\.sessionId) == [ringingOnA.sessionId], "alice still has her ringing call")
     }
 }
