@@ -5,7 +5,8 @@
 /// changed them, over the one command connection, so an entry is never older than the pushes
 /// already published about it; a device reads the entries of every node once its own
 /// subscription is confirmed, so every later change reaches it as a push. A user's hash lives
-/// `lifetime` after its last write (a node that died leaves entries that readers skip).
+/// `lifetime` after its last write; readers keep the entries of live nodes only (a node that
+/// died may leave some).
 /// Service thread only.
 public final class ActiveCallIndex {
     /// How long an entry lives after it was written.

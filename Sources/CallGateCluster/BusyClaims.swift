@@ -53,7 +53,7 @@ public final class BusyClaims {
     /// Claims `uid` for an op of this node that may engage them, and reads the claims of
     /// `ringing`, the users it would ring.
     public func claim(_ uid: String, ringing: [String] = [], then done: @escaping (Result<Claim, RedisFailure>) -> Void) {
-        replace(uid, with: "\(nodeID)|-|p", reading: ringing) { result in
+        replace(uid, with: "\(nodeID)|-|p", replacingOwn: false, reading: ringing) { result in
             done(result.map { found in
                 if let holder = found.holder {
                     return .held(holder)
@@ -76,7 +76,7 @@ public final class BusyClaims {
     /// Records that `uid` is engaged in this node's call `sessionId`.
     public func hold(_ uid: String, in sessionId: String, answered: Bool) {
         let claim = value(in: sessionId, answered: answered)
-        replace(uid, with: claim, reading: []) { [logger] result in
+        replace(uid, with: claim, replacingOwn: true, reading: []) { [logger] result in
             if case .success(let found) = result, let holder = found.holder {
                 logger.error(
                     "a user engaged in a call here is claimed by another node",
@@ -89,6 +89,25 @@ public final class BusyClaims {
     /// them in none. Another node's claim stays.
     public func release(_ uid: String) {
         client.run(ClusterScripts.releaseUser, keys: [ClusterKeys.busy(uid)], arguments: [Array("\(nodeID)|".utf8)]) { _ in }
+    }
+
+    /// Claims `uid`, engaged in call `sessionId` taken over from `node`, in place of that node's
+    /// claim, in one step.
+    public func adopt(_ uid: String, from node: String, in sessionId: String, answered: Bool) {
+        let claim = value(in: sessionId, answered: answered)
+        client.run(
+            ClusterScripts.adoptUser, keys: [ClusterKeys.busy(uid)],
+            arguments: [
+                Array("\(node)|".utf8), Array("\(nodeID)|".utf8), Array(claim.utf8),
+                Array(String(timing.lease.microseconds / 1000).utf8),
+            ]
+        ) { [logger] result in
+            if (try? result.get().integer) == 0 {
+                logger.error(
+                    "a user of a call taken over is claimed by a third node",
+                    metadata: ["uid": "\(uid)", "claim": "\(claim)", "from": "\(node)"])
+            }
+        }
     }
 
     /// Releases the claims that node `node` holds of `uids`: its calls are this node's now.
@@ -123,10 +142,10 @@ public final class BusyClaims {
         var profiles: [RedisReply] = []
     }
 
-    /// Sets the claim of `uid` to `claim` unless another node's claim holds them, and reads
-    /// the claims and profiles of `others`.
+    /// Sets the claim of `uid` to `claim` unless another node's claim holds them (or, unless
+    /// `replacingOwn`, this node's), and reads the claims and profiles of `others`.
     private func replace(
-        _ uid: String, with claim: String, reading others: [String],
+        _ uid: String, with claim: String, replacingOwn: Bool, reading others: [String],
         then done: @escaping (Result<Found, RedisFailure>) -> Void
     ) {
         client.run(
@@ -134,7 +153,7 @@ public final class BusyClaims {
             keys: [ClusterKeys.busy(uid)] + others.map(ClusterKeys.busy) + others.map(ClusterKeys.profile),
             arguments: [
                 Array("\(nodeID)|".utf8), Array(claim.utf8), Array(String(timing.lease.microseconds / 1000).utf8),
-                Array(String(others.count).utf8),
+                Array(String(others.count).utf8), Array((replacingOwn ? "1" : "0").utf8),
             ]
         ) { result in
             done(result.flatMap { reply in

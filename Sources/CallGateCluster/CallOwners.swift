@@ -4,8 +4,9 @@
 /// A call is recorded by the node that creates it before any push about it is published (both
 /// go over the one command connection, in order), so a device that heard of a call finds its
 /// owner. A session joined by id that no node knows is claimed atomically (`claim`): two nodes
-/// joined to one new meeting at once agree on one owner. Records live `lifetime`, renewed on
-/// every claim. Service thread only.
+/// joined to one new meeting at once agree on one owner. Records live `lifetime` from when they
+/// were written (and are written again when the node's Redis connection comes back): a call or
+/// meeting that lasts longer loses its record. Service thread only.
 public final class CallOwners {
     /// How long a record lives after it was written or claimed.
     public let lifetime: Duration

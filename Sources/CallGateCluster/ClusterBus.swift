@@ -130,12 +130,6 @@ public final class ClusterBus {
         client.send([Array("PUBLISH".utf8), Array(ClusterKeys.nodeChannel(node).utf8), message.encoded], then: done)
     }
 
-    /// Stops the probes and the subscription for good.
-    public func close() {
-        probeTimer.cancel()
-        subscriber.close()
-    }
-
     private func confirmed(_ confirmedChannel: String) {
         if confirmedChannel == channel {
             lastHeard = .now

@@ -132,8 +132,9 @@ public final class ClusterMembership {
         beating = true
         let sentAt = ContinuousClock.now
         client.run(
-            ClusterScripts.heartbeat, keys: [ClusterKeys.node(nodeID), ClusterKeys.nodes],
-            arguments: [leaseValue, String(timing.lease.microseconds / 1000), nodeID, ClusterKeys.nodePrefix].map { Array($0.utf8) }
+            ClusterScripts.heartbeat, keys: [ClusterKeys.node(nodeID), ClusterKeys.nodes, ClusterKeys.nodeNumbers],
+            arguments: [leaseValue, String(timing.lease.microseconds / 1000), nodeID, ClusterKeys.nodePrefix, String(number)]
+                .map { Array($0.utf8) }
         ) { [weak self] result in
             guard let self else { return }
             self.beating = false

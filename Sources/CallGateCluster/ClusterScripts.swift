@@ -3,14 +3,17 @@
 enum ClusterScripts {
     /// Renews this node's heartbeat lease unless another process holds its id, and reports which
     /// nodes of the set are live and which have let their lease lapse.
-    /// KEYS: the node's key, the node set. ARGV: `"<incarnation>|<number>"`, the lease in ms, the
-    /// node id, the node key prefix. Returns `{1, live ids, lapsed ids}`, or `{0, holder}` when
-    /// another incarnation holds the id.
+    /// It also keeps the node-number counter at or above this node's number, so that a Redis
+    /// restarted empty never hands a live node's number to a new one.
+    /// KEYS: the node's key, the node set, the node-number counter. ARGV: `"<incarnation>|<number>"`,
+    /// the lease in ms, the node id, the node key prefix, the node's number. Returns
+    /// `{1, live ids, lapsed ids}`, or `{0, holder}` when another incarnation holds the id.
     static let heartbeat = RedisScript(name: "heartbeat", source: """
         local current = redis.call('GET', KEYS[1])
         if current and current ~= ARGV[1] then return {0, current} end
         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
         redis.call('SADD', KEYS[2], ARGV[3])
+        if tonumber(redis.call('GET', KEYS[3]) or '0') < tonumber(ARGV[5]) then redis.call('SET', KEYS[3], ARGV[5]) end
         local live, lapsed = {}, {}
         for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
           if redis.call('EXISTS', ARGV[4] .. id) == 1 then live[#live + 1] = id else lapsed[#lapsed + 1] = id end
@@ -32,6 +35,16 @@ enum ClusterScripts {
     static let leave = RedisScript(name: "leave", source: """
         if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
         return redis.call('DEL', KEYS[1])
+        """)
+
+    /// Claims the takeover of a node, only while its lease is lapsed (a node restarting under its
+    /// id claims the lease first, then this same lock, to take its calls back) and nobody holds
+    /// the lock. KEYS: the node's key, the takeover key. ARGV: this node's id, the lock's lease
+    /// in ms. Returns 1 when claimed, else 0.
+    static let claimTakeover = RedisScript(name: "claim-takeover", source: """
+        if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+        if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+        return 0
         """)
 
     /// Ends a takeover: removes the node taken over from the set unless it is back (its key
@@ -57,12 +70,13 @@ enum ClusterScripts {
     /// holds them (a node may always replace its own claims: its Core decides among its calls),
     /// and reads the claims and profiles of the n users it would ring. KEYS: the user's busy
     /// key, then the n busy keys, then the n profile keys of the users to ring. ARGV: the node's
-    /// prefix `"<node>|"`, the claim, the lease in ms, n. Returns `{1, claims, profiles}` (each
-    /// false where there is none), or `{0, the holding claim}`.
+    /// prefix `"<node>|"`, the claim, the lease in ms, n, and `1` to replace a claim of this node
+    /// (else one is kept as it is: it shows other nodes the user's call until the op is done).
+    /// Returns `{1, claims, profiles}` (each false where there is none), or `{0, the holding claim}`.
     static let claimUser = RedisScript(name: "claim-user", source: """
         local current = redis.call('GET', KEYS[1])
         if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] then return {0, current} end
-        redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+        if not current or ARGV[5] == '1' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
         local n = tonumber(ARGV[4])
         local claims, profiles = {}, {}
         for i = 1, n do
@@ -78,6 +92,19 @@ enum ClusterScripts {
         local current = redis.call('GET', KEYS[1])
         if current and string.sub(current, 1, #ARGV[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
         return 0
+        """)
+
+    /// Moves a user's claim from a node taken over to this node in one step, so that no other
+    /// node can claim the user in between: sets it unless another node's claim holds them.
+    /// KEYS: the user's busy key. ARGV: the taken node's prefix, this node's prefix, the claim,
+    /// the lease in ms. Returns 1 when set, else 0.
+    static let adoptUser = RedisScript(name: "adopt-user", source: """
+        local current = redis.call('GET', KEYS[1])
+        if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] and string.sub(current, 1, #ARGV[2]) ~= ARGV[2] then
+          return 0
+        end
+        redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+        return 1
         """)
 
     /// Renews this node's claims: each key still holding its claim gets a fresh lease, and one

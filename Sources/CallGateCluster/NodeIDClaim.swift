@@ -50,6 +50,45 @@ public enum NodeIDClaim {
         }
     }
 
+    /// Takes the takeover lock of `nodeID` (`ClusterKeys.takeover`) before this run takes its
+    /// own calls back, waiting while a survivor holds it (taking them over); its lease covers
+    /// the start. Release it with `unlockTakeBack` once the calls are taken back. Throws
+    /// `Refusal` when it stays held for `wait` or Redis cannot be reached.
+    public static func lockTakeBack(_ nodeID: String, redis endpoint: RedisEndpoint, hold: Duration, wait: Duration) throws {
+        let deadline = ContinuousClock.now + wait
+        var problem = "no answer"
+        while true {
+            do {
+                let session = try Session(endpoint, deadline: deadline)
+                defer { session.close() }
+                let key = ClusterKeys.takeover(of: nodeID)
+                switch try session.run(["SET", key, nodeID, "NX", "PX", String(hold.microseconds / 1000)]) {
+                case .status:
+                    return
+                case .null:
+                    let holder = (try? session.run(["GET", key]))?.text ?? "?"
+                    problem = "node \(holder) is taking over the calls of node \(nodeID)"
+                case let other:
+                    problem = "Redis at \(endpoint) answered SET with \(other)"
+                }
+            } catch let refusal as Refusal {
+                problem = refusal.description
+            }
+            guard ContinuousClock.now < deadline else { throw Refusal(description: problem) }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    /// Releases the takeover lock `lockTakeBack` took, if this node still holds it.
+    public static func unlockTakeBack(_ nodeID: String, redis endpoint: RedisEndpoint) {
+        guard let session = try? Session(endpoint, deadline: .now + .seconds(1)) else { return }
+        defer { session.close() }
+        _ = try? session.run([
+            "EVAL", "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", "1",
+            ClusterKeys.takeover(of: nodeID), nodeID,
+        ])
+    }
+
     /// Gives the lease back if this run still holds it (a start that failed after its claim).
     public static func release(_ nodeID: String, incarnation: String, number: Int64, redis endpoint: RedisEndpoint) {
         guard let session = try? Session(endpoint, deadline: .now + .seconds(1)) else { return }

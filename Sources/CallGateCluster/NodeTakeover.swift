@@ -1,31 +1,33 @@
 /// Who takes over the calls of a node that lapsed (killed, or left on SIGTERM): the first
-/// survivor to claim it (`SET NX` of `ClusterKeys.takeover`, a lease of `lease`), so that the
-/// survivors do not all read the database for it at once. The database decides for each call
-/// (one transaction per takeover, the epoch raised); a survivor that dies while taking over
-/// lets its claim lapse, and another one takes over what is left. Service thread only.
+/// survivor to claim it (`ClusterKeys.takeover`, a lock with a lease of `lease`, taken only
+/// while the node's own lease is lapsed). The node itself, restarting, takes the same lock to
+/// take its calls back (`NodeIDClaim.lockTakeBack`), so a survivor and the node never take them
+/// both. The database then decides for each call (one transaction, the epoch raised); a
+/// survivor that dies while taking over lets its lock lapse, and another takes over what is
+/// left. Service thread only.
 public final class NodeTakeover {
     /// How long a claim to take a node over lives.
     public let lease: Duration
     private let nodeID: String
     private let client: RedisClient
 
-    public init(nodeID: String, client: RedisClient, lease: Duration = .seconds(30)) {
+    /// How long a survivor's takeover lock lives unless it finishes first.
+    public static let defaultLease: Duration = .seconds(30)
+
+    public init(nodeID: String, client: RedisClient, lease: Duration = defaultLease) {
         self.nodeID = nodeID
         self.client = client
         self.lease = lease
     }
 
-    /// Claims the takeover of `node`; `done` says whether this node won it.
+    /// Claims the takeover of `node` while its lease is lapsed; `done` says whether this node
+    /// won it.
     public func claim(_ node: String, then done: @escaping (Bool) -> Void) {
-        client.send([
-            Array("SET".utf8), Array(ClusterKeys.takeover(of: node).utf8), Array(nodeID.utf8), Array("NX".utf8),
-            Array("PX".utf8), Array(String(lease.microseconds / 1000).utf8),
-        ]) { result in
-            if case .success(.status("OK")) = result {
-                done(true)
-            } else {
-                done(false)
-            }
+        client.run(
+            ClusterScripts.claimTakeover, keys: [ClusterKeys.node(node), ClusterKeys.takeover(of: node)],
+            arguments: [Array(nodeID.utf8), Array(String(lease.microseconds / 1000).utf8)]
+        ) { result in
+            done((try? result.get().integer) == 1)
         }
     }
 

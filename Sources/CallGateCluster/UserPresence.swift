@@ -10,13 +10,17 @@ public final class UserPresence {
         self.client = client
     }
 
-    /// How long a profile is kept after the last device that wrote it connected.
+    /// How long a profile, and the set of a user's nodes, is kept after the last device of the
+    /// user connected somewhere.
     public static let profileLifetime: Duration = .seconds(86_400)
 
     /// The first device of `uid` on this node connected, described by `profile` (their `User`
     /// as JSON).
     public func arrived(_ uid: String, profile: [UInt8]) {
-        client.send([Array("SADD".utf8), Array(ClusterKeys.presence(of: uid).utf8), Array(nodeID.utf8)]) { _ in }
+        let key = Array(ClusterKeys.presence(of: uid).utf8)
+        let lifetime = Array(String(Self.profileLifetime.microseconds / 1000).utf8)
+        client.send([Array("SADD".utf8), key, Array(nodeID.utf8)]) { _ in }
+        client.send([Array("PEXPIRE".utf8), key, lifetime]) { _ in }
         client.send([
             Array("SET".utf8), Array(ClusterKeys.profile(uid).utf8), profile, Array("PX".utf8),
             Array(String(Self.profileLifetime.microseconds / 1000).utf8),

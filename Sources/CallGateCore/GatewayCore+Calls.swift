@@ -325,7 +325,6 @@ extension GatewayCore {
         throw .callNotFound
     }
 
-    /// Whether `uid` takes part in an answered call, which makes them busy for new calls.
     /// The call `uid` is engaged in (caller of a ringing call, or participant of an answered
     /// one) and whether it was answered; nil when they are in none. Service thread only.
     public func engagement(of uid: String) -> (sessionId: String, answered: Bool)? {
@@ -343,6 +342,7 @@ extension GatewayCore {
         Set(engagedCall.keys).union(ringingCalls.keys)
     }
 
+    /// Whether `uid` takes part in an answered call, which makes them busy for new calls.
     func isInOngoingCall(_ uid: String) -> Bool {
         guard let sessionId = engagedCall[uid] else { return false }
         return calls[sessionId]?.call.callStatus == .ongoing

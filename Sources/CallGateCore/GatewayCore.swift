@@ -173,12 +173,15 @@ public final class GatewayCore {
     /// `disconnected`). The device also leaves every session it joined; a user with no joined
     /// device left in a session is removed from it after `participantGracePeriod` unless a
     /// device of theirs joins it again (connecting alone does not). Runs the timers already
-    /// due, which includes the grace periods when they are zero. Unknown connections are
+    /// due, which includes the grace periods when they are zero, unless `runningTimers` is false
+    /// (cluster mode: a node cut off from the cluster runs no timer). Unknown connections are
     /// ignored. Service thread only.
-    public func disconnect(_ connection: ConnectionID) -> Outcome<Void> {
+    public func disconnect(_ connection: ConnectionID, runningTimers: Bool = true) -> Outcome<Void> {
         transition { list in
             unregister(connection)
-            runDueTimers(into: &list)
+            if runningTimers {
+                runDueTimers(into: &list)
+            }
         }
     }
 

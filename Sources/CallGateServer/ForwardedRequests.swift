@@ -27,7 +27,9 @@ struct ForwardedRequests {
     /// Ticket numbers in the order they were opened (their deadlines' order), from `head` on.
     private var order: [UInt64] = []
     private var head = 0
-    private var lastTicket: UInt64 = 0
+    /// Starts at a random number, so that a late answer meant for an earlier run of this node
+    /// (under the same node id) settles nothing here.
+    private var lastTicket = UInt64.random(in: 0..<(1 << 48))
 
     /// How many ops wait.
     var count: Int { pending.count }
@@ -42,7 +44,12 @@ struct ForwardedRequests {
 
     /// Settles `ticket`: the op it names, nil when it was settled already (answered, expired).
     mutating func close(_ ticket: UInt64) -> Pending? {
-        pending.removeValue(forKey: ticket)
+        let settled = pending.removeValue(forKey: ticket)
+        if pending.isEmpty {
+            order.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return settled
     }
 
     /// Settles every op whose deadline is at or before `now`, and returns them.

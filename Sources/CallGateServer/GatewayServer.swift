@@ -69,7 +69,12 @@ public final class GatewayServer: Sendable {
                     do {
                         let shared = store as? any ClusterStore
                         let openCalls = try cluster.map { cluster in
-                            try shared?.takeOverOpenCalls(of: cluster.nodeID, by: cluster.nodeID).map(\.record) ?? []
+                            // Under the takeover lock: a survivor taking them over finishes first.
+                            try NodeIDClaim.lockTakeBack(
+                                cluster.nodeID, redis: cluster.redis, hold: cluster.startHold,
+                                wait: NodeTakeover.defaultLease + .seconds(1))
+                            defer { NodeIDClaim.unlockTakeBack(cluster.nodeID, redis: cluster.redis) }
+                            return try shared?.takeOverOpenCalls(of: cluster.nodeID, by: cluster.nodeID).map(\.record) ?? []
                         } ?? store.openCalls()
                         return (try store.groups(), openCalls, try store.lastCallID(),
                                 try webhookConfiguration.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis()),

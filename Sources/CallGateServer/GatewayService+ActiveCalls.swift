@@ -5,8 +5,8 @@ import Foundation
 
 /// Cluster mode: the calls of every node in a connecting device's `activeCalls`, through the
 /// active-call index (`ActiveCallIndex`): each node writes, for every user an outcome touched,
-/// its calls that ring or engage them; a connecting device reads the entries of the other
-/// nodes (but those whose lease lapsed) once its subscription is confirmed. Service thread only.
+/// its calls that ring or engage them; a connecting device reads the entries of the other live
+/// nodes (as the last heartbeat saw them) once its subscription is confirmed. Service thread only.
 extension GatewayService {
     /// Writes the entries of the users `outcome` touched: those it pushed to, and those whose
     /// engagement changed.
@@ -39,7 +39,7 @@ extension GatewayService {
         cluster.activeCalls.read(uid) { [logger] result in
             switch result {
             case .success(let found):
-                let entries = found.filter { !cluster.membership.lapsedNodes.contains($0.node) }
+                let entries = found.filter { cluster.membership.liveNodes.contains($0.node) }
                 let decoder = JSONDecoder()
                 done(CallsElsewhere(
                     calls: entries.flatMap { (try? decoder.decode([Call].self, from: Data($0.calls))) ?? [] },

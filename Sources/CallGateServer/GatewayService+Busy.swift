@@ -30,8 +30,10 @@ extension GatewayService {
                         answered: answered,
                         profiles: profiles.compactMapValues { try? decoder.decode(User.self, from: Data($0)) }))
                 case .success(.held(let holder)):
-                    let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "?"
-                    fail(request, code: .callInProgress, message: "you are in call \(call) already, on another node")
+                    let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "-"
+                    fail(request, code: .callInProgress, message: call == "-"
+                        ? "you are starting or answering a call on another device already"
+                        : "you are in call \(call) already, on another device")
                 case .failure(let failure):
                     fail(request, code: .clusterUnavailable, message: "cannot claim you as busy in Redis: \(failure); try again shortly")
                 }
@@ -69,8 +71,14 @@ extension GatewayService {
         cluster.busy.renew(claims)
     }
 
+    /// Most callees whose claims and profiles an `initiateCall` reads: a bigger group's other
+    /// members are rung without (no auto-busy for their calls on other nodes, their uid as name
+    /// until they answer), so that one op costs Redis a bounded amount.
+    static let maxCalleesRead = 256
+
     /// The users an `initiateCall` with `params` from `caller` would ring, whose claims it reads
-    /// (for `autoBusy`); none when the receiver is no valid id or no group the caller is in.
+    /// (for `autoBusy`), at most `maxCalleesRead`; none when the receiver is no valid id or no
+    /// group the caller is in.
     func callees(of params: InitiateCallParams, from caller: String) -> [String] {
         guard FieldRules.isValidID(params.receiverId) else { return [] }
         switch params.receiverType {
@@ -78,7 +86,7 @@ extension GatewayService {
             return params.receiverId == caller ? [] : [params.receiverId]
         case .group:
             guard let group = groups.group(params.receiverId), group.contains(caller) else { return [] }
-            return group.members.filter { $0 != caller }
+            return Array(group.members.lazy.filter { $0 != caller }.prefix(Self.maxCalleesRead))
         }
     }
 }

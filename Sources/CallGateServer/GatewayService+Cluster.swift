@@ -82,16 +82,30 @@ extension GatewayService {
     }
 
     /// Writes again what this node keeps in Redis, which a Redis restart loses: the owner
-    /// record of every call and session it runs, and the busy claims and active-call entries of
-    /// its calls' users.
+    /// record of every call and session it runs, the busy claims and active-call entries of its
+    /// calls' users, and the presence and profile of the users with a device here.
+    /// A node back from a suspension does so only once it let go of the calls survivors took
+    /// over (`reconcile`), so that it never writes itself back as the owner of one.
     func registerAgain() {
         guard let cluster else { return }
+        guard !wasSuspended, !reconciling else {
+            registerPending = true
+            return
+        }
+        registerPending = false
         let sessions = core.liveSessionIDs
         for sessionId in sessions {
             cluster.owners.record(sessionId) { _ in }
         }
         renewClaims()
         indexActiveCalls(of: Array(core.usersWithActiveCalls))
+        var present = Set<String>()
+        for connection in connections.values where connection.isConnected {
+            if let user = core.user(of: connection.id), present.insert(user.uid).inserted,
+               let profile = try? JSONEncoder().encode(user) {
+                cluster.presence.arrived(user.uid, profile: Array(profile))
+            }
+        }
         if !sessions.isEmpty {
             logger.info("call owners written again", metadata: ["calls": "\(sessions.count)"])
         }
@@ -107,12 +121,16 @@ extension GatewayService {
     }
 
     /// Back from a suspension, which may have lasted past its lease: lets go of the calls a
-    /// survivor took over meanwhile (the database says who owns each), then runs its timers
-    /// again. A call whose owner cannot be read is kept.
+    /// survivor took over meanwhile (the database says who owns each), then writes what it
+    /// keeps in Redis again and runs its timers. While the database cannot be read it asks
+    /// again every second, running none of its calls meanwhile.
     func reconcile() {
         guard let cluster, let shared = store as? any ClusterStore else { return }
         let ids = core.liveCallIDs
         guard !ids.isEmpty else {
+            if registerPending {
+                registerAgain()
+            }
             armCoreTimer(at: core.nextDeadline)
             return
         }
@@ -133,7 +151,14 @@ extension GatewayService {
                 case .success:
                     break
                 case .failure(let error):
-                    logger.error("cannot check which calls were taken over; keeping them", metadata: ["error": "\(error)"])
+                    logger.error(
+                        "cannot check which calls were taken over; trying again in a second", metadata: ["error": "\(error)"])
+                    reconciling = true
+                    reconcileRetry.schedule(afterMicroseconds: 1_000_000)
+                    return
+                }
+                if registerPending {
+                    registerAgain()
                 }
                 armCoreTimer(at: core.nextDeadline)
             }

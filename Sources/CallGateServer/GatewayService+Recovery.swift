@@ -6,12 +6,13 @@ import LWS
 /// connect reply, then the pushes it missed, replayed from the history when it asked with
 /// `recover` and all of them are still kept. Service thread only.
 extension GatewayService {
-    /// How many sockets `uid` has connected, less the one `recover` names, which the new
-    /// socket takes over rather than adds to.
+    /// How many sockets `uid` has connected (or, in cluster mode, on their way in), less the one
+    /// `recover` names, which the new socket takes over rather than adds to.
     func devices(of uid: String, besides recover: RecoverParams?) -> Int {
         let devices = localConnections(of: uid)
-        guard let previous = recover?.previousConnection, devices.contains(previous) else { return devices.count }
-        return devices.count - 1
+        let arriving = arrivals[uid] ?? 0
+        guard let previous = recover?.previousConnection, devices.contains(previous) else { return devices.count + arriving }
+        return devices.count - 1 + arriving
     }
 
     /// Registers `connection` as `user`, replies with where the user's push sequence stands

@@ -195,7 +195,7 @@ extension GatewayService {
     /// A device of another node that this node ran is gone.
     private func forgetRemote(_ id: ConnectionID) {
         let uid = core.user(of: id)?.uid
-        send(core.disconnect(id))
+        send(core.disconnect(id, runningTimers: mayRunCalls()))
         if let uid {
             lookForOtherDevices(of: uid)
         }
@@ -222,9 +222,10 @@ extension GatewayService {
         cluster.presence.arrived(user.uid, profile: Array(profile))
     }
 
-    /// Once no device of `uid` is left here, stops listening to their pushes and says so in Redis.
+    /// Once no device of `uid` is left here (nor on its way in), stops listening to their pushes
+    /// and says so in Redis.
     func userLeft(_ uid: String) {
-        guard let cluster, localConnections(of: uid).isEmpty else { return }
+        guard let cluster, arrivals[uid] == nil, localConnections(of: uid).isEmpty else { return }
         cluster.bus.stopListening(to: uid)
         cluster.presence.left(uid)
     }

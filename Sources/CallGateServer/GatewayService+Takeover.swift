@@ -50,9 +50,15 @@ extension GatewayService {
         for record in records {
             cluster.owners.record(record.sessionId) { _ in }
         }
-        cluster.busy.release(users, heldBy: node)
         cluster.activeCalls.forget(users, of: node)
-        send(core.adopt(openCalls: records))
+        let outcome = core.adopt(openCalls: records)
+        for uid in users {
+            if let engagement = core.engagement(of: uid) {
+                cluster.busy.adopt(uid, from: node, in: engagement.sessionId, answered: engagement.answered)
+            }
+        }
+        cluster.busy.release(users, heldBy: node)
+        send(outcome)
         writeClaims(of: users)
         indexActiveCalls(of: users)
         for uid in users {

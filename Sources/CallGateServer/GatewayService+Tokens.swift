@@ -50,8 +50,11 @@ extension GatewayService {
             // Pushes to the user reach this node once Redis confirmed its subscription: only
             // then are the calls of the other nodes read, and the device told it is connected.
             // Until then it may send no op, and the `connect` deadline still runs.
-            cluster.bus.listen(to: claims.user.uid) { [self] in
-                activeCallsElsewhere(of: claims.user.uid) { [self] elsewhere in
+            let uid = claims.user.uid
+            arrivals[uid, default: 0] += 1
+            cluster.bus.listen(to: uid) { [self] in
+                activeCallsElsewhere(of: uid) { [self] elsewhere in
+                    arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
                     guard connections[id] === connection else {
                         userLeft(claims.user.uid)
                         return

@@ -63,7 +63,7 @@ extension GatewayService: WebSocketDelegate {
                 "disconnected",
                 metadata: ["uid": "\(uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
             history.detach(uid)
-            send(core.disconnect(connection.id))
+            send(core.disconnect(connection.id, runningTimers: mayRunCalls()))
             userLeft(uid)
             lookForOtherDevices(of: uid)
         }

@@ -75,8 +75,18 @@ final class GatewayService: @unchecked Sendable {
     /// Cluster mode: whether the node is asking the database which of its calls survivors took
     /// over while it was cut off (`+Cluster`); its Core timers wait meanwhile.
     var reconciling = false
+    /// Cluster mode: uid -> how many of their devices passed `connect`'s checks and wait for
+    /// their subscription and the calls of other nodes (`+Tokens`).
+    var arrivals: [String: Int] = [:]
     /// Cluster mode: whether the node was suspended since it last checked its calls (`+Cluster`).
     var wasSuspended = false
+    /// Cluster mode: whether its Redis state waits to be written again after `reconcile`.
+    var registerPending = false
+    /// Asks the database again when `reconcile` could not (`+Cluster`).
+    lazy var reconcileRetry = context.makeTimer { [unowned self] in
+        reconciling = false
+        reconcile()
+    }
     /// Cluster mode: users with a busy claim on its way to Redis, and how many (`+Busy`).
     var claimsInFlight: [String: Int] = [:]
     /// Renews the busy claims of the users this node's calls engage (`+Busy`).
