@@ -88,7 +88,7 @@ public final class BusyClaims {
     /// Releases this node's claim of `uid`, whichever call it is for: this node's Core engages
     /// them in none. Another node's claim stays.
     public func release(_ uid: String) {
-        client.run(ClusterScripts.releaseUser, keys: [ClusterKeys.busy(uid)], arguments: [Array("\(nodeID)|".utf8)]) { _ in }
+        release([uid], heldBy: nodeID)
     }
 
     /// Claims `uid`, engaged in call `sessionId` taken over from `node`, in place of that node's

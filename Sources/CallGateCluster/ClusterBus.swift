@@ -102,9 +102,10 @@ public final class ClusterBus {
         subscriber.unsubscribe(userChannel)
     }
 
-    /// Publishes `message` on the channel of `uid`; what fails is lost (logged).
-    public func publish(_ message: ClusterMessage, toUser uid: String) {
-        client.send([Array("PUBLISH".utf8), Array(ClusterKeys.userChannel(uid).utf8), message.encoded]) { [logger] result in
+    /// Publishes `payload` (a `ClusterMessage`, encoded once for every user it goes to) on the
+    /// channel of `uid`; what fails is lost (logged).
+    public func publish(_ payload: [UInt8], toUser uid: String) {
+        client.send([Array("PUBLISH".utf8), Array(ClusterKeys.userChannel(uid).utf8), payload]) { [logger] result in
             if case .failure(let failure) = result {
                 logger.warning("push not published", metadata: ["uid": "\(uid)", "error": "\(failure)"])
             }

@@ -21,9 +21,10 @@ enum ClusterScripts {
         return {1, live, lapsed}
         """)
 
-    /// Gives back a lease claimed at start by a start that then failed: deletes the node's key if
-    /// this incarnation holds it (the node set is left alone). KEYS: the node's key. ARGV:
-    /// `"<incarnation>|<number>"`.
+    /// Gives back what this process set at start: deletes a key if it still holds the value
+    /// this process set (the node's lease, claimed by a start that then failed, which leaves the
+    /// node set alone; the takeover lock, once the node's calls are taken back). KEYS: the key.
+    /// ARGV: the value.
     static let release = RedisScript(name: "release", source: """
         if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
         return 0

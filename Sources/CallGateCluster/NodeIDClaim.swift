@@ -19,35 +19,19 @@ public enum NodeIDClaim {
     public static func claim(
         _ nodeID: String, incarnation: String, redis endpoint: RedisEndpoint, hold: Duration, wait: Duration
     ) throws -> Int64 {
-        let deadline = ContinuousClock.now + wait
         var number: Int64?
-        var problem = "no answer"
-        while true {
-            do {
-                let session = try Session(endpoint, deadline: deadline)
-                defer { session.close() }
-                if number == nil {
-                    guard case .integer(let value) = try session.run(["INCR", ClusterKeys.nodeNumbers]) else {
-                        throw Refusal(description: "Redis at \(endpoint) gave no node number")
-                    }
-                    number = value
+        try setWhenFree(ClusterKeys.node(nodeID), redis: endpoint, hold: hold, wait: wait) { session in
+            if number == nil {
+                guard case .integer(let value) = try session.run(["INCR", ClusterKeys.nodeNumbers]) else {
+                    throw Refusal(description: "Redis at \(endpoint) gave no node number")
                 }
-                let lease = "\(incarnation)|\(number ?? 0)"
-                switch try session.run(["SET", ClusterKeys.node(nodeID), lease, "NX", "PX", String(hold.microseconds / 1000)]) {
-                case .status:
-                    return number ?? 0
-                case .null:
-                    let holder = (try? session.run(["GET", ClusterKeys.node(nodeID)]))?.text ?? "?"
-                    problem = "node id \(nodeID) is held by a live process (lease \(holder))"
-                case let other:
-                    problem = "Redis at \(endpoint) answered SET with \(other)"
-                }
-            } catch let refusal as Refusal {
-                problem = refusal.description
+                number = value
             }
-            guard ContinuousClock.now < deadline else { throw Refusal(description: problem) }
-            Thread.sleep(forTimeInterval: 0.2)
+            return "\(incarnation)|\(number ?? 0)"
+        } held: { holder in
+            "node id \(nodeID) is held by a live process (lease \(holder))"
         }
+        return number ?? 0
     }
 
     /// Takes the takeover lock of `nodeID` (`ClusterKeys.takeover`) before this run takes its
@@ -55,19 +39,38 @@ public enum NodeIDClaim {
     /// the start. Release it with `unlockTakeBack` once the calls are taken back. Throws
     /// `Refusal` when it stays held for `wait` or Redis cannot be reached.
     public static func lockTakeBack(_ nodeID: String, redis endpoint: RedisEndpoint, hold: Duration, wait: Duration) throws {
+        try setWhenFree(ClusterKeys.takeover(of: nodeID), redis: endpoint, hold: hold, wait: wait) { _ in
+            nodeID
+        } held: { holder in
+            "node \(holder) is taking over the calls of node \(nodeID)"
+        }
+    }
+
+    /// Releases the takeover lock `lockTakeBack` took, if this node still holds it.
+    public static func unlockTakeBack(_ nodeID: String, redis endpoint: RedisEndpoint) {
+        guard let session = try? Session(endpoint, deadline: .now + .seconds(1)) else { return }
+        defer { session.close() }
+        _ = try? session.run(["EVAL", ClusterScripts.release.source, "1", ClusterKeys.takeover(of: nodeID), nodeID])
+    }
+
+    /// Sets `key` to the value `value` makes (on the session it is given) for `hold` unless the
+    /// key exists (`SET NX`), trying every 200 ms for up to `wait`; throws `Refusal` with
+    /// `held(holder)` when the key stays held, or why Redis could not be asked.
+    private static func setWhenFree(
+        _ key: String, redis endpoint: RedisEndpoint, hold: Duration, wait: Duration,
+        value: (Session) throws -> String, held: (String) -> String
+    ) throws {
         let deadline = ContinuousClock.now + wait
         var problem = "no answer"
         while true {
             do {
                 let session = try Session(endpoint, deadline: deadline)
                 defer { session.close() }
-                let key = ClusterKeys.takeover(of: nodeID)
-                switch try session.run(["SET", key, nodeID, "NX", "PX", String(hold.microseconds / 1000)]) {
+                switch try session.run(["SET", key, try value(session), "NX", "PX", String(hold.microseconds / 1000)]) {
                 case .status:
                     return
                 case .null:
-                    let holder = (try? session.run(["GET", key]))?.text ?? "?"
-                    problem = "node \(holder) is taking over the calls of node \(nodeID)"
+                    problem = held((try? session.run(["GET", key]))?.text ?? "?")
                 case let other:
                     problem = "Redis at \(endpoint) answered SET with \(other)"
                 }
@@ -77,16 +80,6 @@ public enum NodeIDClaim {
             guard ContinuousClock.now < deadline else { throw Refusal(description: problem) }
             Thread.sleep(forTimeInterval: 0.2)
         }
-    }
-
-    /// Releases the takeover lock `lockTakeBack` took, if this node still holds it.
-    public static func unlockTakeBack(_ nodeID: String, redis endpoint: RedisEndpoint) {
-        guard let session = try? Session(endpoint, deadline: .now + .seconds(1)) else { return }
-        defer { session.close() }
-        _ = try? session.run([
-            "EVAL", "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", "1",
-            ClusterKeys.takeover(of: nodeID), nodeID,
-        ])
     }
 
     /// Gives the lease back if this run still holds it (a start that failed after its claim).

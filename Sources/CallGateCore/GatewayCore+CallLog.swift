@@ -63,14 +63,7 @@ extension GatewayCore {
     public func restore(openCalls records: [CallLogRecord], lastCallID: Int64) -> Outcome<Void> {
         transition { list in
             callIDs.skip(past: max(lastCallID, records.map(\.id).max() ?? 0))
-            for record in records where record.isOpen {
-                switch record.callCategory {
-                case .call:
-                    restoreCall(record)
-                case .meet:
-                    restoreMeet(record)
-                }
-            }
+            resume(records)
             runDueTimers(into: &list)
         }
     }
@@ -83,18 +76,23 @@ extension GatewayCore {
     /// stopped recordings) and whose engagement it made. Service thread only.
     public func adopt(openCalls records: [CallLogRecord]) -> Outcome<Void> {
         transition { list in
-            for record in records where record.isOpen {
-                switch record.callCategory {
-                case .call:
-                    restoreCall(record)
-                case .meet:
-                    restoreMeet(record)
-                }
-            }
+            resume(records)
             for uid in Set(engagementChanges) where !directory.connections(of: uid).isEmpty {
                 cancelGrace(of: uid)
             }
             runDueTimers(into: &list)
+        }
+    }
+
+    /// Runs the open calls and meetings of `records` as the log has them (`restore`, `adopt`).
+    private func resume(_ records: [CallLogRecord]) {
+        for record in records where record.isOpen {
+            switch record.callCategory {
+            case .call:
+                restoreCall(record)
+            case .meet:
+                restoreMeet(record)
+            }
         }
     }
 

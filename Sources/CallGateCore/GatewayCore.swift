@@ -111,11 +111,6 @@ public final class GatewayCore {
         calls.count
     }
 
-    /// The ids of every live call and call session this Core runs.
-    public var liveSessionIDs: [String] {
-        Array(Set(calls.keys).union(sessions.keys))
-    }
-
     /// How many call sessions are live: ringing calls' sessions someone joined, and standalone ones.
     public var activeSessionCount: Int {
         sessions.count

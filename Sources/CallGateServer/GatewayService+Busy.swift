@@ -1,7 +1,6 @@
 import CallGateCluster
 import CallGateCore
 import CallGateProtocol
-import Foundation
 
 /// Cluster mode: busy claims (`BusyClaims`), which keep a user out of two calls when the calls
 /// live on different nodes. An op that may engage its user claims them first and runs only if
@@ -25,10 +24,7 @@ extension GatewayService {
             if core.user(of: request.connection) != nil {
                 switch result {
                 case .success(.claimed(let answered, let profiles)):
-                    let decoder = JSONDecoder()
-                    op(CalleesElsewhere(
-                        answered: answered,
-                        profiles: profiles.compactMapValues { try? decoder.decode(User.self, from: Data($0)) }))
+                    op(CalleesElsewhere(answered: answered, profiles: profiles.compactMapValues(User.init(clusterJSON:))))
                 case .success(.held(let holder)):
                     let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "-"
                     fail(request, code: .callInProgress, message: call == "-"

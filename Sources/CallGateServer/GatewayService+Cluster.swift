@@ -93,7 +93,7 @@ extension GatewayService {
             return
         }
         registerPending = false
-        let sessions = core.liveSessionIDs
+        let sessions = core.liveCallIDs.keys
         for sessionId in sessions {
             cluster.owners.record(sessionId) { _ in }
         }
@@ -101,9 +101,8 @@ extension GatewayService {
         indexActiveCalls(of: Array(core.usersWithActiveCalls))
         var present = Set<String>()
         for connection in connections.values where connection.isConnected {
-            if let user = core.user(of: connection.id), present.insert(user.uid).inserted,
-               let profile = try? JSONEncoder().encode(user) {
-                cluster.presence.arrived(user.uid, profile: Array(profile))
+            if let user = core.user(of: connection.id), present.insert(user.uid).inserted {
+                markPresent(user)
             }
         }
         if !sessions.isEmpty {

@@ -125,12 +125,15 @@ extension GatewayService {
             let frame = HistoryFrame(delivery.push)
             var reached = 0
             var written = 0
+            let published = cluster.map { cluster in
+                ClusterMessage.push(
+                    origin: cluster.nodeID, excluding: delivery.excluding?.rawValue, event: frame.event.rawValue,
+                    sessionId: frame.sessionId, head: frame.head
+                ).encoded
+            }
             for uid in delivery.users {
-                if let cluster {
-                    let message = ClusterMessage.push(
-                        origin: cluster.nodeID, excluding: delivery.excluding?.rawValue, event: frame.event.rawValue,
-                        sessionId: frame.sessionId, head: frame.head)
-                    emit(.publish(uid: uid, message), after: barrier)
+                if let published {
+                    emit(.publish(uid: uid, published), after: barrier)
                 }
                 guard let position = history.record(frame, for: uid, excluding: delivery.excluding) else { continue }
                 let devices = localConnections(of: uid)
@@ -221,8 +224,8 @@ extension GatewayService {
             write(response, to: exchange.value)
         case .ringHandedOver(let since):
             metrics.rang(after: .now - since)
-        case .publish(let uid, let message):
-            cluster?.bus.publish(message, toUser: uid)
+        case .publish(let uid, let payload):
+            cluster?.bus.publish(payload, toUser: uid)
         case .groupChanged(let guid):
             cluster?.bus.announceGroupChange(guid)
         case .answer(let forward, _, let frame):

@@ -48,7 +48,7 @@ extension GatewayService {
 
     /// Sends the op `bytes` of `connection` to node `owner`, and waits for its answer.
     private func forward(_ bytes: [UInt8], from connection: ClientConnection, to owner: String, answering request: ReplyAddress) {
-        guard let cluster, let user = core.user(of: connection.id), let userJSON = try? JSONEncoder().encode(user) else {
+        guard let cluster, let userJSON = core.user(of: connection.id)?.clusterJSON else {
             return
         }
         let timeout = configuration.cluster?.forwardTimeout ?? .seconds(2)
@@ -61,7 +61,7 @@ extension GatewayService {
         connection.knownTo.insert(owner)
         metrics.opForwarded()
         let message = ClusterMessage.forward(
-            ticket: ticket, from: cluster.nodeID, connection: connection.id.rawValue, user: Array(userJSON), frame: bytes)
+            ticket: ticket, from: cluster.nodeID, connection: connection.id.rawValue, user: userJSON, frame: bytes)
         cluster.bus.send(message, toNode: owner) { [self] result in
             let problem: String? = switch result {
             case .success(let reply) where (reply.integer ?? 0) > 0: nil
@@ -100,7 +100,7 @@ extension GatewayService {
             emit(.frame(pending.connection, OutboundFrame(frame)))
         case .present(let node, let connection, let userJSON):
             let id = ConnectionID(connection)
-            guard connections[id] == nil, let user = try? JSONDecoder().decode(User.self, from: Data(userJSON)) else { return }
+            guard connections[id] == nil, let user = User(clusterJSON: userJSON) else { return }
             remoteConnections[id] = node
             core.admitRemote(id, as: user)
             armCoreTimer(at: core.nextDeadline)
@@ -121,7 +121,7 @@ extension GatewayService {
 
     /// Runs an op that device `connection` of node `forward.node` sent, on a call this node owns.
     private func runForwarded(_ bytes: [UInt8], of connection: ConnectionID, as userJSON: [UInt8], answering forward: ForwardTicket) {
-        guard connections[connection] == nil, let user = try? JSONDecoder().decode(User.self, from: Data(userJSON)) else {
+        guard connections[connection] == nil, let user = User(clusterJSON: userJSON) else {
             logger.warning("malformed forwarded op dropped", metadata: ["node": "\(forward.node)", "connection": "\(connection)"])
             return
         }
@@ -178,8 +178,8 @@ extension GatewayService {
     /// the user is present (no grace period runs for them there) until it departs.
     func announce(_ connection: ClientConnection, to node: String) {
         guard let cluster, node != cluster.nodeID, connection.knownTo.insert(node).inserted,
-              let user = core.user(of: connection.id), let userJSON = try? JSONEncoder().encode(user) else { return }
-        let message = ClusterMessage.present(from: cluster.nodeID, connection: connection.id.rawValue, user: Array(userJSON))
+              let userJSON = core.user(of: connection.id)?.clusterJSON else { return }
+        let message = ClusterMessage.present(from: cluster.nodeID, connection: connection.id.rawValue, user: userJSON)
         cluster.bus.send(message, toNode: node) { _ in }
     }
 
@@ -213,13 +213,16 @@ extension GatewayService {
         }
     }
 
-    /// The first device of `uid` on this node is registered: the node says so in Redis, with
-    /// the user's profile.
+    /// The first device of `user` on this node is registered: the node says so in Redis.
     func userArrived(_ user: User) {
-        guard let cluster, localConnections(of: user.uid).count == 1, let profile = try? JSONEncoder().encode(user) else {
-            return
-        }
-        cluster.presence.arrived(user.uid, profile: Array(profile))
+        guard localConnections(of: user.uid).count == 1 else { return }
+        markPresent(user)
+    }
+
+    /// Says in Redis that this node holds a device of `user`, with their profile.
+    func markPresent(_ user: User) {
+        guard let cluster, let profile = user.clusterJSON else { return }
+        cluster.presence.arrived(user.uid, profile: profile)
     }
 
     /// Once no device of `uid` is left here (nor on its way in), stops listening to their pushes

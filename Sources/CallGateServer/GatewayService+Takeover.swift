@@ -59,7 +59,6 @@ extension GatewayService {
         }
         cluster.busy.release(users, heldBy: node)
         send(outcome)
-        writeClaims(of: users)
         indexActiveCalls(of: users)
         for uid in users {
             lookForOtherDevices(of: uid)

@@ -56,7 +56,7 @@ extension GatewayService {
                 activeCallsElsewhere(of: uid) { [self] elsewhere in
                     arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
                     guard connections[id] === connection else {
-                        userLeft(claims.user.uid)
+                        userLeft(uid)
                         return
                     }
                     admit(connection, as: claims, recovering: recover, elsewhere: elsewhere.calls, answering: request)
