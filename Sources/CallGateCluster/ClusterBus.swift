@@ -102,16 +102,6 @@ public final class ClusterBus {
         subscriber.unsubscribe(userChannel)
     }
 
-    /// Publishes `payload` (a `ClusterMessage`, encoded once for every user it goes to) on the
-    /// channel of `uid`; what fails is lost (logged).
-    public func publish(_ payload: [UInt8], toUser uid: String) {
-        client.send([Array("PUBLISH".utf8), Array(ClusterKeys.userChannel(uid).utf8), payload]) { [logger] result in
-            if case .failure(let failure) = result {
-                logger.warning("push not published", metadata: ["uid": "\(uid)", "error": "\(failure)"])
-            }
-        }
-    }
-
     /// Tells every node that group `guid` changed (its change is saved); what fails is lost
     /// (logged): the other nodes reload every group when their subscription comes back.
     public func announceGroupChange(_ guid: String) {

@@ -46,6 +46,18 @@ public enum ClusterKeys {
         "cg:{u:" + uid + "}:user"
     }
 
+    /// Where user `uid`'s push sequence stands: a hash of `epoch` (a string) and `seq` (the
+    /// last number given).
+    public static func pushSequence(of uid: String) -> String {
+        "cg:{u:" + uid + "}:seq"
+    }
+
+    /// The recent pushes to user `uid`: a stream whose entry ids are the pushes' `seq`
+    /// (`"<seq>-0"`), each entry the published `ClusterMessage.push` in field `m`.
+    public static func pushes(of uid: String) -> String {
+        "cg:{u:" + uid + "}:pushes"
+    }
+
     /// The channel of group changes: every node keeps every group in memory.
     public static let groupsChannel = "cg:groups"
 

@@ -6,10 +6,10 @@
 /// (`ClusterKeys.userChannel`) carries the pushes to that user. The nodes trust one another
 /// (they share Redis), but a message that does not parse is dropped, never trusted in part.
 public enum ClusterMessage: Equatable, Sendable {
-    /// A push for the devices of the channel's user, but `excluding`: `head` is the frame up to
-    /// its `seq` (each node numbers it for its own devices), about `event` and `sessionId`.
-    /// `origin` delivered it to its own devices already.
-    case push(origin: String, excluding: UInt64?, event: String, sessionId: String, head: [UInt8])
+    /// A push for the devices of the channel's user, but `excluding`, from the node `origin`
+    /// that owns its call: `head` is the frame up to its `seq`, the push's number in the user's
+    /// sequence (given by Redis, see `PushStream`), about `event` and `sessionId`.
+    case push(origin: String, excluding: UInt64?, event: String, sessionId: String, seq: UInt64, head: [UInt8])
     /// A request frame from `connection` (a device of `user`, JSON) on node `from`, for the node
     /// that owns the call it names; the answer goes back to `from` under `ticket`.
     case forward(ticket: UInt64, from: String, connection: UInt64, user: [UInt8], frame: [UInt8])
@@ -31,8 +31,9 @@ public enum ClusterMessage: Equatable, Sendable {
     /// The bytes published.
     public var encoded: [UInt8] {
         switch self {
-        case .push(let origin, let excluding, let event, let sessionId, let head):
-            Self.line(["P", origin, excluding.map { String($0) } ?? "-", event, sessionId]) + head
+        case .push(let origin, let excluding, let event, let sessionId, let seq, let head):
+            Self.numbered(
+                Self.pushParts(origin: origin, excluding: excluding, event: event, sessionId: sessionId, head: head), seq: seq)
         case .forward(let ticket, let from, let connection, let user, let frame):
             Self.line(["F", String(ticket), from, String(connection)]) + user + [Self.newline] + frame
         case .answer(let ticket, let frame):
@@ -58,10 +59,11 @@ public enum ClusterMessage: Equatable, Sendable {
         let body = Array(bytes[(end + 1)...])
         guard let kind = fields.first, fields.allSatisfy({ !$0.isEmpty }) else { return nil }
         switch (kind, fields.count) {
-        case ("P", 5):
+        case ("P", 6):
             let excluding = fields[2] == "-" ? nil : UInt64(fields[2])
-            guard fields[2] == "-" || excluding != nil else { return nil }
-            self = .push(origin: fields[1], excluding: excluding, event: fields[3], sessionId: fields[4], head: body)
+            guard fields[2] == "-" || excluding != nil, let seq = UInt64(fields[5]) else { return nil }
+            self = .push(
+                origin: fields[1], excluding: excluding, event: fields[3], sessionId: fields[4], seq: seq, head: body)
         case ("F", 4):
             guard let ticket = UInt64(fields[1]), let connection = UInt64(fields[3]),
                   let split = body.firstIndex(of: Self.newline) else { return nil }
@@ -89,6 +91,20 @@ public enum ClusterMessage: Equatable, Sendable {
         default:
             return nil
         }
+    }
+
+    /// A push's message in the two parts around its `seq`, which Redis puts between them when
+    /// it numbers the push (`PushStream.append`).
+    public static func pushParts(
+        origin: String, excluding: UInt64?, event: String, sessionId: String, head: [UInt8]
+    ) -> (beforeSeq: [UInt8], afterSeq: [UInt8]) {
+        let fields = ["P", origin, excluding.map { String($0) } ?? "-", event, sessionId]
+        return (Array((fields.joined(separator: " ") + " ").utf8), [newline] + head)
+    }
+
+    /// A push's message: its parts with `seq` between them, as Redis joins them.
+    private static func numbered(_ parts: (beforeSeq: [UInt8], afterSeq: [UInt8]), seq: UInt64) -> [UInt8] {
+        parts.beforeSeq + Array(String(seq).utf8) + parts.afterSeq
     }
 
     private static let newline = UInt8(ascii: "\n")

@@ -14,16 +14,18 @@ public final class ClusterNode {
     public let activeCalls: ActiveCallIndex
     public let presence: UserPresence
     public let takeover: NodeTakeover
+    public let pushes: PushStream
     /// Called each time the command connection is ready (again), after the heartbeat went out:
     /// what this node keeps in Redis (call owners, busy claims) may have been lost with it.
     public var onReady: () -> Void = {}
 
     /// A node `nodeID` on the Redis at `endpoint`, claimed by `NodeIDClaim` as `incarnation`
-    /// with `number`; nothing connects until `start`. May be made before the context starts
+    /// with `number`, keeping each user's pushes for `historyWindow`, at most `historyPerUser`
+    /// of them; nothing connects until `start`. May be made before the context starts
     /// (it touches the loop only from `start` on).
     public init(
         nodeID: String, incarnation: String, number: Int64, redis endpoint: RedisEndpoint, context: LWSContext,
-        timing: ClusterMembership.Timing, logger: Logger
+        timing: ClusterMembership.Timing, historyWindow: Duration, historyPerUser: Int, logger: Logger
     ) {
         client = RedisClient(endpoint: endpoint, name: "callgate:\(nodeID)", context: context, logger: logger)
         membership = ClusterMembership(
@@ -35,6 +37,7 @@ public final class ClusterNode {
         activeCalls = ActiveCallIndex(nodeID: nodeID, client: client)
         presence = UserPresence(nodeID: nodeID, client: client)
         takeover = NodeTakeover(nodeID: nodeID, client: client)
+        pushes = PushStream(client: client, window: historyWindow, maxEntriesPerUser: historyPerUser)
     }
 
     /// This node's id.

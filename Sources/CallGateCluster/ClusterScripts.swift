@@ -119,4 +119,48 @@ enum ClusterScripts {
         end
         return #KEYS
         """)
+
+    /// Numbers a push to a user, keeps it in their stream and publishes it on their channel, in
+    /// one step, so that every node sees a user's pushes in the order of their numbers. A user
+    /// whose sequence is gone (never begun, lapsed, Redis restarted empty) begins a new one in
+    /// the epoch given. KEYS: the user's sequence, their stream. ARGV: a fresh epoch, the
+    /// sequence's lifetime in ms, the most entries kept, the stream's lifetime in ms, the
+    /// user's channel, the message before its seq, the message after it. Returns the seq.
+    static let appendPush = RedisScript(name: "append-push", source: """
+        if not redis.call('HGET', KEYS[1], 'epoch') then
+          redis.call('DEL', KEYS[2])
+          redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'seq', 0)
+        end
+        local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        local message = ARGV[6] .. string.format('%d', seq) .. ARGV[7]
+        redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], string.format('%d-0', seq), 'm', message)
+        redis.call('PEXPIRE', KEYS[2], ARGV[4])
+        redis.call('PUBLISH', ARGV[5], message)
+        return seq
+        """)
+
+    /// Where a user's sequence stands (begun in the epoch given if need be, and kept for its
+    /// lifetime again) and, for a device recovering in that epoch, the kept pushes from a seq
+    /// on. KEYS: the user's sequence, their stream. ARGV: a fresh epoch, the sequence's lifetime
+    /// in ms, the recovering epoch (empty for none), the first stream id wanted, the most
+    /// entries to read. Returns `{epoch, seq}`, followed by the messages when the epochs match.
+    static let readPushes = RedisScript(name: "read-pushes", source: """
+        local epoch = redis.call('HGET', KEYS[1], 'epoch')
+        local seq = 0
+        if epoch then
+          seq = redis.call('HGET', KEYS[1], 'seq')
+        else
+          epoch = ARGV[1]
+          redis.call('DEL', KEYS[2])
+          redis.call('HSET', KEYS[1], 'epoch', epoch, 'seq', 0)
+        end
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        local out = {epoch, tostring(seq)}
+        if ARGV[3] ~= epoch or tonumber(ARGV[5]) == 0 then return out end
+        for _, entry in ipairs(redis.call('XRANGE', KEYS[2], ARGV[4], '+', 'COUNT', ARGV[5])) do
+          out[#out + 1] = entry[2][2]
+        end
+        return out
+        """)
 }

@@ -78,6 +78,13 @@ public struct HistoryEntry {
     public let frame: HistoryFrame
     /// The device that did not get it, nil for none.
     public let excluding: ConnectionID?
+
+    /// Makes an entry.
+    public init(seq: UInt64, frame: HistoryFrame, excluding: ConnectionID?) {
+        self.seq = seq
+        self.frame = frame
+        self.excluding = excluding
+    }
 }
 
 /// The bounds of an `InMemoryPushHistory`: every one of them a documented server limit.

@@ -115,26 +115,26 @@ extension GatewayService {
     /// Numbers each push for each of its users in the push history, and hands it to that
     /// user's sockets on this gateway: the frame's head is encoded once per push and shared, its
     /// `seq` tail is the user's. Straight to the socket when nothing holds it back, else through
-    /// `emit`. In cluster mode each push is also published once per user, after the same
-    /// barrier, for their devices on other nodes (`+Routing`). Returns the events of the pushes
-    /// that reached a socket of this node.
+    /// `emit`. In cluster mode each push goes instead, after the same barrier, to Redis once per
+    /// user, which numbers and publishes it for their devices on every node, this one too
+    /// (`+Routing`). Returns the events of the pushes that reached a socket of this node, or in
+    /// cluster mode were handed to Redis.
     @discardableResult
     private func deliver(_ deliveries: [Delivery], after barrier: UInt64) -> [EventName] {
         var sent: [EventName] = []
         for delivery in deliveries {
             let frame = HistoryFrame(delivery.push)
+            if let cluster {
+                let push = ClusterPush(frame, from: cluster.nodeID, excluding: delivery.excluding)
+                for uid in delivery.users {
+                    emit(.publish(uid: uid, push), after: barrier)
+                }
+                sent.append(delivery.push.event)
+                continue
+            }
             var reached = 0
             var written = 0
-            let published = cluster.map { cluster in
-                ClusterMessage.push(
-                    origin: cluster.nodeID, excluding: delivery.excluding?.rawValue, event: frame.event.rawValue,
-                    sessionId: frame.sessionId, head: frame.head
-                ).encoded
-            }
             for uid in delivery.users {
-                if let published {
-                    emit(.publish(uid: uid, published), after: barrier)
-                }
                 guard let position = history.record(frame, for: uid, excluding: delivery.excluding) else { continue }
                 let devices = localConnections(of: uid)
                 guard devices.contains(where: { $0 != delivery.excluding }) else { continue }
@@ -224,8 +224,12 @@ extension GatewayService {
             write(response, to: exchange.value)
         case .ringHandedOver(let since):
             metrics.rang(after: .now - since)
-        case .publish(let uid, let payload):
-            cluster?.bus.publish(payload, toUser: uid)
+        case .publish(let uid, let push):
+            cluster?.pushes.append(push.parts, toUser: uid) { [weak self] result in
+                if case .failure(let failure) = result {
+                    self?.unpublished(push, to: uid, because: failure)
+                }
+            }
         case .groupChanged(let guid):
             cluster?.bus.announceGroupChange(guid)
         case .answer(let forward, _, let frame):

@@ -1,3 +1,4 @@
+import CallGateCluster
 import CallGateCore
 import CallGateProtocol
 import LWS
@@ -20,21 +21,22 @@ extension GatewayService {
     /// their original `seq`, before any new push; the connection `recover` named, if still
     /// open, is closed with 4010. The replay waits for the store writes submitted so far, as
     /// the pushes it repeats may have. In cluster mode `elsewhere` are the calls of other nodes
-    /// that concern the user: they join `activeCalls`, oldest first.
+    /// that concern the user: they join `activeCalls`, oldest first; and the sequence is the
+    /// one `recalled` read from Redis, its pushes that came while the device was on its way in
+    /// following the replay.
     func arrive(
         _ connection: ClientConnection, as user: User, recovering recover: RecoverParams?, elsewhere: [Call] = [],
-        answering request: ReplyAddress
+        recalled: PushStream.Recall? = nil, answering request: ReplyAddress
     ) {
         let id = connection.id
         let previous = recover?.previousConnection
         let outcome = core.connect(id, user: user, previous: previous)
         connection.uid = user.uid
-        history.attach(user.uid)
-        let missed = recover.flatMap { history.entries(for: user.uid, after: HistoryPosition(epoch: $0.epoch, seq: $0.seq)) }
-        let replay = missed.map { replayable($0, of: user.uid, skipping: previous) } ?? []
-        let position = history.position(of: user.uid)
+        let recall = recalled.map { shared($0, of: user.uid) } ?? recallLocally(user.uid, recovering: recover)
+        let replay = recall.missed.map { replayable($0, of: user.uid, skipping: previous, elsewhere: elsewhere) } ?? []
+        let position = recall.position
         let recovery = recover.map { recover in
-            missed == nil
+            recall.missed == nil
                 ? Recovery(epoch: position.epoch, recovered: false, missed: 0)
                 : Recovery(epoch: recover.epoch, recovered: true, missed: replay.count)
         }
@@ -51,9 +53,30 @@ extension GatewayService {
         for (seq, frame) in replay {
             emit(.frame(id, OutboundFrame(frame.head, PushFrame.tail(seq: seq))), after: barrier)
         }
+        for entry in recall.arrived where entry.excluding != id {
+            emit(.frame(id, OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))), after: barrier)
+        }
         if case .success(let arrival) = outcome.reply, let replaced = arrival.replaced {
             retire(replaced)
         }
+    }
+
+    /// What a connecting device is told of its user's sequence, from the in-process history,
+    /// which keeps the sequence while the device is attached.
+    private func recallLocally(_ uid: String, recovering recover: RecoverParams?) -> Recall {
+        history.attach(uid)
+        let missed = recover.flatMap { history.entries(for: uid, after: HistoryPosition(epoch: $0.epoch, seq: $0.seq)) }
+        return Recall(position: history.position(of: uid), missed: missed, arrived: [])
+    }
+
+    /// What a connecting device is told of its user's sequence, from what Redis answered, and
+    /// the pushes after it that came while the device was on its way in.
+    private func shared(_ recalled: PushStream.Recall, of uid: String) -> Recall {
+        sequences.read(uid, at: recalled.seq)
+        return Recall(
+            position: HistoryPosition(epoch: recalled.epoch, seq: recalled.seq),
+            missed: recalled.missed.map { $0.compactMap(HistoryEntry.init) },
+            arrived: sequences.held(for: uid, after: recalled.seq))
     }
 
     /// This node's calls and those of other nodes, each once, oldest first.
@@ -69,9 +92,10 @@ extension GatewayService {
     /// The missed pushes a device is sent: all but those its previous connection caused (it had
     /// the reply instead), and no ring for a call that no longer rings the user with nothing
     /// after it saying so: such a ring is replaced by the Core's cancel for it, or dropped when
-    /// the call is forgotten.
+    /// the call is forgotten, unless (cluster mode) another node's call of that id still rings
+    /// (`elsewhere`).
     private func replayable(
-        _ entries: [HistoryEntry], of uid: String, skipping previous: ConnectionID?
+        _ entries: [HistoryEntry], of uid: String, skipping previous: ConnectionID?, elsewhere: [Call]
     ) -> [(seq: UInt64, frame: HistoryFrame)] {
         let sent = entries.filter { previous == nil || $0.excluding != previous }
         var stoppedLater = Set<String>()
@@ -87,7 +111,8 @@ extension GatewayService {
                     replay.append((entry.seq, HistoryFrame(cancel)))
                     continue
                 case .forgotten:
-                    continue
+                    let sessionId = entry.frame.sessionId
+                    guard elsewhere.contains(where: { $0.sessionId == sessionId && $0.callStatus == .initiated }) else { continue }
                 }
             default:
                 break
@@ -103,12 +128,32 @@ extension GatewayService {
         guard let old = connections[replaced] else { return }
         depart(old)
         if let uid = old.uid {
-            history.detach(uid)
+            detach(uid)
             old.uid = nil
         }
         logger.info("replaced", metadata: ["connection": "\(replaced)", "client": "\(old.clientAddress)"])
         emit(.close(replaced, code: CloseCode.replaced, reason: "replaced by a newer connection of this device"))
     }
+}
+
+extension GatewayService {
+    /// A connection of `uid` is gone: the in-process history keeps their sequence for the
+    /// window once their last device went (Redis keeps it in cluster mode).
+    func detach(_ uid: String) {
+        if cluster == nil {
+            history.detach(uid)
+        }
+    }
+}
+
+/// What a connecting device is told of its user's push sequence.
+private struct Recall {
+    /// Where the sequence stands.
+    let position: HistoryPosition
+    /// The pushes after the device's position, nil when not all of them can be given.
+    let missed: [HistoryEntry]?
+    /// Cluster mode: the pushes after `position` that came while the device was on its way in.
+    let arrived: [HistoryEntry]
 }
 
 extension RecoverParams {

@@ -10,9 +10,10 @@ import LWS
 /// (`CallOwners`) and, when another node owns it, forwarded there as the frame the device sent,
 /// with the device's user; the owner runs it as a device of its own (`GatewayCore.admitRemote`)
 /// and its reply comes back to be written to the socket. An op whose owner does not answer in
-/// `forwardTimeout` gets `ERR_CALL_OWNER_UNREACHABLE`. The owner publishes each push once per
-/// user (`+Output`); every node holding a device of that user numbers it in its own push history
-/// and writes it to its devices. Service thread only.
+/// `forwardTimeout` gets `ERR_CALL_OWNER_UNREACHABLE`. The owner hands each push to Redis once
+/// per user (`+Output`), which numbers it in the user's sequence, keeps it in their stream and
+/// publishes it; every node holding a device of that user, the owner too, writes it to its
+/// devices. Service thread only.
 extension GatewayService {
     /// Runs `local` when the call or session `sessionId` is this node's to answer (it runs or
     /// remembers it, no node owns it, the op came forwarded already, or the id is malformed),
@@ -151,26 +152,45 @@ extension GatewayService {
         dispatch(frame.request, answering: request)
     }
 
-    /// A push on the channel of `uid`, published by the node that owns its call: numbered in
-    /// this node's push history and written to `uid`'s devices here (the publisher wrote it to
-    /// its own). Each device is announced to that node the first time, so that it counts the
-    /// user as present while a device of theirs is here.
+    /// A push on the channel of `uid`, numbered by Redis for the node that owns its call (this
+    /// one too): written to `uid`'s devices here, and held for those on their way in. Each
+    /// device is announced to the owner the first time, so that it counts the user as present
+    /// while a device of theirs is here.
     func received(_ message: ClusterMessage, forUser uid: String) {
-        guard case .push(let origin, let excluding, let eventName, let sessionId, let head) = message,
-              origin != cluster?.nodeID, let event = EventName(rawValue: eventName) else { return }
-        let excluded = excluding.map(ConnectionID.init)
-        let frame = HistoryFrame(head: head, event: event, sessionId: sessionId)
-        guard let position = history.record(frame, for: uid, excluding: excluded) else { return }
+        guard case .push(let origin, _, _, _, _, _) = message, let entry = HistoryEntry(message) else { return }
         let devices = localConnections(of: uid)
-        for id in devices where id != excluded {
+        let arriving = arrivals[uid] != nil
+        guard arriving || !devices.isEmpty else { return }
+        sequences.received(entry, for: uid, arriving: arriving)
+        for id in devices where id != entry.excluding {
             if let connection = connections[id], !connection.knownTo.contains(origin) {
                 announce(connection, to: origin)
             }
         }
-        let (reached, written) = hand(
-            OutboundFrame(head, PushFrame.tail(seq: position.seq)), to: devices, excluding: excluded, after: 0)
+        handNumbered(entry, to: devices)
+    }
+
+    /// A push of this node's that Redis did not take (so no other node has it): this node's
+    /// devices of `uid` still get it, under the last seq seen of the user, which recovery then
+    /// neither repeats nor skips past; with no seq seen yet it is lost (logged).
+    func unpublished(_ push: ClusterPush, to uid: String, because failure: RedisFailure) {
+        let devices = localConnections(of: uid)
+        guard let seq = sequences.lastSeq(of: uid), seq > 0 else {
+            logger.warning("push lost: Redis did not take it", metadata: ["uid": "\(uid)", "error": "\(failure)"])
+            return
+        }
+        logger.warning(
+            "push not published: Redis did not take it; this node's devices get it under the last seq",
+            metadata: ["uid": "\(uid)", "seq": "\(seq)", "error": "\(failure)"])
+        handNumbered(HistoryEntry(seq: seq, frame: push.frame, excluding: push.excluding), to: devices)
+    }
+
+    /// Writes a numbered push to `devices` but the one it excludes, and counts it.
+    private func handNumbered(_ entry: HistoryEntry, to devices: [ConnectionID]) {
+        let numbered = OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))
+        let (reached, written) = hand(numbered, to: devices, excluding: entry.excluding, after: 0)
         guard reached > 0 else { return }
-        metrics.pushesDelivered(event, count: reached)
+        metrics.pushesDelivered(entry.frame.event, count: reached)
         metrics.framesSent(written)
     }
 
@@ -229,6 +249,7 @@ extension GatewayService {
     /// and says so in Redis.
     func userLeft(_ uid: String) {
         guard let cluster, arrivals[uid] == nil, localConnections(of: uid).isEmpty else { return }
+        sequences.forget(uid)
         cluster.bus.stopListening(to: uid)
         cluster.presence.left(uid)
     }

@@ -1,3 +1,4 @@
+import CallGateCluster
 import CallGateCore
 import CallGateProtocol
 import Foundation
@@ -48,21 +49,40 @@ extension GatewayService {
                 return
             }
             // Pushes to the user reach this node once Redis confirmed its subscription: only
-            // then are the calls of the other nodes read, and the device told it is connected.
-            // Until then it may send no op, and the `connect` deadline still runs.
+            // then are their push sequence and the calls of the other nodes read, and the device
+            // told it is connected. Until then it may send no op, and the `connect` deadline
+            // still runs; pushes that come meanwhile are held for it (`UserSequences`).
             let uid = claims.user.uid
             arrivals[uid, default: 0] += 1
             cluster.bus.listen(to: uid) { [self] in
-                activeCallsElsewhere(of: uid) { [self] elsewhere in
-                    arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
-                    guard connections[id] === connection else {
-                        userLeft(uid)
-                        return
-                    }
-                    admit(connection, as: claims, recovering: recover, elsewhere: elsewhere.calls, answering: request)
-                    userArrived(claims.user)
-                    for owner in elsewhere.owners {
-                        announce(connection, to: owner)
+                cluster.pushes.read(uid, recovering: recover.map { ($0.epoch, $0.seq) }) { [self] recall in
+                    activeCallsElsewhere(of: uid) { [self] elsewhere in
+                        arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
+                        defer {
+                            if arrivals[uid] == nil {
+                                sequences.arrived(uid)
+                            }
+                        }
+                        guard connections[id] === connection else {
+                            userLeft(uid)
+                            return
+                        }
+                        switch recall {
+                        case .success(let recall):
+                            admit(
+                                connection, as: claims, recovering: recover, elsewhere: elsewhere.calls, recalled: recall,
+                                answering: request)
+                            userArrived(claims.user)
+                            for owner in elsewhere.owners {
+                                announce(connection, to: owner)
+                            }
+                        case .failure(let failure):
+                            connection.phase = .awaitingConnect
+                            userLeft(uid)
+                            fail(
+                                request, code: .clusterUnavailable,
+                                message: "cannot read your push sequence in Redis: \(failure); send connect again shortly")
+                        }
                     }
                 }
             }
@@ -71,14 +91,14 @@ extension GatewayService {
 
     private func admit(
         _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
-        elsewhere: [Call] = [], answering request: ReplyAddress
+        elsewhere: [Call] = [], recalled: PushStream.Recall? = nil, answering request: ReplyAddress
     ) {
         connection.phase = .connected
         keepOpen(connection, until: claims.expiresAt)
         logger.info(
             "connected",
             metadata: ["uid": "\(claims.user.uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
-        arrive(connection, as: claims.user, recovering: recover, elsewhere: elsewhere, answering: request)
+        arrive(connection, as: claims.user, recovering: recover, elsewhere: elsewhere, recalled: recalled, answering: request)
     }
 
     // MARK: Token life

@@ -62,7 +62,7 @@ extension GatewayService: WebSocketDelegate {
             logger.info(
                 "disconnected",
                 metadata: ["uid": "\(uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
-            history.detach(uid)
+            detach(uid)
             send(core.disconnect(connection.id, runningTimers: mayRunCalls()))
             userLeft(uid)
             lookForOtherDevices(of: uid)

@@ -104,9 +104,9 @@ enum HeldOutput {
     /// The ring frames of an `initiateCall` taken up at `since` were handed to the sockets just
     /// before: performing it records the ring latency.
     case ringHandedOver(since: ContinuousClock.Instant)
-    /// Cluster mode: a push published on the channel of a user, for their devices on other nodes
-    /// (a `ClusterMessage.push`, encoded).
-    case publish(uid: String, [UInt8])
+    /// Cluster mode: a push to a user, numbered, kept and published on their channel by Redis,
+    /// for their devices on every node.
+    case publish(uid: String, ClusterPush)
     /// Cluster mode: group `guid` changed, for the other nodes (once the change is durable).
     case groupChanged(String)
     /// Cluster mode: the reply to an op that device `connection` of another node forwarded here.

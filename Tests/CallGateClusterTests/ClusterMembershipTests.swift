@@ -27,7 +27,7 @@ import Testing
             await loop.onLoop { [self, timing] in
                 let node = ClusterNode(
                     nodeID: id, incarnation: incarnation, number: number, redis: endpoint, context: loop.context,
-                    timing: timing, logger: Logger(label: "test"))
+                    timing: timing, historyWindow: .seconds(120), historyPerUser: 256, logger: Logger(label: "test"))
                 node.membership.onLive = { [states] in states.append("live") }
                 node.membership.onSuspended = { [states] in states.append("suspended: \($0)") }
                 node.start()

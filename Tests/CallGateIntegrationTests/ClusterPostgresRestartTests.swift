@@ -14,7 +14,7 @@ import TestSupport
         // An op forwarded to a call's owner is answered once the owner's write is durable: while
         // PostgreSQL is down the answer waits as long as the calls' own pushes may (20 s here).
         let cluster = try await RoutingCluster(
-            ["a", "b"], ["--max-calls-per-minute", "100000", "--cluster-forward-timeout", "20000"], database: database)
+            ["a", "b"], ["--max-calls-per-minute", "100000", "--max-messages-per-second", "0", "--cluster-forward-timeout", "20000"], database: database)
         defer { cluster.stop() }
         let witness = TerminalStatusWitness()
         let count = 4

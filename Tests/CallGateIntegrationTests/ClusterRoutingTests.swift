@@ -371,11 +371,15 @@ final class RoutingCluster {
         try await connect(uid, on: node).0
     }
 
-    /// A device of `uid` connected to node `node`, and what `connect` answered.
-    func connect(_ uid: String, on node: String) async throws -> (CallGateClient, ConnectResult) {
+    /// A device of `uid` connected to node `node`, recovering from `recover` if given, and what
+    /// `connect` answered.
+    func connect(
+        _ uid: String, on node: String, recovering recover: RecoverParams? = nil
+    ) async throws -> (CallGateClient, ConnectResult) {
         let port = try #require(nodes[node]).port
         let client = try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop)
-        let result = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: "\(uid) name"), ttl: 600).token)
+        let token = try await tokens.mint(user: User(uid: uid, name: "\(uid) name"), ttl: 600).token
+        let result = try await client.connect(token: token, recover: recover)
         return (client, result)
     }
 

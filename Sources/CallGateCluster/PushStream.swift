@@ -1,0 +1,109 @@
+/// Cluster mode: each user's push sequence and recent pushes, in Redis, so that a device
+/// recovers what it missed on whichever node it reconnects to (the in-process store is
+/// `InMemoryPushHistory`; this is the shared one).
+///
+/// A user's sequence (`ClusterKeys.pushSequence`: epoch and last seq) lives `sequenceLifetime`
+/// after the last push or connect of theirs; their pushes (`ClusterKeys.pushes`, a stream whose
+/// entry ids are the seqs) are kept for `window` after the last one, at most
+/// `maxEntriesPerUser` of them. The owner of a call numbers, keeps and publishes each push to a
+/// user in one script, so every node delivers a user's pushes in the order of their numbers, and
+/// the same numbers on every device. Service thread only.
+public final class PushStream {
+    /// What a connecting device is told of its user's sequence.
+    public struct Recall: Sendable {
+        /// The sequence's epoch.
+        public let epoch: String
+        /// The last seq given in it (0 before any push).
+        public let seq: UInt64
+        /// For a device recovering in this epoch, every push after its seq, oldest first; nil
+        /// when it did not ask, asked in another epoch or from a seq ahead of this one, or some
+        /// of those pushes are no longer kept.
+        public let missed: [ClusterMessage]?
+    }
+
+    /// How long a user's stream is kept after their last push.
+    public let window: Duration
+    /// The most pushes kept per user.
+    public let maxEntriesPerUser: Int
+    /// How long a user's sequence is kept after their last push or connect.
+    public let sequenceLifetime: Duration
+    private let client: RedisClient
+
+    public init(
+        client: RedisClient, window: Duration, maxEntriesPerUser: Int, sequenceLifetime: Duration = .seconds(86_400)
+    ) {
+        self.client = client
+        self.window = window
+        self.maxEntriesPerUser = maxEntriesPerUser
+        self.sequenceLifetime = sequenceLifetime
+    }
+
+    /// Numbers the push whose message is `parts` (see `ClusterMessage.pushParts`) as the next of
+    /// `uid`, keeps it and publishes it on their channel; `done` gets its seq, or why it was not
+    /// published.
+    public func append(
+        _ parts: (beforeSeq: [UInt8], afterSeq: [UInt8]), toUser uid: String,
+        then done: @escaping (Result<UInt64, RedisFailure>) -> Void
+    ) {
+        client.run(
+            ClusterScripts.appendPush, keys: [ClusterKeys.pushSequence(of: uid), ClusterKeys.pushes(of: uid)],
+            arguments: [
+                Self.freshEpoch(), Self.millis(sequenceLifetime), Array(String(maxEntriesPerUser).utf8), Self.millis(window),
+                Array(ClusterKeys.userChannel(uid).utf8), parts.beforeSeq, parts.afterSeq,
+            ]
+        ) { result in
+            done(result.flatMap { reply in
+                guard case .integer(let seq) = reply, seq > 0 else { return .failure(.refused("append-push answered \(reply)")) }
+                return .success(UInt64(seq))
+            })
+        }
+    }
+
+    /// Where `uid`'s sequence stands, begun if need be, and the pushes after `position` when a
+    /// device recovers from there.
+    public func read(
+        _ uid: String, recovering position: (epoch: String, seq: UInt64)?,
+        then done: @escaping (Result<Recall, RedisFailure>) -> Void
+    ) {
+        let from = position.flatMap { $0.seq < Self.maxSeq ? $0.seq + 1 : nil }
+        client.run(
+            ClusterScripts.readPushes, keys: [ClusterKeys.pushSequence(of: uid), ClusterKeys.pushes(of: uid)],
+            arguments: [
+                Self.freshEpoch(), Self.millis(sequenceLifetime), Array((position?.epoch ?? "").utf8),
+                Array("\(from ?? 0)-0".utf8), Array(String(from == nil ? 0 : maxEntriesPerUser).utf8),
+            ]
+        ) { [maxEntriesPerUser] result in
+            done(result.flatMap { reply in
+                guard let values = reply.elements, values.count >= 2, let epoch = values[0].text,
+                      let seq = values[1].integer.flatMap(UInt64.init(exactly:)) else {
+                    return .failure(.refused("read-pushes answered \(reply)"))
+                }
+                var missed: [ClusterMessage]?
+                if let position, let from, position.epoch == epoch, position.seq <= seq, seq - position.seq <= maxEntriesPerUser {
+                    let kept = values.dropFirst(2).compactMap { value -> ClusterMessage? in
+                        guard case .bulk(let bytes) = value else { return nil }
+                        return ClusterMessage(bytes)
+                    }
+                    let numbers = kept.compactMap { message -> UInt64? in
+                        if case .push(_, _, _, _, let seq, _) = message { seq } else { nil }
+                    }
+                    if numbers == Array(stride(from: from, through: seq, by: 1)) {
+                        missed = kept
+                    }
+                }
+                return .success(Recall(epoch: epoch, seq: seq, missed: missed))
+            })
+        }
+    }
+
+    /// The largest seq a client may name (the protocol's `Seq` maximum).
+    private static let maxSeq: UInt64 = 9_007_199_254_740_991
+
+    private static func freshEpoch() -> [UInt8] {
+        Array(String(UInt64.random(in: 0...UInt64.max), radix: 36).utf8)
+    }
+
+    private static func millis(_ duration: Duration) -> [UInt8] {
+        Array(String(duration.microseconds / 1000).utf8)
+    }
+}

@@ -1,0 +1,92 @@
+import CallGateClient
+import CallGateProtocol
+import Foundation
+import Testing
+import TestSupport
+
+/// Reconnects lose nothing in a cluster either: a user's pushes are numbered once, in Redis,
+/// so every device of theirs sees the same `seq` on whichever node it is, and a device that
+/// dropped on one node and comes back on another is given what it missed from the user's
+/// stream, with a ring that still rings (on a third node's call) replayed and answerable.
+@Suite(.serialized) struct ClusterRecoveryTests {
+    /// Drops `device` without a close frame, and returns where it stood.
+    func dropped(_ device: CallGateClient) async throws -> RecoverParams {
+        let point = try #require(device.recoveryPoint)
+        device.drop()
+        while let event = await device.nextEvent(timeout: .seconds(5)) {
+            if case .closed = event { break }
+        }
+        return point
+    }
+
+    @Test func aDeviceThatDroppedOnOneNodeRecoversWhatItMissedOnAnother() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let (bob, first) = try await cluster.connect("bob", on: "b")
+        let (bobStaying, second) = try await cluster.connect("bob", on: "a")
+        #expect(second.epoch == first.epoch && second.seq == first.seq, "one sequence for the user on every node")
+
+        let call = try await alice.ring("bob", ringing: [bob, bobStaying], timeout: 60)
+        #expect(bob.recoveryPoint?.seq == bobStaying.recoveryPoint?.seq, "the ring has one number on both nodes")
+        let point = try await dropped(bob)
+        let cancelled = try await alice.rejectCall(call.sessionId, status: .cancelled)
+        #expect(try await bobStaying.expectPush() == .incomingCallCanceled(call: cancelled, reason: .cancelled))
+
+        let (back, result) = try await cluster.connect("bob", on: "c", recovering: point)
+        #expect(result.recovery == Recovery(epoch: point.epoch, recovered: true, missed: 1))
+        #expect(result.epoch == point.epoch && result.seq == point.seq + 1)
+        #expect(result.seq == bobStaying.recoveryPoint?.seq)
+        #expect(result.activeCalls.isEmpty)
+        #expect(try await back.expectPush() == .incomingCallCanceled(call: cancelled, reason: .cancelled))
+        await back.expectSilence()
+        #expect(back.recoveryPoint?.seq == result.seq)
+
+        // A position in no sequence of the user's recovers nothing; the device starts afresh.
+        let stranger = RecoverParams(epoch: "not-an-epoch", seq: 1)
+        let (_, fresh) = try await cluster.connect("bob", on: "b", recovering: stranger)
+        #expect(fresh.recovery == Recovery(epoch: first.epoch, recovered: false, missed: 0))
+        // Nor does one ahead of the sequence.
+        let ahead = RecoverParams(epoch: first.epoch, seq: result.seq + 5)
+        let (_, afresh) = try await cluster.connect("bob", on: "c", recovering: ahead)
+        #expect(afresh.recovery?.recovered == false)
+    }
+
+    @Test func aRingOfAnotherNodeMissedWhileAwayIsReplayedAndAnsweredWhereTheDeviceCameBack() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let point = try await dropped(bob)
+        let call = try await alice.initiateCall(to: "bob", timeout: 60)
+
+        let (back, result) = try await cluster.connect("bob", on: "c", recovering: point)
+        #expect(result.recovery == Recovery(epoch: point.epoch, recovered: true, missed: 1))
+        #expect(result.activeCalls.map(\.sessionId) == [call.sessionId])
+        #expect(try await back.expectPush() == .incomingCallReceived(call: call), "the ring of node a's call, replayed on c")
+        let accepted = try await back.acceptCall(call.sessionId)
+        #expect(accepted.callStatus == .ongoing)
+        guard case .outgoingCallAccepted(accepted, _) = try await alice.expectPush() else {
+            Issue.record("alice did not hear the accept")
+            return
+        }
+    }
+
+    @Test func aRingThatStoppedWhileAwayIsReplayedWithWhatStoppedIt() async throws {
+        let cluster = try await RoutingCluster(["a", "b"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "a")
+        let point = try await dropped(bob)
+        let call = try await alice.initiateCall(to: "bob", timeout: 60)
+        try await Task.sleep(for: .milliseconds(100))
+        let ended = try await alice.rejectCall(call.sessionId, status: .cancelled)
+
+        let (back, result) = try await cluster.connect("bob", on: "b", recovering: point)
+        #expect(result.recovery?.missed == 2)
+        #expect(try await back.expectPush() == .incomingCallReceived(call: call))
+        #expect(try await back.expectPush() == .incomingCallCanceled(call: ended, reason: .cancelled))
+        await back.expectSilence()
+        #expect(back.recoveryPoint?.seq == point.seq + 2)
+    }
+}
