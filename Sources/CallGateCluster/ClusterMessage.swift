@@ -1,20 +1,24 @@
 /// One message between the nodes of a cluster, as published on a Redis channel: a header line
 /// of space-separated fields, a newline, then the body bytes as they are.
 ///
-/// A node's own channel (`ClusterKeys.nodeChannel`) carries ops forwarded to it, their answers,
-/// departures of devices it was forwarded ops from, and its probes; a user's channel
-/// (`ClusterKeys.userChannel`) carries the pushes to that user. The nodes trust one another
+/// A node's own channel (`ClusterKeys.nodeChannel`) carries ops forwarded to it, their answers
+/// (and word that an answer waits for the owner's store), departures of devices it was
+/// forwarded ops from, and its probes; a user's channel (`ClusterKeys.userChannel`) carries the
+/// pushes to that user. The nodes trust one another
 /// (they share Redis), but a message that does not parse is dropped, never trusted in part.
 public enum ClusterMessage: Equatable, Sendable {
     /// A push for the devices of the channel's user, but `excluding`, from the node `origin`
     /// that owns its call: `head` is the frame up to its `seq`, the push's number in the user's
-    /// sequence (given by Redis, see `PushStream`), about `event` and `sessionId`.
-    case push(origin: String, excluding: UInt64?, event: String, sessionId: String, seq: UInt64, head: [UInt8])
+    /// sequence `epoch` (given by Redis, see `PushStream`), about `event` and `sessionId`.
+    case push(origin: String, excluding: UInt64?, event: String, sessionId: String, epoch: String, seq: UInt64, head: [UInt8])
     /// A request frame from `connection` (a device of `user`, JSON) on node `from`, for the node
     /// that owns the call it names; the answer goes back to `from` under `ticket`.
     case forward(ticket: UInt64, from: String, connection: UInt64, user: [UInt8], frame: [UInt8])
     /// The reply frame to the forward `ticket`, for the device that asked.
     case answer(ticket: UInt64, frame: [UInt8])
+    /// The forward `ticket` ran, and its answer waits for the owner's store: the node that sent
+    /// it waits on as long as the owner is live.
+    case held(ticket: UInt64)
     /// Device `connection` of `user` (JSON) is on node `from`: the user is present for the calls
     /// of this node, until it departs.
     case present(from: String, connection: UInt64, user: [UInt8])
@@ -31,13 +35,16 @@ public enum ClusterMessage: Equatable, Sendable {
     /// The bytes published.
     public var encoded: [UInt8] {
         switch self {
-        case .push(let origin, let excluding, let event, let sessionId, let seq, let head):
+        case .push(let origin, let excluding, let event, let sessionId, let epoch, let seq, let head):
             Self.numbered(
-                Self.pushParts(origin: origin, excluding: excluding, event: event, sessionId: sessionId, head: head), seq: seq)
+                Self.pushParts(origin: origin, excluding: excluding, event: event, sessionId: sessionId, head: head),
+                epoch: epoch, seq: seq)
         case .forward(let ticket, let from, let connection, let user, let frame):
             Self.line(["F", String(ticket), from, String(connection)]) + user + [Self.newline] + frame
         case .answer(let ticket, let frame):
             Self.line(["A", String(ticket)]) + frame
+        case .held(let ticket):
+            Self.line(["W", String(ticket)])
         case .present(let from, let connection, let user):
             Self.line(["H", from, String(connection)]) + user
         case .lookFor(let from, let uid):
@@ -59,11 +66,12 @@ public enum ClusterMessage: Equatable, Sendable {
         let body = Array(bytes[(end + 1)...])
         guard let kind = fields.first, fields.allSatisfy({ !$0.isEmpty }) else { return nil }
         switch (kind, fields.count) {
-        case ("P", 6):
+        case ("P", 7):
             let excluding = fields[2] == "-" ? nil : UInt64(fields[2])
-            guard fields[2] == "-" || excluding != nil, let seq = UInt64(fields[5]) else { return nil }
+            guard fields[2] == "-" || excluding != nil, let seq = UInt64(fields[6]) else { return nil }
             self = .push(
-                origin: fields[1], excluding: excluding, event: fields[3], sessionId: fields[4], seq: seq, head: body)
+                origin: fields[1], excluding: excluding, event: fields[3], sessionId: fields[4], epoch: fields[5], seq: seq,
+                head: body)
         case ("F", 4):
             guard let ticket = UInt64(fields[1]), let connection = UInt64(fields[3]),
                   let split = body.firstIndex(of: Self.newline) else { return nil }
@@ -73,6 +81,9 @@ public enum ClusterMessage: Equatable, Sendable {
         case ("A", 2):
             guard let ticket = UInt64(fields[1]) else { return nil }
             self = .answer(ticket: ticket, frame: body)
+        case ("W", 2):
+            guard let ticket = UInt64(fields[1]), body.isEmpty else { return nil }
+            self = .held(ticket: ticket)
         case ("H", 3):
             guard let connection = UInt64(fields[2]), !body.isEmpty else { return nil }
             self = .present(from: fields[1], connection: connection, user: body)
@@ -93,8 +104,8 @@ public enum ClusterMessage: Equatable, Sendable {
         }
     }
 
-    /// A push's message in the two parts around its `seq`, which Redis puts between them when
-    /// it numbers the push (`PushStream.append`).
+    /// A push's message in the two parts around its epoch and `seq`, which Redis puts between
+    /// them when it numbers the push (`PushStream.append`).
     public static func pushParts(
         origin: String, excluding: UInt64?, event: String, sessionId: String, head: [UInt8]
     ) -> (beforeSeq: [UInt8], afterSeq: [UInt8]) {
@@ -102,9 +113,11 @@ public enum ClusterMessage: Equatable, Sendable {
         return (Array((fields.joined(separator: " ") + " ").utf8), [newline] + head)
     }
 
-    /// A push's message: its parts with `seq` between them, as Redis joins them.
-    private static func numbered(_ parts: (beforeSeq: [UInt8], afterSeq: [UInt8]), seq: UInt64) -> [UInt8] {
-        parts.beforeSeq + Array(String(seq).utf8) + parts.afterSeq
+    /// A push's message: its parts with its epoch and `seq` between them, as Redis joins them.
+    private static func numbered(
+        _ parts: (beforeSeq: [UInt8], afterSeq: [UInt8]), epoch: String, seq: UInt64
+    ) -> [UInt8] {
+        parts.beforeSeq + Array("\(epoch) \(seq)".utf8) + parts.afterSeq
     }
 
     private static let newline = UInt8(ascii: "\n")

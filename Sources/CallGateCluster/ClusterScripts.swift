@@ -125,15 +125,18 @@ enum ClusterScripts {
     /// whose sequence is gone (never begun, lapsed, Redis restarted empty) begins a new one in
     /// the epoch given. KEYS: the user's sequence, their stream. ARGV: a fresh epoch, the
     /// sequence's lifetime in ms, the most entries kept, the stream's lifetime in ms, the
-    /// user's channel, the message before its seq, the message after it. Returns the seq.
+    /// user's channel, the message before its epoch and seq, the message after them. Returns
+    /// the seq.
     static let appendPush = RedisScript(name: "append-push", source: """
-        if not redis.call('HGET', KEYS[1], 'epoch') then
+        local epoch = redis.call('HGET', KEYS[1], 'epoch')
+        if not epoch then
+          epoch = ARGV[1]
           redis.call('DEL', KEYS[2])
-          redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'seq', 0)
+          redis.call('HSET', KEYS[1], 'epoch', epoch, 'seq', 0)
         end
         local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        local message = ARGV[6] .. string.format('%d', seq) .. ARGV[7]
+        local message = ARGV[6] .. epoch .. ' ' .. string.format('%d', seq) .. ARGV[7]
         redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], string.format('%d-0', seq), 'm', message)
         redis.call('PEXPIRE', KEYS[2], ARGV[4])
         redis.call('PUBLISH', ARGV[5], message)
@@ -162,5 +165,23 @@ enum ClusterScripts {
           out[#out + 1] = entry[2][2]
         end
         return out
+        """)
+
+    /// Puts back a user's sequence as a node last saw it, when Redis lost it (restarted empty),
+    /// so that their connected devices go on in the same epoch instead of all reconnecting;
+    /// raises the seq of the same epoch to the one given; leaves another epoch alone (a push
+    /// began it already). KEYS: the user's sequence. ARGV: the epoch, the seq, its lifetime in
+    /// ms. Returns 1 when it put the sequence back.
+    static let restoreSequence = RedisScript(name: "restore-sequence", source: """
+        local epoch = redis.call('HGET', KEYS[1], 'epoch')
+        if not epoch then
+          redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'seq', ARGV[2])
+          redis.call('PEXPIRE', KEYS[1], ARGV[3])
+          return 1
+        end
+        if epoch == ARGV[1] and tonumber(redis.call('HGET', KEYS[1], 'seq')) < tonumber(ARGV[2]) then
+          redis.call('HSET', KEYS[1], 'seq', ARGV[2])
+        end
+        return 0
         """)
 }

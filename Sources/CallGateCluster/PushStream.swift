@@ -85,7 +85,7 @@ public final class PushStream {
                         return ClusterMessage(bytes)
                     }
                     let numbers = kept.compactMap { message -> UInt64? in
-                        if case .push(_, _, _, _, let seq, _) = message { seq } else { nil }
+                        if case .push(_, _, _, _, epoch, let seq, _) = message { seq } else { nil }
                     }
                     if numbers == Array(stride(from: from, through: seq, by: 1)) {
                         missed = kept
@@ -94,6 +94,16 @@ public final class PushStream {
                 return .success(Recall(epoch: epoch, seq: seq, missed: missed))
             })
         }
+    }
+
+    /// Puts back `uid`'s sequence at `epoch` and `seq` if Redis lost it, or raises its seq to
+    /// `seq` in that epoch (see `ClusterScripts.restoreSequence`). Should it fail, the user's
+    /// devices find their sequence broken at their next push, and reconnect.
+    public func restore(_ uid: String, epoch: String, seq: UInt64) {
+        client.run(
+            ClusterScripts.restoreSequence, keys: [ClusterKeys.pushSequence(of: uid)],
+            arguments: [Array(epoch.utf8), Array(String(seq).utf8), Self.millis(sequenceLifetime)]
+        ) { _ in }
     }
 
     /// The largest seq a client may name (the protocol's `Seq` maximum).

@@ -79,6 +79,9 @@ public enum CloseCode {
     /// A newer connection of the same device took this one over (its `connect` named this
     /// connection in `recover.connectionId`).
     public static let replaced: UInt16 = 4010
+    /// Cluster mode: the device's push sequence broke (Redis lost it, or the node missed
+    /// pushes): reconnect with `recover`, which replays what is kept or says to rebuild.
+    public static let sequenceBroken: UInt16 = 4011
     /// The connection's outbound queue passed its cap: the client reads too slowly.
     public static let tooSlow: UInt16 = 4008
     /// The socket sent messages faster than the configured rate.

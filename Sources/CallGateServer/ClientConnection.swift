@@ -43,6 +43,10 @@ final class ClientConnection {
     /// Cluster mode: the nodes that run this device as one of theirs (it had ops forwarded
     /// there, or was announced to the owner of a call of its user) until told it departed.
     var knownTo: Set<String> = []
+    /// Cluster mode: where this device stands in its user's push sequence: the epoch it was
+    /// told at `connect` and the last seq given to it (or passed over as not its own); nil
+    /// outside cluster mode, before `connect`, and once its sequence broke (it is closing).
+    var sequence: HistoryPosition?
 
     init(socket: WebSocketConnection, authDeadline: Int64, clientAddress: String, messageBudget: TokenBucket?) {
         id = ConnectionID(socket.id)

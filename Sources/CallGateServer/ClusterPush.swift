@@ -6,7 +6,7 @@ import CallGateProtocol
 /// to: its message around the `seq` Redis gives it, and its frame for this node's devices should
 /// Redis not take it.
 struct ClusterPush {
-    /// The `ClusterMessage.push` before and after its seq.
+    /// The `ClusterMessage.push` before and after its epoch and seq.
     let parts: (beforeSeq: [UInt8], afterSeq: [UInt8])
     /// The frame, without `seq`.
     let frame: HistoryFrame
@@ -27,7 +27,7 @@ extension HistoryEntry {
     /// The push `message` carries, as a history entry; nil for another message, or a push
     /// about an event this version does not know.
     init?(_ message: ClusterMessage) {
-        guard case .push(_, let excluding, let name, let sessionId, let seq, let head) = message,
+        guard case .push(_, let excluding, let name, let sessionId, _, let seq, let head) = message,
               let event = EventName(rawValue: name) else { return nil }
         self.init(
             seq: seq, frame: HistoryFrame(head: head, event: event, sessionId: sessionId),

@@ -8,8 +8,10 @@ struct ForwardTicket: Hashable {
 }
 
 /// The ops this node forwarded to the nodes that own their calls, waiting for their answers:
-/// each is settled once, by its answer or by `expire` when its time is up. Every forward waits
-/// the same timeout, so they expire in the order they were opened. Service thread only.
+/// each is settled once, by its answer, by `expire` when its time is up, or by `abandon` when
+/// its owner left the cluster. Every forward waits the same timeout, so they expire in the order
+/// they were opened; one whose owner said its answer waits for its store (`hold`) no longer
+/// expires, as a local reply waits for the same write. Service thread only.
 struct ForwardedRequests {
     /// One op waiting for its answer.
     struct Pending {
@@ -21,6 +23,8 @@ struct ForwardedRequests {
         let owner: String
         /// When it is given up, on the Core's monotonic milliseconds.
         let deadline: Int64
+        /// Whether the owner ran it and its answer waits for the owner's store.
+        var held = false
     }
 
     private var pending: [UInt64: Pending] = [:]
@@ -52,11 +56,23 @@ struct ForwardedRequests {
         return settled
     }
 
-    /// Settles every op whose deadline is at or before `now`, and returns them.
+    /// The owner of `ticket` ran it and its answer waits for its store: it waits on past its
+    /// deadline, for the answer or for the owner to leave.
+    mutating func hold(_ ticket: UInt64) {
+        pending[ticket]?.held = true
+    }
+
+    /// Settles every op sent to one of `owners` (nodes that left the cluster), and returns them.
+    mutating func abandon(owners: Set<String>) -> [Pending] {
+        let tickets = pending.filter { owners.contains($0.value.owner) }.keys.sorted()
+        return tickets.compactMap { close($0) }
+    }
+
+    /// Settles every op whose deadline is at or before `now`, but those held, and returns them.
     mutating func expire(now: Int64) -> [Pending] {
         var expired: [Pending] = []
         while head < order.count {
-            guard let waiting = pending[order[head]] else {
+            guard let waiting = pending[order[head]], !waiting.held else {
                 head += 1
                 continue
             }
@@ -72,8 +88,8 @@ struct ForwardedRequests {
         return expired
     }
 
-    /// The earliest deadline of an op still waiting, nil when none waits.
+    /// The earliest deadline of an op still waiting and not held, nil when none waits.
     var nextDeadline: Int64? {
-        order[head...].lazy.compactMap { pending[$0]?.deadline }.first
+        order[head...].lazy.compactMap { self.pending[$0] }.first { !$0.held }?.deadline
     }
 }

@@ -61,7 +61,11 @@ extension GatewayService {
                     liveness()
                 }
                 node.bus.onGroupChanged = { [unowned self] guid in reloadGroup(guid) }
-                node.onReady = { [unowned self] in registerAgain() }
+                node.onReady = { [unowned self] in
+                    restoreSequences()
+                    publishUnsent()
+                    registerAgain()
+                }
                 node.bus.onNodeMessage = { [unowned self] message in received(message) }
                 node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }
                 renewClaims()

@@ -187,6 +187,8 @@ extension GatewayService {
         }
         if let output = pipeline.pass(output, after: barrier) {
             perform(output)
+        } else if case .answer(let forward, _, _) = output {
+            tellHeld(forward)
         }
     }
 
@@ -225,11 +227,7 @@ extension GatewayService {
         case .ringHandedOver(let since):
             metrics.rang(after: .now - since)
         case .publish(let uid, let push):
-            cluster?.pushes.append(push.parts, toUser: uid) { [weak self] result in
-                if case .failure(let failure) = result {
-                    self?.unpublished(push, to: uid, because: failure)
-                }
-            }
+            publish(push, to: uid)
         case .groupChanged(let guid):
             cluster?.bus.announceGroupChange(guid)
         case .answer(let forward, _, let frame):

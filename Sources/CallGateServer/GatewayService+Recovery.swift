@@ -53,8 +53,11 @@ extension GatewayService {
         for (seq, frame) in replay {
             emit(.frame(id, OutboundFrame(frame.head, PushFrame.tail(seq: seq))), after: barrier)
         }
-        for entry in recall.arrived where entry.excluding != id {
-            emit(.frame(id, OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))), after: barrier)
+        if recalled != nil {
+            connection.sequence = position
+            for entry in recall.arrived {
+                _ = offer(entry, in: position.epoch, to: connection, skipping: previous, after: barrier)
+            }
         }
         if case .success(let arrival) = outcome.reply, let replaced = arrival.replaced {
             retire(replaced)
@@ -72,11 +75,10 @@ extension GatewayService {
     /// What a connecting device is told of its user's sequence, from what Redis answered, and
     /// the pushes after it that came while the device was on its way in.
     private func shared(_ recalled: PushStream.Recall, of uid: String) -> Recall {
-        sequences.read(uid, at: recalled.seq)
+        let position = HistoryPosition(epoch: recalled.epoch, seq: recalled.seq)
         return Recall(
-            position: HistoryPosition(epoch: recalled.epoch, seq: recalled.seq),
-            missed: recalled.missed.map { $0.compactMap(HistoryEntry.init) },
-            arrived: sequences.held(for: uid, after: recalled.seq))
+            position: position, missed: recalled.missed.map { $0.compactMap(HistoryEntry.init) },
+            arrived: arrivingPushes.following(position, of: uid))
     }
 
     /// This node's calls and those of other nodes, each once, oldest first.
@@ -152,7 +154,8 @@ private struct Recall {
     let position: HistoryPosition
     /// The pushes after the device's position, nil when not all of them can be given.
     let missed: [HistoryEntry]?
-    /// Cluster mode: the pushes after `position` that came while the device was on its way in.
+    /// Cluster mode: the pushes after `position` that came while the device was on its way in,
+    /// offered to it after the replay.
     let arrived: [HistoryEntry]
 }
 

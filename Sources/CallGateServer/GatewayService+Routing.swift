@@ -86,6 +86,16 @@ extension GatewayService {
         }
     }
 
+    /// Tells the node that forwarded an op here that its answer waits for this node's store
+    /// (PostgreSQL may be restarting), so that it waits on instead of giving up at its timeout.
+    func tellHeld(_ forward: ForwardTicket) {
+        cluster?.bus.send(.held(ticket: forward.number), toNode: forward.node) { [logger] result in
+            if case .failure(let failure) = result {
+                logger.warning("word of a held answer lost", metadata: ["node": "\(forward.node)", "error": "\(failure)"])
+            }
+        }
+    }
+
     private func unanswered(_ pending: ForwardedRequests.Pending, because problem: String) {
         metrics.forwardFailed()
         fail(ReplyAddress(requestID: pending.requestID, connection: pending.connection, barrier: 0), code: .callOwnerUnreachable, message: problem)
@@ -99,6 +109,8 @@ extension GatewayService {
         case .answer(let ticket, let frame):
             guard let pending = forwards.close(ticket), connections[pending.connection] != nil else { return }
             emit(.frame(pending.connection, OutboundFrame(frame)))
+        case .held(let ticket):
+            forwards.hold(ticket)
         case .present(let node, let connection, let userJSON):
             let id = ConnectionID(connection)
             guard connections[id] == nil, let user = User(clusterJSON: userJSON) else { return }
@@ -153,45 +165,110 @@ extension GatewayService {
     }
 
     /// A push on the channel of `uid`, numbered by Redis for the node that owns its call (this
-    /// one too): written to `uid`'s devices here, and held for those on their way in. Each
+    /// one too): offered to `uid`'s devices here, and held for those on their way in. Each
     /// device is announced to the owner the first time, so that it counts the user as present
     /// while a device of theirs is here.
     func received(_ message: ClusterMessage, forUser uid: String) {
-        guard case .push(let origin, _, _, _, _, _) = message, let entry = HistoryEntry(message) else { return }
-        let devices = localConnections(of: uid)
-        let arriving = arrivals[uid] != nil
-        guard arriving || !devices.isEmpty else { return }
-        sequences.received(entry, for: uid, arriving: arriving)
-        for id in devices where id != entry.excluding {
-            if let connection = connections[id], !connection.knownTo.contains(origin) {
+        guard case .push(let origin, _, _, _, let epoch, _, _) = message, let entry = HistoryEntry(message) else { return }
+        if arrivals[uid] != nil {
+            arrivingPushes.hold(entry, epoch: epoch, for: uid)
+        }
+        var reached = 0
+        for id in localConnections(of: uid) {
+            guard let connection = connections[id] else { continue }
+            if id != entry.excluding, !connection.knownTo.contains(origin) {
                 announce(connection, to: origin)
             }
+            if offer(entry, in: epoch, to: connection) {
+                reached += 1
+            }
         }
-        handNumbered(entry, to: devices)
+        if reached > 0 {
+            metrics.pushesDelivered(entry.frame.event, count: reached)
+        }
     }
 
-    /// A push of this node's that Redis did not take (so no other node has it): this node's
-    /// devices of `uid` still get it, under the last seq seen of the user, which recovery then
-    /// neither repeats nor skips past; with no seq seen yet it is lost (logged).
-    func unpublished(_ push: ClusterPush, to uid: String, because failure: RedisFailure) {
-        let devices = localConnections(of: uid)
-        guard let seq = sequences.lastSeq(of: uid), seq > 0 else {
-            logger.warning("push lost: Redis did not take it", metadata: ["uid": "\(uid)", "error": "\(failure)"])
+    /// Gives `connection` the push `entry` of sequence `epoch` if it is the next of its
+    /// sequence, and moves its position past it (a push it caused, or that `previous` caused,
+    /// is passed over: it had the reply). One it had already is ignored. One of another epoch,
+    /// or past a gap (Redis lost the sequence, or this node's subscription missed pushes),
+    /// closes it with 4011, so that it reconnects and recovers from the stream. Returns whether
+    /// it was handed to the socket.
+    func offer(
+        _ entry: HistoryEntry, in epoch: String, to connection: ClientConnection, skipping previous: ConnectionID? = nil,
+        after barrier: UInt64 = 0
+    ) -> Bool {
+        guard let position = connection.sequence, entry.seq > position.seq || position.epoch != epoch else { return false }
+        guard position.epoch == epoch, entry.seq == position.seq + 1 else {
+            connection.sequence = nil
+            logger.info(
+                "push sequence broken",
+                metadata: ["connection": "\(connection.id)", "had": "\(position.epoch) \(position.seq)", "got": "\(epoch) \(entry.seq)"])
+            emit(.close(connection.id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"), after: barrier)
+            return false
+        }
+        connection.sequence?.seq = entry.seq
+        guard entry.excluding != connection.id, previous == nil || entry.excluding != previous else { return false }
+        let numbered = OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))
+        let (reached, written) = hand(numbered, to: [connection.id], excluding: nil, after: barrier)
+        metrics.framesSent(written)
+        return reached > 0
+    }
+
+    /// Hands `push` to Redis, which numbers, keeps and publishes it for every device of `uid`;
+    /// while Redis cannot be reached it waits in `unsentPushes` (and so does every push after
+    /// it), to go once Redis is back. A push whose answer was lost may have been published: it
+    /// is not sent again (logged).
+    func publish(_ push: ClusterPush, to uid: String) {
+        guard let cluster else { return }
+        guard unsentPushes.isEmpty else {
+            keepUnsent(push, to: uid)
             return
         }
-        logger.warning(
-            "push not published: Redis did not take it; this node's devices get it under the last seq",
-            metadata: ["uid": "\(uid)", "seq": "\(seq)", "error": "\(failure)"])
-        handNumbered(HistoryEntry(seq: seq, frame: push.frame, excluding: push.excluding), to: devices)
+        cluster.pushes.append(push.parts, toUser: uid) { [weak self] result in
+            guard let self, case .failure(let failure) = result else { return }
+            if case .notConnected = failure {
+                keepUnsent(push, to: uid)
+            } else {
+                logger.warning("push may not have been published", metadata: ["uid": "\(uid)", "error": "\(failure)"])
+            }
+        }
     }
 
-    /// Writes a numbered push to `devices` but the one it excludes, and counts it.
-    private func handNumbered(_ entry: HistoryEntry, to devices: [ConnectionID]) {
-        let numbered = OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))
-        let (reached, written) = hand(numbered, to: devices, excluding: entry.excluding, after: 0)
-        guard reached > 0 else { return }
-        metrics.pushesDelivered(entry.frame.event, count: reached)
-        metrics.framesSent(written)
+    /// Sends the pushes that waited for Redis, in order (called when its connection is back).
+    func publishUnsent() {
+        let waiting = unsentPushes
+        unsentPushes.removeAll()
+        if !waiting.isEmpty {
+            logger.info("pushes that waited for Redis published", metadata: ["pushes": "\(waiting.count)"])
+        }
+        for (uid, push) in waiting {
+            publish(push, to: uid)
+        }
+    }
+
+    private func keepUnsent(_ push: ClusterPush, to uid: String) {
+        if unsentPushes.count >= configuration.maxHeldOutput {
+            unsentPushes.removeFirst()
+            logger.warning("push dropped: too many wait for Redis", metadata: ["uid": "\(uid)"])
+        }
+        unsentPushes.append((uid, push))
+    }
+
+    /// Puts back in Redis the push sequence of every user with a device here, as this node last
+    /// saw it, for a Redis that lost them (restarted empty): their devices go on, instead of
+    /// all finding their sequence broken at the next push.
+    func restoreSequences() {
+        guard let cluster else { return }
+        var positions: [String: HistoryPosition] = [:]
+        for connection in connections.values {
+            guard let uid = connection.uid, let position = connection.sequence else { continue }
+            if let known = positions[uid], known.seq >= position.seq { continue }
+            positions[uid] = position
+        }
+        for (uid, position) in positions {
+            cluster.pushes.restore(uid, epoch: position.epoch, seq: position.seq)
+        }
     }
 
     /// Tells node `node`, which owns a call of `connection`'s user, that this device is here:
@@ -249,19 +326,23 @@ extension GatewayService {
     /// and says so in Redis.
     func userLeft(_ uid: String) {
         guard let cluster, arrivals[uid] == nil, localConnections(of: uid).isEmpty else { return }
-        sequences.forget(uid)
         cluster.bus.stopListening(to: uid)
         cluster.presence.left(uid)
     }
 
-    /// The heartbeat saw the live nodes and those whose lease lapsed: devices of nodes that are
-    /// gone (lapsed, or live at the last heartbeat and no longer) depart. A node that joined
+    /// The heartbeat saw the live nodes and those whose lease lapsed: ops forwarded to nodes
+    /// that are gone (lapsed, or live at the last heartbeat and no longer) get
+    /// `ERR_CALL_OWNER_UNREACHABLE`, and their devices depart. A node that joined
     /// since the last heartbeat is neither, and keeps its devices.
     func sawNodes(live nodes: [String], lapsed: [String]) {
         let live = Set(nodes)
         let gone = liveNodes.subtracting(live).union(lapsed)
         liveNodes = live
-        guard !gone.isEmpty, !remoteConnections.isEmpty else { return }
+        guard !gone.isEmpty else { return }
+        for pending in forwards.abandon(owners: gone) {
+            unanswered(pending, because: "node \(pending.owner), which owns this call, left the cluster before answering; the op may or may not have been done")
+        }
+        guard !remoteConnections.isEmpty else { return }
         for (id, node) in remoteConnections where gone.contains(node) {
             remoteConnections[id] = nil
             forgetRemote(id)

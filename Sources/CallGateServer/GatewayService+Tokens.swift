@@ -51,7 +51,7 @@ extension GatewayService {
             // Pushes to the user reach this node once Redis confirmed its subscription: only
             // then are their push sequence and the calls of the other nodes read, and the device
             // told it is connected. Until then it may send no op, and the `connect` deadline
-            // still runs; pushes that come meanwhile are held for it (`UserSequences`).
+            // still runs; pushes that come meanwhile are held for it (`ArrivingPushes`).
             let uid = claims.user.uid
             arrivals[uid, default: 0] += 1
             cluster.bus.listen(to: uid) { [self] in
@@ -60,7 +60,7 @@ extension GatewayService {
                         arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
                         defer {
                             if arrivals[uid] == nil {
-                                sequences.arrived(uid)
+                                arrivingPushes.arrived(uid)
                             }
                         }
                         guard connections[id] === connection else {

@@ -78,9 +78,11 @@ final class GatewayService: @unchecked Sendable {
     /// Cluster mode: uid -> how many of their devices passed `connect`'s checks and wait for
     /// their subscription and the calls of other nodes (`+Tokens`).
     var arrivals: [String: Int] = [:]
-    /// Cluster mode: where the push sequences of this node's users stand, and the pushes that
-    /// came while a device was on its way in (`+Recovery`).
-    var sequences: UserSequences
+    /// Cluster mode: the pushes that came while a device of their user was on its way in.
+    var arrivingPushes: ArrivingPushes
+    /// Cluster mode: pushes Redis could not be reached for, in order, sent once it is back
+    /// (`+Routing`); at most `maxHeldOutput`, the oldest dropped first.
+    var unsentPushes: [(uid: String, push: ClusterPush)] = []
     /// Cluster mode: whether the node was suspended since it last checked its calls (`+Cluster`).
     var wasSuspended = false
     /// Cluster mode: whether its Redis state waits to be written again after `reconcile`.
@@ -137,7 +139,7 @@ final class GatewayService: @unchecked Sendable {
         core = GatewayCore(
             configuration: configuration.core, clock: clock, groups: self.groups,
             callIDs: reservedCallIDs ?? CountingCallIDs())
-        sequences = UserSequences(maxHeld: configuration.history.maxEntriesPerUser)
+        arrivingPushes = ArrivingPushes(maxHeld: configuration.history.maxEntriesPerUser)
         history = InMemoryPushHistory(
             limits: configuration.history, clock: clock, origin: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)

@@ -3,11 +3,12 @@ import Testing
 
 @Suite struct ClusterMessageTests {
     @Test(arguments: [
-        ClusterMessage.push(origin: "node-1", excluding: 42 << 44 | 7, event: "onIncomingCallReceived", sessionId: "v1.abc", seq: 1, head: Array("{\"event\":\"x\"\n,\"data\":{}".utf8)),
-        .push(origin: "n", excluding: nil, event: "onUserMuted", sessionId: "room:1", seq: 9_007_199_254_740_991, head: []),
+        ClusterMessage.push(origin: "node-1", excluding: 42 << 44 | 7, event: "onIncomingCallReceived", sessionId: "v1.abc", epoch: "k3x9", seq: 1, head: Array("{\"event\":\"x\"\n,\"data\":{}".utf8)),
+        .push(origin: "n", excluding: nil, event: "onUserMuted", sessionId: "room:1", epoch: "e", seq: 9_007_199_254_740_991, head: []),
         .forward(ticket: 9, from: "b:8080", connection: 123, user: Array(#"{"uid":"bob","name":"B\nob"}"#.utf8), frame: Array("{\"id\":\"1\",\n\"op\":\"acceptCall\"}".utf8)),
         .forward(ticket: .max, from: "b", connection: 0, user: Array("{}".utf8), frame: []),
         .answer(ticket: 1, frame: Array("{\"id\":\"1\",\"result\":{}}\n".utf8)),
+        .held(ticket: .max),
         .departed(connection: .max),
         .present(from: "c", connection: 77, user: Array(#"{"uid":"u","name":"N"}"#.utf8)),
         .groupChanged(origin: "a", guid: "team one"),
@@ -19,8 +20,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "", "P a - onX\nhead", "P a 12x onX v1 1\n", "P a  onX v1 1\n", "P a - onX v1\n", "P a - onX v1 -1\n", "F 1 b 2\nno second line",
-        "F x b 2\n{}\n{}", "A\n", "A -1\n", "D 1\nbody", "D\n", "H a 1\n", "H a x\n{}", "G a\n", "L a\n", "K\nbody", "Z\n", "K",
+        "", "P a - onX\nhead", "P a 12x onX v1 e 1\n", "P a  onX v1 e 1\n", "P a - onX v1 1\n", "P a - onX v1 e -1\n", "P a - onX v1 e\n", "F 1 b 2\nno second line",
+        "F x b 2\n{}\n{}", "A\n", "A -1\n", "W\n", "W x\n", "W 1\nbody", "D 1\nbody", "D\n", "H a 1\n", "H a x\n{}", "G a\n", "L a\n", "K\nbody", "Z\n", "K",
     ])
     func malformedMessagesAreRefused(_ text: String) {
         #expect(ClusterMessage(Array(text.utf8)) == nil)

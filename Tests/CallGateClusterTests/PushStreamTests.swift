@@ -29,6 +29,10 @@ import Testing
             }
         }
 
+        func restore(_ uid: String, epoch: String, seq: UInt64) async {
+            await fixture.loop.onLoop { [self] in stream?.restore(uid, epoch: epoch, seq: seq) }
+        }
+
         func read(_ uid: String, from position: (String, UInt64)?) async throws -> PushStream.Recall {
             let result: Result<PushStream.Recall, RedisFailure>? = await withCheckedContinuation { continuation in
                 fixture.loop.context.post { [self] in
@@ -43,7 +47,7 @@ import Testing
     /// The heads of `messages`, which must be pushes numbered `seqs`.
     func heads(_ messages: [ClusterMessage]?, numbered seqs: [UInt64]) -> [String]? {
         messages?.map { message in
-            guard case .push("a", 7, "onIncomingCallReceived", "s", let seq, let head) = message, seqs.contains(seq) else {
+            guard case .push("a", 7, "onIncomingCallReceived", "s", _, let seq, let head) = message, seqs.contains(seq) else {
                 return "unexpected \(message)"
             }
             return String(decoding: head, as: UTF8.self)
@@ -79,6 +83,34 @@ import Testing
             #expect(again.epoch != epoch && again.seq == 0 && again.missed == nil)
             #expect(await streams.append("five", to: "bob") == .success(1))
             #expect(heads(try await streams.read("bob", from: (again.epoch, 0)).missed, numbered: [1]) == ["five"])
+        }
+    }
+
+    @Test func aSequenceRedisLostIsPutBackAsTheNodesSawIt() async throws {
+        let redis = try ThrowawayRedis()
+        defer { redis.stop() }
+        let fixture = try await RedisClientTests.Fixture(redis.url)
+        try await fixture.loop.stopping {
+            #expect(await fixture.waitReady())
+            let streams = await Streams(fixture, perUser: 8)
+            // Redis learns the script first: one it does not know is sent again after what
+            // followed it, and the reads below assume the order they were sent in.
+            await streams.restore("carol", epoch: "c", seq: 1)
+            for _ in 0..<3 {
+                _ = await streams.append("x", to: "bob")
+            }
+            let epoch = try await streams.read("bob", from: nil).epoch
+            _ = try redis.command("DEL", "cg:{u:bob}:seq")
+            await streams.restore("bob", epoch: epoch, seq: 3)
+            await streams.restore("bob", epoch: epoch, seq: 2)
+            var now = try await streams.read("bob", from: nil)
+            #expect(now.epoch == epoch && now.seq == 3, "put back; a node that saw less lowers nothing")
+            await streams.restore("bob", epoch: epoch, seq: 5)
+            await streams.restore("bob", epoch: "another", seq: 9)
+            now = try await streams.read("bob", from: nil)
+            #expect(now.epoch == epoch && now.seq == 5, "raised in its epoch; another epoch is left alone")
+            #expect(await streams.append("y", to: "bob") == .success(6))
+            #expect(try redis.command("PTTL", "cg:{u:bob}:seq") != "-1", "the sequence put back expires")
         }
     }
 }

@@ -89,4 +89,39 @@ import TestSupport
         await back.expectSilence()
         #expect(back.recoveryPoint?.seq == point.seq + 2)
     }
+
+    @Test func aDeviceWhoseSequenceBrokeIsClosedWith4011AndRecoversWhatIsKept() async throws {
+        let cluster = try await RoutingCluster(["a", "b"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let call = try await alice.ring("bob", ringing: [bob], timeout: 60)
+        let point = try #require(bob.recoveryPoint)
+
+        // Pushes numbered that never reached node b (as if its subscription had missed them).
+        _ = try cluster.redis.command("HINCRBY", "cg:{u:bob}:seq", "seq", "2")
+        _ = try await alice.rejectCall(call.sessionId, status: .cancelled)
+        guard case .closed = await bob.nextEvent(timeout: .seconds(5)) else {
+            Issue.record("bob's device should be closed at the gap")
+            return
+        }
+        #expect(bob.closeCode == CloseCode.sequenceBroken)
+        let (back, result) = try await cluster.connect("bob", on: "b", recovering: point)
+        #expect(result.recovery == Recovery(epoch: point.epoch, recovered: false, missed: 0), "the gap is not kept")
+        #expect(result.seq == point.seq + 3 && result.activeCalls.isEmpty)
+        await back.expectSilence()
+
+        // Redis lost bob's sequence while his device was connected: a push begins a new epoch,
+        // which closes the device too; it comes back in the new epoch.
+        _ = try cluster.redis.command("DEL", "cg:{u:bob}:seq")
+        _ = try await alice.initiateCall(to: "bob", timeout: 60)
+        guard case .closed = await back.nextEvent(timeout: .seconds(5)) else {
+            Issue.record("bob's device should be closed at the new epoch")
+            return
+        }
+        #expect(back.closeCode == CloseCode.sequenceBroken)
+        let (_, again) = try await cluster.connect("bob", on: "a", recovering: try #require(back.recoveryPoint))
+        #expect(again.recovery?.recovered == false && again.epoch != point.epoch && again.seq == 1)
+        #expect(again.activeCalls.count == 1)
+    }
 }

@@ -41,4 +41,23 @@ import Testing
         expired += forwards.expire(now: 5_000).map(\.requestID)
         #expect(expired == (0..<5_000).map { "r\($0)" })
     }
+
+    @Test func aHeldForwardOutlivesItsDeadlineUntilAnsweredOrItsOwnerLeaves() {
+        var forwards = ForwardedRequests()
+        let held = forwards.open(device, requestID: "r1", owner: "a", deadline: 100)
+        let answered = forwards.open(device, requestID: "r2", owner: "a", deadline: 110)
+        _ = forwards.open(device, requestID: "r3", owner: "b", deadline: 120)
+        let orphan = forwards.open(device, requestID: "r4", owner: "b", deadline: 130)
+        forwards.hold(held)
+        forwards.hold(answered)
+        forwards.hold(orphan)
+        forwards.hold(9_999)
+        #expect(forwards.nextDeadline == 120, "held forwards have no deadline")
+        #expect(forwards.expire(now: 125).map(\.requestID) == ["r3"])
+        #expect(forwards.nextDeadline == nil && forwards.count == 3)
+        #expect(forwards.close(answered)?.requestID == "r2")
+        #expect(forwards.abandon(owners: ["b"]).map(\.requestID) == ["r4"])
+        #expect(forwards.abandon(owners: ["a"]).map(\.requestID) == ["r1"])
+        #expect(forwards.count == 0 && forwards.close(held) == nil)
+    }
 }
