@@ -18,10 +18,9 @@ public final class RedisClient {
     private lazy var replyTimer = context.makeTimer { [unowned self] in self.checkDeadlines() }
 
     /// Called each time the connection is ready (again). Set before `start`.
-    public var onReady: () -> Void {
-        get { link.becameReady }
-        set { link.becameReady = newValue }
-    }
+    public var onReady: () -> Void = {}
+    /// The scripts sent whole on this connection since it was last ready: Redis knows them.
+    private var scriptsSent: Set<String> = []
 
     /// Called when the ready connection went down, with why; its waiting commands were failed.
     public var onDown: (String) -> Void {
@@ -48,6 +47,10 @@ public final class RedisClient {
     /// Starts connecting; the connection then comes back by itself whenever it drops, until
     /// `close` or the context's shutdown.
     public func start() {
+        link.becameReady = { [unowned self] in
+            scriptsSent.removeAll()
+            onReady()
+        }
         link.start()
     }
 
@@ -100,12 +103,22 @@ public final class RedisClient {
         send(arguments.map { Array($0.utf8) }, then: handler)
     }
 
-    /// Runs `script` with `EVALSHA`, and with `EVAL` once more when the server does not know it.
+    /// Runs `script`: whole (`EVAL`) the first time on each connection, which makes Redis keep
+    /// it, then by SHA-1 (`EVALSHA`). Sending it whole first keeps commands in the order they
+    /// were sent: an `EVALSHA` Redis does not know would run again only after what followed it.
+    /// Should Redis forget it all the same (`SCRIPT FLUSH`), it is sent whole once more.
     public func run(
         _ script: RedisScript, keys: [String], arguments: [[UInt8]],
         then handler: @escaping (Result<RedisReply, RedisFailure>) -> Void
     ) {
         let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
+        guard isReady, scriptsSent.contains(script.sha1) else {
+            if isReady {
+                scriptsSent.insert(script.sha1)
+            }
+            send([Array("EVAL".utf8), Array(script.source.utf8)] + tail, then: handler)
+            return
+        }
         send([Array("EVALSHA".utf8), Array(script.sha1.utf8)] + tail) { [weak self] result in
             guard case .success(.error(let message)) = result, message.hasPrefix("NOSCRIPT"), let self else {
                 handler(result)
