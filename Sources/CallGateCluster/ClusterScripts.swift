@@ -168,19 +168,24 @@ enum ClusterScripts {
         """)
 
     /// Puts back a user's sequence as a node last saw it, when Redis lost it (restarted empty),
-    /// so that their connected devices go on in the same epoch instead of all reconnecting;
-    /// raises the seq of the same epoch to the one given; leaves another epoch alone (a push
-    /// began it already). KEYS: the user's sequence. ARGV: the epoch, the seq, its lifetime in
-    /// ms. Returns 1 when it put the sequence back.
+    /// so that their connected devices go on in the same epoch instead of all reconnecting (the
+    /// stream of the lost sequence goes: its ids could be ahead); in the same epoch, raises the
+    /// seq to the one given and renews the lifetime; leaves another epoch alone (a push began it
+    /// already). KEYS: the user's sequence, their stream. ARGV: the epoch, the seq, its lifetime
+    /// in ms. Returns 1 when it put the sequence back.
     static let restoreSequence = RedisScript(name: "restore-sequence", source: """
         local epoch = redis.call('HGET', KEYS[1], 'epoch')
         if not epoch then
+          redis.call('DEL', KEYS[2])
           redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'seq', ARGV[2])
           redis.call('PEXPIRE', KEYS[1], ARGV[3])
           return 1
         end
-        if epoch == ARGV[1] and tonumber(redis.call('HGET', KEYS[1], 'seq')) < tonumber(ARGV[2]) then
-          redis.call('HSET', KEYS[1], 'seq', ARGV[2])
+        if epoch == ARGV[1] then
+          if tonumber(redis.call('HGET', KEYS[1], 'seq')) < tonumber(ARGV[2]) then
+            redis.call('HSET', KEYS[1], 'seq', ARGV[2])
+          end
+          redis.call('PEXPIRE', KEYS[1], ARGV[3])
         end
         return 0
         """)

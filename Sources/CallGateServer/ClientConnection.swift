@@ -47,6 +47,8 @@ final class ClientConnection {
     /// told at `connect` and the last seq given to it (or passed over as not its own); nil
     /// outside cluster mode, before `connect`, and once its sequence broke (it is closing).
     var sequence: HistoryPosition?
+    /// Cluster mode: the seq its `connect` read; pushes up to it that come later are not its.
+    var sequenceFloor: UInt64 = 0
 
     init(socket: WebSocketConnection, authDeadline: Int64, clientAddress: String, messageBudget: TokenBucket?) {
         id = ConnectionID(socket.id)

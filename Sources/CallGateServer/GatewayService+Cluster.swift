@@ -61,11 +61,7 @@ extension GatewayService {
                     liveness()
                 }
                 node.bus.onGroupChanged = { [unowned self] guid in reloadGroup(guid) }
-                node.onReady = { [unowned self] in
-                    restoreSequences()
-                    publishUnsent()
-                    registerAgain()
-                }
+                node.onReady = { [unowned self] in registerAgain() }
                 node.bus.onNodeMessage = { [unowned self] message in received(message) }
                 node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }
                 renewClaims()
@@ -85,9 +81,10 @@ extension GatewayService {
         context.post { [self] in joinTimer = nil }
     }
 
-    /// Writes again what this node keeps in Redis, which a Redis restart loses: the owner
-    /// record of every call and session it runs, the busy claims and active-call entries of its
-    /// calls' users, and the presence and profile of the users with a device here.
+    /// Writes again what this node keeps in Redis, which a Redis restart loses: the push
+    /// sequences of the users with a device here (then the pushes that waited for Redis), the
+    /// owner record of every call and session it runs, the busy claims and active-call entries
+    /// of its calls' users, and the presence and profile of the users with a device here.
     /// A node back from a suspension does so only once it let go of the calls survivors took
     /// over (`reconcile`), so that it never writes itself back as the owner of one.
     func registerAgain() {
@@ -97,6 +94,8 @@ extension GatewayService {
             return
         }
         registerPending = false
+        restoreSequences()
+        publishUnsent()
         let sessions = core.liveCallIDs.keys
         for sessionId in sessions {
             cluster.owners.record(sessionId) { _ in }

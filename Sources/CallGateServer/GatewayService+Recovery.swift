@@ -55,6 +55,7 @@ extension GatewayService {
         }
         if recalled != nil {
             connection.sequence = position
+            connection.sequenceFloor = position.seq
             for entry in recall.arrived {
                 _ = offer(entry, in: position.epoch, to: connection, skipping: previous, after: barrier)
             }

@@ -53,11 +53,10 @@ extension GatewayService {
             return
         }
         let timeout = configuration.cluster?.forwardTimeout ?? .seconds(2)
-        let ticket = forwards.open(
-            connection.id, requestID: request.requestID, owner: owner,
-            deadline: clock.monotonicMillis() + timeout.wholeMilliseconds)
-        if forwards.count == 1 {
-            forwardTimer.schedule(afterMicroseconds: timeout.wholeMilliseconds * 1000)
+        let deadline = clock.monotonicMillis() + timeout.wholeMilliseconds
+        let ticket = forwards.open(connection.id, requestID: request.requestID, owner: owner, deadline: deadline)
+        if forwards.nextDeadline == deadline {
+            armForwardTimer()
         }
         connection.knownTo.insert(owner)
         metrics.opForwarded()
@@ -79,8 +78,17 @@ extension GatewayService {
     func expireForwards() {
         for pending in forwards.expire(now: clock.monotonicMillis()) {
             let timeout = configuration.cluster?.forwardTimeout ?? .seconds(2)
-            unanswered(pending, because: "node \(pending.owner), which owns this call, did not answer within \(timeout); the op may or may not have been done")
+            let waited = pending.held ? "\(Self.heldAnswerBound) for its held answer" : "\(timeout)"
+            unanswered(pending, because: "node \(pending.owner), which owns this call, did not answer within \(waited); the op may or may not have been done")
         }
+        armForwardTimer()
+    }
+
+    /// How long a forwarded op waits once its owner said the answer waits for its store.
+    static let heldAnswerBound: Duration = .seconds(60)
+
+    /// Sets the forward timer to the earliest deadline of the ops waiting, if any.
+    private func armForwardTimer() {
         if let next = forwards.nextDeadline {
             forwardTimer.schedule(afterMicroseconds: max(0, next - clock.monotonicMillis()) * 1000)
         }
@@ -110,7 +118,8 @@ extension GatewayService {
             guard let pending = forwards.close(ticket), connections[pending.connection] != nil else { return }
             emit(.frame(pending.connection, OutboundFrame(frame)))
         case .held(let ticket):
-            forwards.hold(ticket)
+            forwards.hold(ticket, until: clock.monotonicMillis() + Self.heldAnswerBound.wholeMilliseconds)
+            armForwardTimer()
         case .present(let node, let connection, let userJSON):
             let id = ConnectionID(connection)
             guard connections[id] == nil, let user = User(clusterJSON: userJSON) else { return }
@@ -167,52 +176,68 @@ extension GatewayService {
     /// A push on the channel of `uid`, numbered by Redis for the node that owns its call (this
     /// one too): offered to `uid`'s devices here, and held for those on their way in. Each
     /// device is announced to the owner the first time, so that it counts the user as present
-    /// while a device of theirs is here.
+    /// while a device of theirs is here. A push about an event this version does not know
+    /// only moves the devices' positions past it.
     func received(_ message: ClusterMessage, forUser uid: String) {
-        guard case .push(let origin, _, _, _, let epoch, _, _) = message, let entry = HistoryEntry(message) else { return }
-        if arrivals[uid] != nil {
+        guard case .push(let origin, let excluding, _, _, let epoch, let seq, _) = message else { return }
+        let entry = HistoryEntry(message)
+        if let entry, arrivals[uid] != nil {
             arrivingPushes.hold(entry, epoch: epoch, for: uid)
         }
         var reached = 0
         for id in localConnections(of: uid) {
             guard let connection = connections[id] else { continue }
-            if id != entry.excluding, !connection.knownTo.contains(origin) {
+            if id.rawValue != excluding, !connection.knownTo.contains(origin) {
                 announce(connection, to: origin)
+            }
+            guard let entry else {
+                _ = advance(connection, to: seq, in: epoch)
+                continue
             }
             if offer(entry, in: epoch, to: connection) {
                 reached += 1
             }
         }
-        if reached > 0 {
+        if let entry, reached > 0 {
             metrics.pushesDelivered(entry.frame.event, count: reached)
         }
     }
 
     /// Gives `connection` the push `entry` of sequence `epoch` if it is the next of its
-    /// sequence, and moves its position past it (a push it caused, or that `previous` caused,
-    /// is passed over: it had the reply). One it had already is ignored. One of another epoch,
-    /// or past a gap (Redis lost the sequence, or this node's subscription missed pushes),
-    /// closes it with 4011, so that it reconnects and recovers from the stream. Returns whether
-    /// it was handed to the socket.
+    /// sequence (see `advance`); a push it caused, or that `previous` caused, is passed over:
+    /// it had the reply. Returns whether it was handed to the socket.
     func offer(
         _ entry: HistoryEntry, in epoch: String, to connection: ClientConnection, skipping previous: ConnectionID? = nil,
         after barrier: UInt64 = 0
     ) -> Bool {
-        guard let position = connection.sequence, entry.seq > position.seq || position.epoch != epoch else { return false }
-        guard position.epoch == epoch, entry.seq == position.seq + 1 else {
-            connection.sequence = nil
-            logger.info(
-                "push sequence broken",
-                metadata: ["connection": "\(connection.id)", "had": "\(position.epoch) \(position.seq)", "got": "\(epoch) \(entry.seq)"])
-            emit(.close(connection.id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"), after: barrier)
-            return false
-        }
-        connection.sequence?.seq = entry.seq
-        guard entry.excluding != connection.id, previous == nil || entry.excluding != previous else { return false }
+        guard advance(connection, to: entry.seq, in: epoch, after: barrier), entry.excluding != connection.id,
+              previous == nil || entry.excluding != previous else { return false }
         let numbered = OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))
         let (reached, written) = hand(numbered, to: [connection.id], excluding: nil, after: barrier)
         metrics.framesSent(written)
         return reached > 0
+    }
+
+    /// Moves `connection`'s position to push `seq` of sequence `epoch` when that is the next
+    /// one, and says so. A push at or before the position it read at `connect` came late and
+    /// is ignored; any other push that is not the next (another epoch, a gap, a seq gone back:
+    /// Redis lost the sequence, or this node's subscription missed pushes) closes it with 4011,
+    /// so that it reconnects and recovers from the stream.
+    func advance(_ connection: ClientConnection, to seq: UInt64, in epoch: String, after barrier: UInt64 = 0) -> Bool {
+        guard let position = connection.sequence else { return false }
+        if position.epoch == epoch, seq == position.seq + 1 {
+            connection.sequence?.seq = seq
+            return true
+        }
+        if position.epoch == epoch, seq <= connection.sequenceFloor {
+            return false
+        }
+        connection.sequence = nil
+        logger.info(
+            "push sequence broken",
+            metadata: ["connection": "\(connection.id)", "had": "\(position.epoch) \(position.seq)", "got": "\(epoch) \(seq)"])
+        emit(.close(connection.id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"), after: barrier)
+        return false
     }
 
     /// Hands `push` to Redis, which numbers, keeps and publishes it for every device of `uid`;
@@ -235,7 +260,8 @@ extension GatewayService {
         }
     }
 
-    /// Sends the pushes that waited for Redis, in order (called when its connection is back).
+    /// Sends the pushes that waited for Redis, in order (once its connection is back and this
+    /// node knows which of its calls are still its own, see `registerAgain`).
     func publishUnsent() {
         let waiting = unsentPushes
         unsentPushes.removeAll()
@@ -257,9 +283,11 @@ extension GatewayService {
 
     /// Puts back in Redis the push sequence of every user with a device here, as this node last
     /// saw it, for a Redis that lost them (restarted empty): their devices go on, instead of
-    /// all finding their sequence broken at the next push.
+    /// all finding their sequence broken at the next push. Also run every `sequenceRefresh`,
+    /// which keeps the sequences of users connected for longer than their lifetime.
     func restoreSequences() {
         guard let cluster else { return }
+        sequenceRefresh.schedule(afterMicroseconds: Self.sequenceRefreshInterval.wholeMilliseconds * 1000)
         var positions: [String: HistoryPosition] = [:]
         for connection in connections.values {
             guard let uid = connection.uid, let position = connection.sequence else { continue }
@@ -270,6 +298,9 @@ extension GatewayService {
             cluster.pushes.restore(uid, epoch: position.epoch, seq: position.seq)
         }
     }
+
+    /// How often the sequences of connected users are renewed in Redis (they live 24 hours).
+    static let sequenceRefreshInterval: Duration = .seconds(3600)
 
     /// Tells node `node`, which owns a call of `connection`'s user, that this device is here:
     /// the user is present (no grace period runs for them there) until it departs.

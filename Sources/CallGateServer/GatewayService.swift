@@ -1,5 +1,6 @@
 import CallGateCluster
 import CallGateCore
+import DequeModule
 import CallGateProtocol
 import Foundation
 import LWS
@@ -82,7 +83,7 @@ final class GatewayService: @unchecked Sendable {
     var arrivingPushes: ArrivingPushes
     /// Cluster mode: pushes Redis could not be reached for, in order, sent once it is back
     /// (`+Routing`); at most `maxHeldOutput`, the oldest dropped first.
-    var unsentPushes: [(uid: String, push: ClusterPush)] = []
+    var unsentPushes = Deque<(uid: String, push: ClusterPush)>()
     /// Cluster mode: whether the node was suspended since it last checked its calls (`+Cluster`).
     var wasSuspended = false
     /// Cluster mode: whether its Redis state waits to be written again after `reconcile`.
@@ -98,6 +99,8 @@ final class GatewayService: @unchecked Sendable {
     lazy var claimRenewal = context.makeTimer { [unowned self] in self.renewClaims() }
     /// Fires when the oldest forwarded op runs out of time.
     lazy var forwardTimer = context.makeTimer { [unowned self] in self.expireForwards() }
+    /// Cluster mode: renews the push sequences of connected users (`+Routing`).
+    lazy var sequenceRefresh = context.makeTimer { [unowned self] in self.restoreSequences() }
     /// Fires when the Core's earliest timer is due.
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.
