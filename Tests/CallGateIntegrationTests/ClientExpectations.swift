@@ -42,6 +42,17 @@ struct ExpectationFailure: Error {}
 
 /// Common call set-ups, each checking the pushes it causes.
 extension CallGateClient {
+    /// Drops this device's connection without a close frame, waits until it is gone, and
+    /// returns where it stood in its push sequence.
+    func dropped() async throws -> RecoverParams {
+        let point = try #require(recoveryPoint)
+        drop()
+        while let event = await nextEvent(timeout: .seconds(5)) {
+            if case .closed = event { break }
+        }
+        return point
+    }
+
     /// Rings `receiverId` and checks that every device in `ringing` got `onIncomingCallReceived` for it.
     func ring(
         _ receiverId: String, ringing devices: [CallGateClient], timeout: Int? = nil,

@@ -9,16 +9,6 @@ import TestSupport
 /// dropped on one node and comes back on another is given what it missed from the user's
 /// stream, with a ring that still rings (on a third node's call) replayed and answerable.
 @Suite(.serialized) struct ClusterRecoveryTests {
-    /// Drops `device` without a close frame, and returns where it stood.
-    func dropped(_ device: CallGateClient) async throws -> RecoverParams {
-        let point = try #require(device.recoveryPoint)
-        device.drop()
-        while let event = await device.nextEvent(timeout: .seconds(5)) {
-            if case .closed = event { break }
-        }
-        return point
-    }
-
     @Test func aDeviceThatDroppedOnOneNodeRecoversWhatItMissedOnAnother() async throws {
         let cluster = try await RoutingCluster(["a", "b", "c"])
         defer { cluster.stop() }
@@ -29,7 +19,7 @@ import TestSupport
 
         let call = try await alice.ring("bob", ringing: [bob, bobStaying], timeout: 60)
         #expect(bob.recoveryPoint?.seq == bobStaying.recoveryPoint?.seq, "the ring has one number on both nodes")
-        let point = try await dropped(bob)
+        let point = try await bob.dropped()
         let cancelled = try await alice.rejectCall(call.sessionId, status: .cancelled)
         #expect(try await bobStaying.expectPush() == .incomingCallCanceled(call: cancelled, reason: .cancelled))
 
@@ -57,7 +47,7 @@ import TestSupport
         defer { cluster.stop() }
         let alice = try await cluster.device("alice", on: "a")
         let bob = try await cluster.device("bob", on: "b")
-        let point = try await dropped(bob)
+        let point = try await bob.dropped()
         let call = try await alice.initiateCall(to: "bob", timeout: 60)
 
         let (back, result) = try await cluster.connect("bob", on: "c", recovering: point)
@@ -77,7 +67,7 @@ import TestSupport
         defer { cluster.stop() }
         let alice = try await cluster.device("alice", on: "a")
         let bob = try await cluster.device("bob", on: "a")
-        let point = try await dropped(bob)
+        let point = try await bob.dropped()
         let call = try await alice.initiateCall(to: "bob", timeout: 60)
         try await Task.sleep(for: .milliseconds(100))
         let ended = try await alice.rejectCall(call.sessionId, status: .cancelled)

@@ -20,16 +20,6 @@ struct RecoveryTests {
         }
     }
 
-    /// A device of `uid` that has connected, and where it stood when it dropped.
-    func dropped(_ device: CallGateClient) async throws -> RecoverParams {
-        let point = try #require(device.recoveryPoint)
-        device.drop()
-        while let event = await device.nextEvent(timeout: .seconds(5)) {
-            if case .closed = event { break }
-        }
-        return point
-    }
-
     /// Connects a new device of `uid` that recovers from `point`.
     func recovering(
         _ uid: String, from point: RecoverParams?, on gateway: TestGateway
@@ -45,7 +35,7 @@ struct RecoveryTests {
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
         let call = try await alice.ring("bob", ringing: [bob])
-        let point = try await dropped(bob)
+        let point = try await bob.dropped()
         #expect(point.seq == 1)
         let cancelled = try await alice.rejectCall(call.sessionId, status: .cancelled)
 
@@ -64,7 +54,7 @@ struct RecoveryTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let point = try await dropped(bob)
+        let point = try await bob.dropped()
         let call = try await alice.initiateCall(to: "bob")
         try await Task.sleep(for: .milliseconds(100))
         let ended = try await alice.rejectCall(call.sessionId, status: .cancelled)
@@ -81,7 +71,7 @@ struct RecoveryTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let point = try await dropped(bob)
+        let point = try await bob.dropped()
         let call = try await alice.initiateCall(to: "bob")
 
         let (back, result) = try await recovering("bob", from: point, on: gateway)
@@ -100,7 +90,7 @@ struct RecoveryTests {
         let phone = try await gateway.device("ben")
         let laptop = try await gateway.device("ben")
         let cat = try await gateway.device("cat")
-        let point = try await dropped(phone)
+        let point = try await phone.dropped()
         let call = try await ann.initiateCall(to: "crew", receiverType: .group)
         #expect(try await laptop.expectPush() == .incomingCallReceived(call: call))
         #expect(try await cat.expectPush() == .incomingCallReceived(call: call))
@@ -121,7 +111,7 @@ struct RecoveryTests {
         let start = try #require(bob.recoveryPoint)
         let call = try await alice.ring("bob", ringing: [bob])
         let answered = try await bob.acceptCall(call.sessionId)
-        _ = try await dropped(bob)
+        _ = try await bob.dropped()
 
         let (back, result) = try await recovering("bob", from: start, on: gateway)
         #expect(result.recovery == Recovery(epoch: start.epoch, recovered: true, missed: 1))
@@ -140,7 +130,7 @@ struct RecoveryTests {
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
         let call = try await alice.establishCallInSession(with: bob, uid: "bob")
-        let point = try await dropped(bob)
+        let point = try await bob.dropped()
         _ = try await alice.setMuted(call.sessionId, audio: true)
 
         let (back, result) = try await recovering("bob", from: point, on: gateway)
@@ -177,7 +167,7 @@ struct RecoveryTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
-        let point = try await dropped(bob)
+        let point = try await bob.dropped()
         let call = try await alice.initiateCall(to: "bob")
         try await Task.sleep(for: .milliseconds(800))
 
@@ -208,8 +198,8 @@ struct RecoveryTests {
         let alice = try await gateway.device("alice")
         let phone = try await gateway.device("bob")
         let laptop = try await gateway.device("bob")
-        let phonePoint = try await dropped(phone)
-        let laptopPoint = try await dropped(laptop)
+        let phonePoint = try await phone.dropped()
+        let laptopPoint = try await laptop.dropped()
         let call = try await alice.initiateCall(to: "bob")
         _ = try await alice.rejectCall(call.sessionId, status: .cancelled)
 
@@ -231,7 +221,7 @@ struct RecoveryTests {
         try await gateway.putGroup("crew", members: ["ann", "ben"])
         let ann = try await gateway.device("ann")
         let ben = try await gateway.device("ben")
-        let point = try await dropped(ben)
+        let point = try await ben.dropped()
         for _ in 0..<5 {
             let call = try await ann.initiateCall(to: "crew", receiverType: .group)
             _ = try await ann.rejectCall(call.sessionId, status: .cancelled)
