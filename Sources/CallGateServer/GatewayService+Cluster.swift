@@ -84,7 +84,9 @@ extension GatewayService {
     /// Writes again what this node keeps in Redis, which a Redis restart loses: the push
     /// sequences of the users with a device here (then the pushes that waited for Redis), the
     /// owner record of every call and session it runs, the busy claims and active-call entries
-    /// of its calls' users, and the presence and profile of the users with a device here.
+    /// of its calls' users, and the presence and profile of the users with a device here. Also
+    /// every `registrationInterval`, so that none of it lapses (each lives 24 hours) while the
+    /// call or the device lasts.
     /// A node back from a suspension does so only once it let go of the calls survivors took
     /// over (`reconcile`), so that it never writes itself back as the owner of one.
     func registerAgain() {
@@ -94,6 +96,7 @@ extension GatewayService {
             return
         }
         registerPending = false
+        registration.schedule(afterMicroseconds: Self.registrationInterval.wholeMilliseconds * 1000)
         restoreSequences()
         publishUnsent()
         let sessions = core.liveCallIDs.keys
@@ -112,6 +115,9 @@ extension GatewayService {
             logger.info("call owners written again", metadata: ["calls": "\(sessions.count)"])
         }
     }
+
+    /// How often a node writes again what it keeps in Redis.
+    static let registrationInterval: Duration = .seconds(3600)
 
     /// Whether this node may run its calls now (fire their timers, take ops on them): always
     /// outside cluster mode; in cluster mode while it is live and not checking which of its

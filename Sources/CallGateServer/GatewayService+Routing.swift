@@ -283,11 +283,9 @@ extension GatewayService {
 
     /// Puts back in Redis the push sequence of every user with a device here, as this node last
     /// saw it, for a Redis that lost them (restarted empty): their devices go on, instead of
-    /// all finding their sequence broken at the next push. Also run every `sequenceRefresh`,
-    /// which keeps the sequences of users connected for longer than their lifetime.
+    /// all finding their sequence broken at the next push.
     func restoreSequences() {
         guard let cluster else { return }
-        sequenceRefresh.schedule(afterMicroseconds: Self.sequenceRefreshInterval.wholeMilliseconds * 1000)
         var positions: [String: HistoryPosition] = [:]
         for connection in connections.values {
             guard let uid = connection.uid, let position = connection.sequence else { continue }
@@ -298,9 +296,6 @@ extension GatewayService {
             cluster.pushes.restore(uid, epoch: position.epoch, seq: position.seq)
         }
     }
-
-    /// How often the sequences of connected users are renewed in Redis (they live 24 hours).
-    static let sequenceRefreshInterval: Duration = .seconds(3600)
 
     /// Tells node `node`, which owns a call of `connection`'s user, that this device is here:
     /// the user is present (no grace period runs for them there) until it departs.

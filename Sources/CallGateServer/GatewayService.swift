@@ -99,8 +99,8 @@ final class GatewayService: @unchecked Sendable {
     lazy var claimRenewal = context.makeTimer { [unowned self] in self.renewClaims() }
     /// Fires when the oldest forwarded op runs out of time.
     lazy var forwardTimer = context.makeTimer { [unowned self] in self.expireForwards() }
-    /// Cluster mode: renews the push sequences of connected users (`+Routing`).
-    lazy var sequenceRefresh = context.makeTimer { [unowned self] in self.restoreSequences() }
+    /// Cluster mode: writes what the node keeps in Redis again every hour (`+Cluster`).
+    lazy var registration = context.makeTimer { [unowned self] in self.registerAgain() }
     /// Fires when the Core's earliest timer is due.
     lazy var coreTimer = context.makeTimer { [unowned self] in self.fireCoreTimers() }
     /// Fires when the oldest socket still waiting for `connect` runs out of time.
