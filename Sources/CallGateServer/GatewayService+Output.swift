@@ -117,7 +117,7 @@ extension GatewayService {
     /// `seq` tail is the user's. Straight to the socket when nothing holds it back, else through
     /// `emit`. In cluster mode each push goes instead, after the same barrier, to Redis once per
     /// user, which numbers and publishes it for their devices on every node, this one too
-    /// (`+Routing`). Returns the events of the pushes that reached a socket of this node, or in
+    /// (`+Pushes`). Returns the events of the pushes that reached a socket of this node, or in
     /// cluster mode were handed to Redis.
     @discardableResult
     private func deliver(_ deliveries: [Delivery], after barrier: UInt64) -> [EventName] {

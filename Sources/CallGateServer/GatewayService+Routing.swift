@@ -10,10 +10,8 @@ import LWS
 /// (`CallOwners`) and, when another node owns it, forwarded there as the frame the device sent,
 /// with the device's user; the owner runs it as a device of its own (`GatewayCore.admitRemote`)
 /// and its reply comes back to be written to the socket. An op whose owner does not answer in
-/// `forwardTimeout` gets `ERR_CALL_OWNER_UNREACHABLE`. The owner hands each push to Redis once
-/// per user (`+Output`), which numbers it in the user's sequence, keeps it in their stream and
-/// publishes it; every node holding a device of that user, the owner too, writes it to its
-/// devices. Service thread only.
+/// `forwardTimeout` gets `ERR_CALL_OWNER_UNREACHABLE`. Pushes follow the user through Redis
+/// (`+Pushes`). Service thread only.
 extension GatewayService {
     /// Runs `local` when the call or session `sessionId` is this node's to answer (it runs or
     /// remembers it, no node owns it, the op came forwarded already, or the id is malformed),
@@ -171,130 +169,6 @@ extension GatewayService {
             return
         }
         dispatch(frame.request, answering: request)
-    }
-
-    /// A push on the channel of `uid`, numbered by Redis for the node that owns its call (this
-    /// one too): offered to `uid`'s devices here, and held for those on their way in. Each
-    /// device is announced to the owner the first time, so that it counts the user as present
-    /// while a device of theirs is here. A push about an event this version does not know
-    /// only moves the devices' positions past it.
-    func received(_ message: ClusterMessage, forUser uid: String) {
-        guard case .push(let origin, let excluding, _, _, let epoch, let seq, _) = message else { return }
-        let entry = HistoryEntry(message)
-        if let entry, arrivals[uid] != nil {
-            arrivingPushes.hold(entry, epoch: epoch, for: uid)
-        }
-        var reached = 0
-        for id in localConnections(of: uid) {
-            guard let connection = connections[id] else { continue }
-            if id.rawValue != excluding, !connection.knownTo.contains(origin) {
-                announce(connection, to: origin)
-            }
-            guard let entry else {
-                _ = advance(connection, to: seq, in: epoch)
-                continue
-            }
-            if offer(entry, in: epoch, to: connection) {
-                reached += 1
-            }
-        }
-        if let entry, reached > 0 {
-            metrics.pushesDelivered(entry.frame.event, count: reached)
-        }
-    }
-
-    /// Gives `connection` the push `entry` of sequence `epoch` if it is the next of its
-    /// sequence (see `advance`); a push it caused, or that `previous` caused, is passed over:
-    /// it had the reply. Returns whether it was handed to the socket.
-    func offer(
-        _ entry: HistoryEntry, in epoch: String, to connection: ClientConnection, skipping previous: ConnectionID? = nil,
-        after barrier: UInt64 = 0
-    ) -> Bool {
-        guard advance(connection, to: entry.seq, in: epoch, after: barrier), entry.excluding != connection.id,
-              previous == nil || entry.excluding != previous else { return false }
-        let numbered = OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))
-        let (reached, written) = hand(numbered, to: [connection.id], excluding: nil, after: barrier)
-        metrics.framesSent(written)
-        return reached > 0
-    }
-
-    /// Moves `connection`'s position to push `seq` of sequence `epoch` when that is the next
-    /// one, and says so. A push at or before the position it read at `connect` came late and
-    /// is ignored; any other push that is not the next (another epoch, a gap, a seq gone back:
-    /// Redis lost the sequence, or this node's subscription missed pushes) closes it with 4011,
-    /// so that it reconnects and recovers from the stream.
-    func advance(_ connection: ClientConnection, to seq: UInt64, in epoch: String, after barrier: UInt64 = 0) -> Bool {
-        guard let position = connection.sequence else { return false }
-        if position.epoch == epoch, seq == position.seq + 1 {
-            connection.sequence?.seq = seq
-            return true
-        }
-        if position.epoch == epoch, seq <= connection.sequenceFloor {
-            return false
-        }
-        connection.sequence = nil
-        logger.info(
-            "push sequence broken",
-            metadata: ["connection": "\(connection.id)", "had": "\(position.epoch) \(position.seq)", "got": "\(epoch) \(seq)"])
-        emit(.close(connection.id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"), after: barrier)
-        return false
-    }
-
-    /// Hands `push` to Redis, which numbers, keeps and publishes it for every device of `uid`;
-    /// while Redis cannot be reached it waits in `unsentPushes` (and so does every push after
-    /// it), to go once Redis is back. A push whose answer was lost may have been published: it
-    /// is not sent again (logged).
-    func publish(_ push: ClusterPush, to uid: String) {
-        guard let cluster else { return }
-        guard unsentPushes.isEmpty else {
-            keepUnsent(push, to: uid)
-            return
-        }
-        cluster.pushes.append(push.parts, toUser: uid) { [weak self] result in
-            guard let self, case .failure(let failure) = result else { return }
-            if case .notConnected = failure {
-                keepUnsent(push, to: uid)
-            } else {
-                logger.warning("push may not have been published", metadata: ["uid": "\(uid)", "error": "\(failure)"])
-            }
-        }
-    }
-
-    /// Sends the pushes that waited for Redis, in order (once its connection is back and this
-    /// node knows which of its calls are still its own, see `registerAgain`).
-    func publishUnsent() {
-        let waiting = unsentPushes
-        unsentPushes.removeAll()
-        if !waiting.isEmpty {
-            logger.info("pushes that waited for Redis published", metadata: ["pushes": "\(waiting.count)"])
-        }
-        for (uid, push) in waiting {
-            publish(push, to: uid)
-        }
-    }
-
-    private func keepUnsent(_ push: ClusterPush, to uid: String) {
-        if unsentPushes.count >= configuration.maxHeldOutput {
-            unsentPushes.removeFirst()
-            logger.warning("push dropped: too many wait for Redis", metadata: ["uid": "\(uid)"])
-        }
-        unsentPushes.append((uid, push))
-    }
-
-    /// Puts back in Redis the push sequence of every user with a device here, as this node last
-    /// saw it, for a Redis that lost them (restarted empty): their devices go on, instead of
-    /// all finding their sequence broken at the next push.
-    func restoreSequences() {
-        guard let cluster else { return }
-        var positions: [String: HistoryPosition] = [:]
-        for connection in connections.values {
-            guard let uid = connection.uid, let position = connection.sequence else { continue }
-            if let known = positions[uid], known.seq >= position.seq { continue }
-            positions[uid] = position
-        }
-        for (uid, position) in positions {
-            cluster.pushes.restore(uid, epoch: position.epoch, seq: position.seq)
-        }
     }
 
     /// Tells node `node`, which owns a call of `connection`'s user, that this device is here:

@@ -19,7 +19,10 @@ import Logging
 /// The extensions: `+WebSocket` (socket lifecycle and request dispatch), `+Tokens` (connect,
 /// refresh, expiry, call tokens), `+Recovery` (the push history a reconnecting device is given
 /// what it missed from), `+Output` (the one path from an outcome to the sockets),
-/// `+HTTP` (call log API, admin, monitoring) and `+Admission` (which connections are served).
+/// `+HTTP` (call log API, admin, monitoring) and `+Admission` (which connections are served);
+/// in cluster mode `+Cluster` (joining, re-registering, reconciling), `+Routing` (ops to their
+/// call's owner, presence), `+Pushes` (pushes through Redis, numbered per user), `+Busy`,
+/// `+ActiveCalls`, `+ClusterGroups` and `+Takeover`.
 final class GatewayService: @unchecked Sendable {
     let configuration: ServerConfiguration
     let context: LWSContext
@@ -82,7 +85,7 @@ final class GatewayService: @unchecked Sendable {
     /// Cluster mode: the pushes that came while a device of their user was on its way in.
     var arrivingPushes: ArrivingPushes
     /// Cluster mode: pushes Redis could not be reached for, in order, sent once it is back
-    /// (`+Routing`); at most `maxHeldOutput`, the oldest dropped first.
+    /// (`+Pushes`); at most `maxHeldOutput`, the oldest dropped first.
     var unsentPushes = Deque<(uid: String, push: ClusterPush)>()
     /// Cluster mode: whether the node was suspended since it last checked its calls (`+Cluster`).
     var wasSuspended = false
