@@ -18,7 +18,11 @@ struct CrashSafetyTests {
     func everyTerminalStatusAClientReceivedSurvivesSIGKILL(store: TestStore) async throws {
         let directory = try TemporaryDirectory()
         let database = try await store.database(in: directory)
-        let arguments = ["--database", database, "--jwt-secret", Self.secret, "--admin-key", "crash-admin"]
+        // The loops outrun the per-socket message rate on a fast machine; the kill must end them.
+        let arguments = [
+            "--database", database, "--jwt-secret", Self.secret, "--admin-key", "crash-admin",
+            "--max-messages-per-second", "0",
+        ]
         let first = try GatewayProcess(arguments: arguments)
         let tokens = try await TokenService(secret: Self.secret)
         let loop = try ClientLoop()
