@@ -32,7 +32,6 @@ final class GatewayProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = log.pipe
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         try process.run()
         port = try readPort()
     }
