@@ -320,11 +320,11 @@ import TestSupport
 
         // A stopped owner hears the op but cannot answer: the forward times out.
         let owner = try #require(cluster.nodes["a"])
-        owner.send(SIGSTOP)
+        try await owner.freeze()
         let started = ContinuousClock.now
         await expectError(.callOwnerUnreachable) { try await bob.acceptCall(first.sessionId) }
         #expect(ContinuousClock.now - started < .seconds(3), "answered after the 300 ms forward timeout")
-        owner.send(SIGCONT)
+        owner.thaw()
 
         // A dead owner is not listening: the op is refused at once.
         owner.kill()

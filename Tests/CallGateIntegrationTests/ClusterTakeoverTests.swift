@@ -96,9 +96,9 @@ import TestSupport
         try await durable(call.sessionId, as: "initiated", in: cluster)
 
         let frozen = try #require(cluster.nodes["a"])
-        frozen.send(SIGSTOP)
+        try await frozen.freeze()
         let owner = try await owner(of: call.sessionId, after: "a", in: cluster)
-        frozen.send(SIGCONT)
+        frozen.thaw()
         #expect(owner == "b|1")
 
         // Node b times the ring out; node a, back, runs the call no more: bob is told once.

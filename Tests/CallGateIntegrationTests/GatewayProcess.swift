@@ -67,6 +67,40 @@ final class GatewayProcess {
         Foundation.kill(process.processIdentifier, signal)
     }
 
+    /// SIGSTOP, then waits until every thread of the process is stopped: the kernel stops the
+    /// group only once the thread it chose runs, and on a loaded machine the others go on
+    /// answering for milliseconds meanwhile. Throws when that takes more than 5 s.
+    func freeze() async throws {
+        send(SIGSTOP)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !allThreadsStopped() {
+            guard ContinuousClock.now < deadline else {
+                throw StartFailure(description: "callgate did not stop within 5 s of SIGSTOP")
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// SIGCONT: a frozen process runs again.
+    func thaw() {
+        send(SIGCONT)
+    }
+
+    /// Whether every thread's state in /proc is `T` (stopped by a signal).
+    private func allThreadsStopped() -> Bool {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else {
+            return false
+        }
+        return threads.allSatisfy { thread in
+            // The state follows the command name's closing parenthesis: "pid (comm) T ...".
+            guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return false }
+            return stat[stat.index(after: end)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+        }
+    }
+
     /// The exit status once the process ended, or nil if it still runs after `timeout`.
     func exitStatus(within timeout: Duration) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
