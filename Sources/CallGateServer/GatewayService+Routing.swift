@@ -53,7 +53,7 @@ extension GatewayService {
         let timeout = configuration.cluster?.forwardTimeout ?? .seconds(2)
         let deadline = clock.monotonicMillis() + timeout.wholeMilliseconds
         let ticket = forwards.open(connection.id, requestID: request.requestID, owner: owner, deadline: deadline)
-        if forwards.nextDeadline == deadline {
+        if forwards.nextDeadline() == deadline {
             armForwardTimer()
         }
         connection.knownTo.insert(owner)
@@ -87,7 +87,7 @@ extension GatewayService {
 
     /// Sets the forward timer to the earliest deadline of the ops waiting, if any.
     private func armForwardTimer() {
-        if let next = forwards.nextDeadline {
+        if let next = forwards.nextDeadline() {
             forwardTimer.schedule(afterMicroseconds: max(0, next - clock.monotonicMillis()) * 1000)
         }
     }
