@@ -4,8 +4,8 @@
 /// A node's own channel (`ClusterKeys.nodeChannel`) carries ops forwarded to it, their answers
 /// (and word that an answer waits for the owner's store), departures of devices it was
 /// forwarded ops from, and its probes; a user's channel (`ClusterKeys.userChannel`) carries the
-/// pushes to that user. The nodes trust one another
-/// (they share Redis), but a message that does not parse is dropped, never trusted in part.
+/// pushes to that user. The nodes trust one another (they share Redis), but a message that
+/// does not parse is dropped, never trusted in part.
 public enum ClusterMessage: Equatable, Sendable {
     /// A push for the devices of the channel's user, but `excluding`, from the node `origin`
     /// that owns its call: `head` is the frame up to its `seq`, the push's number in the user's

@@ -97,8 +97,8 @@ public final class PushStream {
     }
 
     /// Puts back `uid`'s sequence at `epoch` and `seq` if Redis lost it, or raises its seq to
-    /// `seq` in that epoch and renews it (see `ClusterScripts.restoreSequence`). Should it fail, the user's
-    /// devices find their sequence broken at their next push, and reconnect.
+    /// `seq` in that epoch and renews it (see `ClusterScripts.restoreSequence`). Should it
+    /// fail, the user's devices find their sequence broken at their next push, and reconnect.
     public func restore(_ uid: String, epoch: String, seq: UInt64) {
         client.run(
             ClusterScripts.restoreSequence, keys: [ClusterKeys.pushSequence(of: uid), ClusterKeys.pushes(of: uid)],

@@ -50,8 +50,7 @@ extension GatewayService {
         guard let cluster, let userJSON = core.user(of: connection.id)?.clusterJSON else {
             return
         }
-        let timeout = configuration.cluster?.forwardTimeout ?? .seconds(2)
-        let deadline = clock.monotonicMillis() + timeout.wholeMilliseconds
+        let deadline = clock.monotonicMillis() + forwardTimeout.wholeMilliseconds
         let ticket = forwards.open(connection.id, requestID: request.requestID, owner: owner, deadline: deadline)
         if forwards.nextDeadline() == deadline {
             armForwardTimer()
@@ -75,11 +74,15 @@ extension GatewayService {
     /// Fails every forwarded op whose owner did not answer in time; re-arms for the next one.
     func expireForwards() {
         for pending in forwards.expire(now: clock.monotonicMillis()) {
-            let timeout = configuration.cluster?.forwardTimeout ?? .seconds(2)
-            let waited = pending.held ? "\(Self.heldAnswerBound) for its held answer" : "\(timeout)"
+            let waited = pending.held ? "\(Self.heldAnswerBound) for its held answer" : "\(forwardTimeout)"
             unanswered(pending, because: "node \(pending.owner), which owns this call, did not answer within \(waited); the op may or may not have been done")
         }
         armForwardTimer()
+    }
+
+    /// How long a forwarded op waits for its owner's answer (`--cluster-forward-timeout`).
+    private var forwardTimeout: Duration {
+        configuration.cluster?.forwardTimeout ?? .seconds(2)
     }
 
     /// How long a forwarded op waits once its owner said the answer waits for its store.

@@ -1,7 +1,7 @@
 import CallGateCluster
 import CallGateCore
-import DequeModule
 import CallGateProtocol
+import DequeModule
 import Foundation
 import LWS
 import Logging
