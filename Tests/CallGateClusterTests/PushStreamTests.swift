@@ -57,8 +57,7 @@ import Testing
     @Test func pushesAreNumberedKeptAndGivenBackAfterAPosition() async throws {
         let redis = try ThrowawayRedis()
         defer { redis.stop() }
-        let fixture = try await RedisClientTests.Fixture(redis.url)
-        try await fixture.loop.stopping {
+        try await RedisClientTests.withClient(redis.url) { fixture in
             #expect(await fixture.waitReady())
             let streams = await Streams(fixture, perUser: 3)
             let fresh = try await streams.read("bob", from: nil)
@@ -89,8 +88,7 @@ import Testing
     @Test func aSequenceRedisLostIsPutBackAsTheNodesSawIt() async throws {
         let redis = try ThrowawayRedis()
         defer { redis.stop() }
-        let fixture = try await RedisClientTests.Fixture(redis.url)
-        try await fixture.loop.stopping {
+        try await RedisClientTests.withClient(redis.url) { fixture in
             #expect(await fixture.waitReady())
             let streams = await Streams(fixture, perUser: 8)
             for _ in 0..<3 {

@@ -54,7 +54,7 @@ import Testing
     }
 
     /// Runs `body` with a client of `url`, and stops its loop however `body` ends.
-    private func withClient(
+    static func withClient(
         _ url: String, replyTimeout: Duration = .seconds(2), _ body: (Fixture) async throws -> Void
     ) async throws {
         let fixture = try await Fixture(url, replyTimeout: replyTimeout)
@@ -64,7 +64,7 @@ import Testing
     @Test func repliesOfEveryKindComeBackBinarySafe() async throws {
         let redis = try ThrowawayRedis()
         defer { redis.stop() }
-        try await withClient(redis.url) { fixture in
+        try await Self.withClient(redis.url) { fixture in
             #expect(await fixture.waitReady())
             let value: [UInt8] = [0, 1, 2, 255, 13, 10, 0] + Array(repeating: 7, count: 100_000)
             #expect(await fixture.send([Array("SET".utf8), [0, 107], value]) == .success(.status("OK")))
@@ -86,7 +86,7 @@ import Testing
     @Test func scriptsAreSentWholeOnceThenBySHAAndWholeAgainWhenRedisForgotThem() async throws {
         let redis = try ThrowawayRedis()
         defer { redis.stop() }
-        try await withClient(redis.url) { fixture in
+        try await Self.withClient(redis.url) { fixture in
             #expect(await fixture.waitReady())
             let script = RedisScript(name: "echo", source: "return {KEYS[1], ARGV[1], redis.call('INCR', KEYS[1])}")
             #expect(script.sha1 == (try redis.command("SCRIPT", "LOAD", script.source)))
@@ -109,7 +109,7 @@ import Testing
     @Test func aScriptRunFirstKeepsItsPlaceAmongTheCommandsAfterIt() async throws {
         let redis = try ThrowawayRedis()
         defer { redis.stop() }
-        try await withClient(redis.url) { fixture in
+        try await Self.withClient(redis.url) { fixture in
             #expect(await fixture.waitReady())
             let script = RedisScript(name: "set", source: "return redis.call('SET', KEYS[1], ARGV[1])")
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -129,7 +129,7 @@ import Testing
         let redis = try ThrowawayRedis(persistent: true)
         defer { redis.stop() }
         redis.kill()
-        try await withClient(redis.url) { fixture in
+        try await Self.withClient(redis.url) { fixture in
             guard case .failure(.notConnected) = await fixture.send("PING") else {
                 Issue.record("a command with no connection fails at once")
                 return
@@ -154,7 +154,7 @@ import Testing
     @Test func aLateReplyDropsTheConnectionAndFailsWhatWaited() async throws {
         let redis = try ThrowawayRedis()
         defer { redis.stop() }
-        try await withClient(redis.url, replyTimeout: .milliseconds(300)) { fixture in
+        try await Self.withClient(redis.url, replyTimeout: .milliseconds(300)) { fixture in
             #expect(await fixture.waitReady())
             fixture.states.clear()
             let started = ContinuousClock.now
@@ -174,14 +174,14 @@ import Testing
     @Test func logsInWithThePasswordAndReportsARefusedOne() async throws {
         let redis = try ThrowawayRedis(password: "s3cret")
         defer { redis.stop() }
-        try await withClient(redis.url + "/2") { fixture in
+        try await Self.withClient(redis.url + "/2") { fixture in
             #expect(await fixture.waitReady())
             #expect(await fixture.send("SET", "in-db-2", "x") == .success(.status("OK")))
             let stored = try redis.command("-n", "2", "GET", "in-db-2")
             #expect(stored == "x")
 
         }
-        try await withClient("redis://:wrong@127.0.0.1:\(redis.port)") { refused in
+        try await Self.withClient("redis://:wrong@127.0.0.1:\(redis.port)") { refused in
             try await Task.sleep(for: .milliseconds(500))
             let error = await refused.loop.onLoop { [refused] in refused.client?.lastError }
             #expect(error?.contains("AUTH refused") == true, "got \(String(describing: error))")
@@ -194,7 +194,7 @@ import Testing
         // the login is what goes unanswered: only our timer ends the attempt.
         let silent = try SilentListener()
         defer { silent.close() }
-        try await withClient("redis://127.0.0.1:\(silent.port)") { fixture in
+        try await Self.withClient("redis://127.0.0.1:\(silent.port)") { fixture in
             try await Task.sleep(for: .milliseconds(2_500))
             let error = await fixture.loop.onLoop { [fixture] in fixture.client?.lastError }
             #expect(error?.contains("within") == true, "got \(String(describing: error))")

@@ -110,7 +110,8 @@ import TestSupport
             return
         }
         #expect(back.closeCode == CloseCode.sequenceBroken)
-        let (_, again) = try await cluster.connect("bob", on: "a", recovering: try #require(back.recoveryPoint))
+        let resume = try #require(back.recoveryPoint)
+        let (_, again) = try await cluster.connect("bob", on: "a", recovering: resume)
         #expect(again.recovery?.recovered == false && again.epoch != point.epoch && again.seq == 1)
         #expect(again.activeCalls.count == 1)
     }
