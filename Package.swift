@@ -139,7 +139,7 @@ let package = Package(
             name: "CallGateIntegrationTests",
             dependencies: [
                 "CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
-                "CallGateStorePostgres", "CallGateBench", "CallGateConsole", "TestSupport",
+                "CallGateStorePostgres", "CallGateBench", "CallGateConsole", "CallGateCluster", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

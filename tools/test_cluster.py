@@ -41,11 +41,12 @@ def test_arguments_are_bounded():
 
 def test_each_node_gets_its_id_port_and_the_shared_secrets():
     cluster = load_cluster_script()
-    argv = cluster.node_argv("/bin/callgate", 2, 8082, "redis://127.0.0.1:1", "postgres://x", "s", "k", Path("/tmp/o"))
+    argv = cluster.node_argv("/bin/callgate", 2, 8082, "redis://127.0.0.1:1", "postgres://x", "s", "k", "c" * 64,
+                              Path("/tmp/o"))
     assert argv[:2] == ["/bin/callgate", "serve"]
     joined = " ".join(argv)
     for part in ("--port 8082", "--cluster redis://127.0.0.1:1", "--database postgres://x", "--node-id node2",
-                 "--jwt-secret s", "--admin-key k", "--dead-letter-file /tmp/o/node2.dead-letters.jsonl"):
+                 "--jwt-secret s", "--admin-key k", f"--cluster-secret {'c' * 64}", "--dead-letter-file /tmp/o/node2.dead-letters.jsonl"):
         assert part in joined
 
 

@@ -4,7 +4,9 @@ import Logging
 
 /// This node's side of the cluster's pub/sub: its own channel (ops forwarded to it, their
 /// answers, departures, its probes) and the channel of every user with a device here, on the
-/// subscription connection; publishes go over the command connection.
+/// subscription connection; publishes go over the command connection. Every message is sealed
+/// with the cluster secret (`BusSignature`) for its channel; one whose seal fails is dropped
+/// and counted (`onRejected`), never acted on.
 ///
 /// The subscription's liveness is checked end to end: every `probeInterval` the node publishes
 /// a probe on its own channel, and when none came back for `probeTimeout` (a connection that is
@@ -23,6 +25,8 @@ public final class ClusterBus {
     public let nodeID: String
     /// This node's channel.
     public let channel: String
+    /// Seals what this node publishes and checks what it hears.
+    public let signature: BusSignature
     private let client: RedisClient
     private let subscriber: RedisSubscriber
     private unowned let context: LWSContext
@@ -42,15 +46,20 @@ public final class ClusterBus {
     public var onNodeMessage: (ClusterMessage) -> Void = { _ in }
     /// The node's channel is subscribed (again), or no longer is.
     public var onReadyChanged: (Bool) -> Void = { _ in }
+    /// A message was dropped: its seal failed, or it did not parse (nil).
+    public var onRejected: (BusSignature.Rejection?) -> Void = { _ in }
+    /// When a dropped message was last logged: a flood of them logs a line per 10 s.
+    private var lastRejectionLogged: ContinuousClock.Instant?
 
     /// The bus of `nodeID`, publishing through `client` (which its owner starts) and subscribing
-    /// on a connection of its own to `endpoint`.
+    /// on a connection of its own to `endpoint`, sealing and checking messages with `signature`.
     public init(
-        nodeID: String, client: RedisClient, endpoint: RedisEndpoint, context: LWSContext, timing: Timing = Timing(),
-        logger: Logger
+        nodeID: String, client: RedisClient, endpoint: RedisEndpoint, signature: BusSignature, context: LWSContext,
+        timing: Timing = Timing(), logger: Logger
     ) {
         self.nodeID = nodeID
         channel = ClusterKeys.nodeChannel(nodeID)
+        self.signature = signature
         self.client = client
         self.context = context
         self.timing = timing
@@ -106,7 +115,7 @@ public final class ClusterBus {
     /// (logged): the other nodes reload every group when their subscription comes back.
     public func announceGroupChange(_ guid: String) {
         let message = ClusterMessage.groupChanged(origin: nodeID, guid: guid)
-        client.send([Array("PUBLISH".utf8), Array(ClusterKeys.groupsChannel.utf8), message.encoded]) { [logger] result in
+        publish(message, on: ClusterKeys.groupsChannel) { [logger] result in
             if case .failure(let failure) = result {
                 logger.warning("group change not announced", metadata: ["guid": "\(guid)", "error": "\(failure)"])
             }
@@ -118,7 +127,14 @@ public final class ClusterBus {
     public func send(
         _ message: ClusterMessage, toNode node: String, then done: @escaping (Result<RedisReply, RedisFailure>) -> Void
     ) {
-        client.send([Array("PUBLISH".utf8), Array(ClusterKeys.nodeChannel(node).utf8), message.encoded], then: done)
+        publish(message, on: ClusterKeys.nodeChannel(node), then: done)
+    }
+
+    /// Publishes `message`, sealed, on `target`.
+    private func publish(
+        _ message: ClusterMessage, on target: String, then done: @escaping (Result<RedisReply, RedisFailure>) -> Void
+    ) {
+        client.send([Array("PUBLISH".utf8), Array(target.utf8), signature.seal(message.encoded, on: target)], then: done)
     }
 
     private func confirmed(_ confirmedChannel: String) {
@@ -133,8 +149,16 @@ public final class ClusterBus {
     }
 
     private func received(_ payload: [UInt8], on messageChannel: String) {
-        guard let message = ClusterMessage(payload) else {
-            logger.warning("malformed cluster message dropped", metadata: ["channel": "\(messageChannel)", "bytes": "\(payload.count)"])
+        let message: ClusterMessage
+        switch signature.open(payload, on: messageChannel) {
+        case .success(let bytes):
+            guard let parsed = ClusterMessage(Array(bytes)) else {
+                rejected(nil, on: messageChannel, bytes: payload.count)
+                return
+            }
+            message = parsed
+        case .failure(let rejection):
+            rejected(rejection, on: messageChannel, bytes: payload.count)
             return
         }
         if messageChannel == channel {
@@ -160,6 +184,17 @@ public final class ClusterBus {
             subscriber.reconnect(because: "no probe came back for \(timing.probeTimeout)")
             return
         }
-        client.send([Array("PUBLISH".utf8), Array(channel.utf8), ClusterMessage.probe.encoded]) { _ in }
+        publish(.probe, on: channel) { _ in }
+    }
+
+    /// Counts a dropped message, and logs it unless another was logged in the last 10 s.
+    private func rejected(_ rejection: BusSignature.Rejection?, on messageChannel: String, bytes: Int) {
+        onRejected(rejection)
+        let now = ContinuousClock.now
+        if let last = lastRejectionLogged, now - last < .seconds(10) { return }
+        lastRejectionLogged = now
+        logger.warning("cluster message dropped", metadata: [
+            "channel": "\(messageChannel)", "bytes": "\(bytes)", "reason": "\(rejection?.rawValue ?? "malformed")",
+        ])
     }
 }

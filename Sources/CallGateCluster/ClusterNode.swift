@@ -20,24 +20,26 @@ public final class ClusterNode {
     public var onReady: () -> Void = {}
 
     /// A node `nodeID` on the Redis at `endpoint`, claimed by `NodeIDClaim` as `incarnation`
-    /// with `number`, keeping each user's pushes for `historyWindow`, at most `historyPerUser`
-    /// of them; nothing connects until `start`. May be made before the context starts
-    /// (it touches the loop only from `start` on).
+    /// with `number`, sealing its bus messages with `signature`, keeping each user's pushes for
+    /// `historyWindow`, at most `historyPerUser` of them; nothing connects until `start`. May be
+    /// made before the context starts (it touches the loop only from `start` on).
     public init(
-        nodeID: String, incarnation: String, number: Int64, redis endpoint: RedisEndpoint, context: LWSContext,
-        timing: ClusterMembership.Timing, historyWindow: Duration, historyPerUser: Int, logger: Logger
+        nodeID: String, incarnation: String, number: Int64, redis endpoint: RedisEndpoint, signature: BusSignature,
+        context: LWSContext, timing: ClusterMembership.Timing, historyWindow: Duration, historyPerUser: Int, logger: Logger
     ) {
         client = RedisClient(endpoint: endpoint, name: "callgate:\(nodeID)", context: context, logger: logger)
         membership = ClusterMembership(
             nodeID: nodeID, incarnation: incarnation, number: number, client: client, context: context, timing: timing,
             logger: logger)
-        bus = ClusterBus(nodeID: nodeID, client: client, endpoint: endpoint, context: context, logger: logger)
+        bus = ClusterBus(
+            nodeID: nodeID, client: client, endpoint: endpoint, signature: signature, context: context, logger: logger)
         owners = CallOwners(nodeID: nodeID, client: client)
         busy = BusyClaims(nodeID: nodeID, client: client, logger: logger)
         activeCalls = ActiveCallIndex(nodeID: nodeID, client: client)
         presence = UserPresence(nodeID: nodeID, client: client)
         takeover = NodeTakeover(nodeID: nodeID, client: client)
-        pushes = PushStream(client: client, window: historyWindow, maxEntriesPerUser: historyPerUser)
+        pushes = PushStream(
+            client: client, signature: signature, window: historyWindow, maxEntriesPerUser: historyPerUser)
     }
 
     /// This node's id.

@@ -28,11 +28,17 @@ public final class PushStream {
     /// How long a user's sequence is kept after their last push or connect.
     public let sequenceLifetime: Duration
     private let client: RedisClient
+    /// Seals each push for its user's channel; a kept push whose seal fails is not recovered.
+    private let signature: BusSignature
+    /// A kept push was dropped: its seal failed, or it did not parse (nil).
+    public var onRejected: (BusSignature.Rejection?) -> Void = { _ in }
 
     public init(
-        client: RedisClient, window: Duration, maxEntriesPerUser: Int, sequenceLifetime: Duration = .seconds(86_400)
+        client: RedisClient, signature: BusSignature, window: Duration, maxEntriesPerUser: Int,
+        sequenceLifetime: Duration = .seconds(86_400)
     ) {
         self.client = client
+        self.signature = signature
         self.window = window
         self.maxEntriesPerUser = maxEntriesPerUser
         self.sequenceLifetime = sequenceLifetime
@@ -45,11 +51,13 @@ public final class PushStream {
         _ parts: (beforeSeq: [UInt8], afterSeq: [UInt8]), toUser uid: String,
         then done: @escaping (Result<UInt64, RedisFailure>) -> Void
     ) {
+        let channel = ClusterKeys.userChannel(uid)
+        let sealed = signature.seal(push: parts, on: channel)
         client.run(
             ClusterScripts.appendPush, keys: [ClusterKeys.pushSequence(of: uid), ClusterKeys.pushes(of: uid)],
             arguments: [
                 Self.freshEpoch(), Self.millis(sequenceLifetime), Array(String(maxEntriesPerUser).utf8), Self.millis(window),
-                Array(ClusterKeys.userChannel(uid).utf8), parts.beforeSeq, parts.afterSeq,
+                Array(channel.utf8), sealed.beforeSeq, sealed.afterSeq,
             ]
         ) { result in
             done(result.flatMap { reply in
@@ -72,7 +80,7 @@ public final class PushStream {
                 Self.freshEpoch(), Self.millis(sequenceLifetime), Array((position?.epoch ?? "").utf8),
                 Array("\(from ?? 0)-0".utf8), Array(String(from == nil ? 0 : maxEntriesPerUser).utf8),
             ]
-        ) { [maxEntriesPerUser] result in
+        ) { [maxEntriesPerUser, signature, weak self] result in
             done(result.flatMap { reply in
                 guard let values = reply.elements, values.count >= 2, let epoch = values[0].text,
                       let seq = values[1].integer.flatMap(UInt64.init(exactly:)) else {
@@ -80,9 +88,20 @@ public final class PushStream {
                 }
                 var missed: [ClusterMessage]?
                 if let position, let from, position.epoch == epoch, position.seq <= seq, seq - position.seq <= maxEntriesPerUser {
+                    // A kept push is checked for its seal, not its age: it may be as old as the window.
                     let kept = values.dropFirst(2).compactMap { value -> ClusterMessage? in
                         guard case .bulk(let bytes) = value else { return nil }
-                        return ClusterMessage(bytes)
+                        switch signature.open(bytes, on: ClusterKeys.userChannel(uid), checkingAge: false) {
+                        case .success(let message):
+                            guard let push = ClusterMessage(Array(message)) else {
+                                self?.onRejected(nil)
+                                return nil
+                            }
+                            return push
+                        case .failure(let rejection):
+                            self?.onRejected(rejection)
+                            return nil
+                        }
                     }
                     let numbers = kept.compactMap { message -> UInt64? in
                         if case .push(_, _, _, _, epoch, let seq, _) = message { seq } else { nil }

@@ -1,6 +1,7 @@
 import CallGateCluster
 
-/// Cluster mode: this node's id and the Redis that the nodes share (with PostgreSQL as the store).
+/// Cluster mode: this node's id, the Redis that the nodes share (with PostgreSQL as the store)
+/// and the secret that seals their messages.
 public struct ClusterConfiguration: Sendable {
     /// Node ids are 1 to 64 letters, digits, `.`, `_`, `:` or `-` (they go into Redis keys and logs).
     public static let nodeIDPattern = "1 to 64 of A-Z a-z 0-9 . _ : -"
@@ -8,6 +9,8 @@ public struct ClusterConfiguration: Sendable {
     public var redis: RedisEndpoint
     /// This node's id, unique in the cluster.
     public var nodeID: String
+    /// Seals and checks the messages between nodes (`--cluster-secret`).
+    public var signature: BusSignature
     /// The heartbeat's timing.
     public var timing = ClusterMembership.Timing()
     /// How long `GatewayServer.start` waits for Redis to acknowledge this node before it fails.
@@ -19,9 +22,10 @@ public struct ClusterConfiguration: Sendable {
     /// device gets `ERR_CALL_OWNER_UNREACHABLE` (`--cluster-forward-timeout`).
     public var forwardTimeout: Duration = .seconds(2)
 
-    public init(redis: RedisEndpoint, nodeID: String) {
+    public init(redis: RedisEndpoint, nodeID: String, signature: BusSignature) {
         self.redis = redis
         self.nodeID = nodeID
+        self.signature = signature
     }
 
     /// Whether `id` is a usable node id.

@@ -1,3 +1,4 @@
+import CallGateCluster
 import CallGateProtocol
 import CoreMetrics
 import Metrics
@@ -49,6 +50,8 @@ final class GatewayMetrics {
     private let forwardedOps: CoreMetrics.Counter
     private let unansweredForwards: CoreMetrics.Counter
     private let takenOver: CoreMetrics.Counter
+    /// By reason: `BusSignature.Rejection`'s raw values, and `malformed`.
+    private let busRejected: [String: CoreMetrics.Counter]
 
     /// Registers every metric in `registry`, which should be this server's alone. Labelled
     /// series with a known set of values start at 0, so a rate over them works from the start.
@@ -85,6 +88,9 @@ final class GatewayMetrics {
         forwardedOps = CoreMetrics.Counter(label: "callgate_cluster_forwarded_ops_total", factory: factory)
         unansweredForwards = CoreMetrics.Counter(label: "callgate_cluster_unanswered_forwards_total", factory: factory)
         takenOver = CoreMetrics.Counter(label: "callgate_cluster_calls_taken_over_total", factory: factory)
+        busRejected = Dictionary(uniqueKeysWithValues: (BusSignature.Rejection.allCases.map(\.rawValue) + ["malformed"]).map {
+            ($0, CoreMetrics.Counter(label: "callgate_cluster_bus_rejected_total", dimensions: [("reason", $0)], factory: factory))
+        })
         for label in CloseCodeLabel.common {
             socketsClosed[label] = closedCounter(label)
         }
@@ -108,6 +114,12 @@ final class GatewayMetrics {
     /// Cluster mode: `count` open calls of a lapsed node became this node's.
     func callsTakenOver(_ count: Int) {
         takenOver.increment(by: count)
+    }
+
+    /// Cluster mode: a bus message, or a push read back from a user's stream, was dropped
+    /// because its seal failed (`rejection`) or it did not parse (nil).
+    func busMessageRejected(_ rejection: BusSignature.Rejection?) {
+        busRejected[rejection?.rawValue ?? "malformed"]?.increment()
     }
 
     /// A WebSocket opened.

@@ -104,7 +104,7 @@ public final class GatewayServer: Sendable {
                 // Before the context starts: readiness and upgrades refuse until the node joined.
                 service.cluster = ClusterNode(
                     nodeID: cluster.nodeID, incarnation: incarnation, number: nodeNumber, redis: cluster.redis,
-                    context: context, timing: cluster.timing,
+                    signature: cluster.signature, context: context, timing: cluster.timing,
                     historyWindow: .milliseconds(configuration.history.windowMillis),
                     historyPerUser: configuration.history.maxEntriesPerUser, logger: logger)
             }

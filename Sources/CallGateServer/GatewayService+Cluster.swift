@@ -61,6 +61,8 @@ extension GatewayService {
                     liveness()
                 }
                 node.bus.onGroupChanged = { [unowned self] guid in reloadGroup(guid) }
+                node.bus.onRejected = { [metrics] rejection in metrics.busMessageRejected(rejection) }
+                node.pushes.onRejected = { [metrics] rejection in metrics.busMessageRejected(rejection) }
                 node.onReady = { [unowned self] in registerAgain() }
                 node.bus.onNodeMessage = { [unowned self] message in received(message) }
                 node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }

@@ -26,7 +26,8 @@ import Testing
             }
             await loop.onLoop { [self, timing] in
                 let node = ClusterNode(
-                    nodeID: id, incarnation: incarnation, number: number, redis: endpoint, context: loop.context,
+                    nodeID: id, incarnation: incarnation, number: number, redis: endpoint,
+                    signature: BusSignatureTests.testSignature, context: loop.context,
                     timing: timing, historyWindow: .seconds(120), historyPerUser: 256, logger: Logger(label: "test"))
                 node.membership.onLive = { [states] in states.append("live") }
                 node.membership.onSuspended = { [states] in states.append("suspended: \($0)") }

@@ -14,7 +14,8 @@ import Testing
         init(_ fixture: RedisClientTests.Fixture, perUser: Int) async {
             self.fixture = fixture
             await fixture.loop.onLoop { [self] in
-                stream = fixture.client.map { PushStream(client: $0, window: .seconds(60), maxEntriesPerUser: perUser) }
+                stream = fixture.client.map { PushStream(
+                    client: $0, signature: BusSignatureTests.testSignature, window: .seconds(60), maxEntriesPerUser: perUser) }
             }
         }
 

@@ -95,7 +95,7 @@ import FoundationNetworking
         let started = ContinuousClock.now
         let twin = try await CommandRun.run([
             GatewayProcess.executable.path, "serve", "--port", "0", "--cluster", redis.url, "--database", database,
-            "--node-id", "a", "--jwt-secret", Self.secret,
+            "--node-id", "a", "--jwt-secret", Self.secret, "--cluster-secret", GatewayProcess.clusterSecret,
         ])
         #expect(twin.exitCode != 0)
         #expect(twin.output.contains("node id a is held by a live process"), "\(twin)")
@@ -119,6 +119,12 @@ import FoundationNetworking
             (["--cluster", "redis://127.0.0.1:6379", "--node-id", "a b"], "not usable"),
             (["--cluster", "redis://127.0.0.1:6379"], "give --node-id"),
             (["--node-id", "a"], "give --cluster"),
+            (["--cluster", "redis://127.0.0.1:6379", "--node-id", "a"], "needs --cluster-secret"),
+            (["--cluster", "redis://127.0.0.1:6379", "--node-id", "a", "--cluster-secret", "short"], "at least 32 bytes, got 5"),
+            (["--cluster", "redis://127.0.0.1:6379", "--node-id", "a", "--cluster-secret", String(repeating: "s", count: 32),
+              "--cluster-previous-secret", "old"], "--cluster-previous-secret must be at least 32 bytes"),
+            (["--cluster", "redis://127.0.0.1:6379", "--node-id", "a", "--cluster-secret", String(repeating: "s", count: 32),
+              "--cluster-message-max-age", "0"], "--cluster-message-max-age must be 1 to 3600 seconds, got 0"),
         ] {
             let run = try await CommandRun.run([executable, "serve", "--port", "0", "--database", database] + arguments)
             #expect(run.exitCode != 0)

@@ -4,15 +4,21 @@ import TestSupport
 /// What the cluster tests share: nodes as real `callgate serve --cluster` processes, waiting for a
 /// condition, and SQL on the database the nodes share.
 extension GatewayProcess {
-    /// Node `id` of the cluster on `redis` and `database`, signing tokens with `secret`; `extra`
-    /// flags are added.
+    /// Node `id` of the cluster on `redis` (connecting with `redisURL`, default its URL) and
+    /// `database`, signing tokens with `secret` and sealing its messages with `clusterSecret`;
+    /// `extra` flags are added.
     static func clusterNode(
-        _ id: String, redis: ThrowawayRedis, database: String, secret: String, _ extra: [String] = []
+        _ id: String, redis: ThrowawayRedis, redisURL: String? = nil, database: String, secret: String,
+        clusterSecret: String = GatewayProcess.clusterSecret, _ extra: [String] = []
     ) throws -> GatewayProcess {
         try GatewayProcess(arguments: [
-            "--cluster", redis.url, "--database", database, "--node-id", id, "--jwt-secret", secret,
+            "--cluster", redisURL ?? redis.url, "--database", database, "--node-id", id, "--jwt-secret", secret,
+            "--cluster-secret", clusterSecret,
         ] + extra)
     }
+
+    /// The cluster secret of the tests' nodes.
+    static let clusterSecret = "cluster-tests-bus-secret-0123456789abcdef"
 }
 
 /// Polls `condition` every 50 ms for up to `seconds`; whether it came true.

@@ -349,10 +349,15 @@ final class RoutingCluster {
     /// The admin key of every node.
     static let adminKey = "cluster-routing-admin"
 
-    /// Nodes `ids` with `extra` flags, on `database` (default: a fresh database of the shared
-    /// test server).
-    init(_ ids: [String], _ extra: [String] = [], database: String? = nil) async throws {
-        redis = try ThrowawayRedis()
+    /// Nodes `ids` with `extra` flags, on `redis` (default: a new one) and `database` (default:
+    /// a fresh database of the shared test server).
+    /// `redisURL` is what the nodes connect with (default: `redis`'s URL).
+    init(
+        _ ids: [String], _ extra: [String] = [], redis: ThrowawayRedis? = nil, redisURL: String? = nil,
+        database: String? = nil
+    ) async throws {
+        let redis = try redis ?? ThrowawayRedis()
+        self.redis = redis
         if let database {
             self.database = database
         } else {
@@ -362,7 +367,8 @@ final class RoutingCluster {
         loop = try ClientLoop()
         for id in ids {
             nodes[id] = try GatewayProcess.clusterNode(
-                id, redis: redis, database: self.database, secret: Self.secret, ["--admin-key", Self.adminKey] + extra)
+                id, redis: redis, redisURL: redisURL, database: self.database, secret: Self.secret,
+                ["--admin-key", Self.adminKey] + extra)
         }
     }
 

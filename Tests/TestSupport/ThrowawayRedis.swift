@@ -20,16 +20,26 @@ public final class ThrowawayRedis: @unchecked Sendable {
     public let persistent: Bool
     /// Its password (`requirepass`); nil for none.
     public let password: String?
+    /// Whether it loads an ACL file (`users`); `command` then logs in as `admin`.
+    private let hasACL: Bool
     private var process: Process?
 
     /// Starts a server; throws `Failure` when redis-server is not installed (`make deps` installs
-    /// it) or does not answer within 10 s.
-    public init(persistent: Bool = false, password: String? = nil) throws {
+    /// it) or does not answer within 10 s. `users`: the lines of an ACL file to load (with
+    /// `users.acl`), to which a user `admin` with every right and `password` is added for
+    /// `command`.
+    public init(persistent: Bool = false, password: String? = nil, users: [String]? = nil) throws {
         self.persistent = persistent
         self.password = password
+        hasACL = users != nil
         directory = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("callgate-redis-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if let users {
+            let admin = "user admin on >\(password ?? "admin") ~* &* +@all"
+            try (users + [admin]).joined(separator: "\n").appending("\n")
+                .write(to: directory.appendingPathComponent("users.acl"), atomically: true, encoding: .utf8)
+        }
         port = try FreePort.pick()
         do {
             try start()
@@ -47,6 +57,11 @@ public final class ThrowawayRedis: @unchecked Sendable {
 
     /// `redis://[:password@]127.0.0.1:<port>`.
     public var url: String { "redis://\(password.map { ":\($0)@" } ?? "")127.0.0.1:\(port)" }
+
+    /// `redis://user:password@127.0.0.1:<port>`: the URL of one of its ACL's users.
+    public func url(user: String, password: String) -> String {
+        "redis://\(user):\(password)@127.0.0.1:\(port)"
+    }
 
     /// The running server's process id; 0 when it is not running.
     public var pid: Int32 {
@@ -66,7 +81,8 @@ public final class ThrowawayRedis: @unchecked Sendable {
             "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path, "--save", "",
             "--appendonly", persistent ? "yes" : "no", "--appendfsync", "always", "--daemonize", "no",
             "--logfile", logPath, "--protected-mode", "no",
-        ] + (password.map { ["--requirepass", $0] } ?? [])
+        ] + (hasACL ? ["--aclfile", directory.appendingPathComponent("users.acl").path]
+            : password.map { ["--requirepass", $0] } ?? [])
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()
@@ -109,7 +125,8 @@ public final class ThrowawayRedis: @unchecked Sendable {
     @discardableResult
     public func command(_ arguments: String...) throws -> String {
         let run = try CommandRun.runBlocking(
-            ["redis-cli", "-h", "127.0.0.1", "-p", "\(port)", "--no-auth-warning"] + (password.map { ["-a", $0] } ?? [])
+            ["redis-cli", "-h", "127.0.0.1", "-p", "\(port)", "--no-auth-warning"]
+                + (hasACL ? ["--user", "admin", "--pass", password ?? "admin"] : password.map { ["-a", $0] } ?? [])
                 + arguments,
             timeoutSeconds: 10)
         guard run.exitCode == 0 else { throw Failure(description: "redis-cli \(arguments): \(run)") }
