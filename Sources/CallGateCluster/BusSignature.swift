@@ -11,7 +11,8 @@ import Foundation
 /// after the node sealed it. While a previous secret is kept (rotation), messages carry a MAC
 /// under each secret, so that nodes still on the old one accept them, and a MAC under either
 /// secret is accepted. A message older (or newer) than `maxAge` by the receiver's clock is
-/// refused as stale, but for pushes read back from a user's stream. Pure; any thread.
+/// refused as stale (pushes read back from a user's stream are given their own bound); the
+/// same message heard twice is refused by the bus (`SeenSeals`). Pure; any thread.
 public struct BusSignature: Sendable {
     /// Why a message was refused.
     public enum Rejection: String, Error, CaseIterable {
@@ -21,12 +22,43 @@ public struct BusSignature: Sendable {
         case forged
         /// It was sealed longer than `maxAge` ago, or that far in the future.
         case stale
+        /// It was heard before (`SeenSeals`).
+        case replayed
+        /// It is longer than `maxMessageBytes`.
+        case oversized
+    }
+
+    /// A message whose seal is good.
+    public struct Opened: Equatable {
+        /// The message inside the seal.
+        public let message: ArraySlice<UInt8>
+        /// When it was sealed (Unix ms).
+        public let stamp: Int64
+        /// Its MAC, as this node computed it: the same for every copy of the message, whatever
+        /// epoch and seq a push carries.
+        public let digest: Digest
+    }
+
+    /// The first 16 bytes of a MAC, which name a message among those heard.
+    public struct Digest: Hashable, Sendable {
+        let high: UInt64
+        let low: UInt64
     }
 
     /// The fewest bytes a secret has.
     public static let minimumSecretBytes = 32
     /// How far a message's seal may be from the receiver's clock, by default.
     public static let defaultMaxAge: Duration = .seconds(30)
+    /// The longest message a node opens.
+    public static let maxMessageBytes = 1 << 20
+
+    /// How far a message's seal may be from the receiver's clock.
+    public var maxAge: Duration { .milliseconds(maxAgeMillis) }
+
+    /// Now, by the clock seals are judged by (Unix ms).
+    public func nowMillis() -> Int64 {
+        now()
+    }
 
     private let current: SymmetricKey
     private let previous: SymmetricKey?
@@ -69,31 +101,50 @@ public struct BusSignature: Sendable {
         (sealLine(for: channel, signing: (parts.beforeSeq + parts.afterSeq)[...]) + parts.beforeSeq, parts.afterSeq)
     }
 
-    /// The message inside `bytes` when its seal is good for `channel` (and, with `checkingAge`,
-    /// recent), else why not.
-    public func open(_ bytes: [UInt8], on channel: String, checkingAge: Bool = true) -> Result<ArraySlice<UInt8>, Rejection> {
+    /// The message inside `bytes` when its seal is good for `channel` and it was sealed within
+    /// `maxAge` (default: this seal's) of now, else why not.
+    public func open(_ bytes: [UInt8], on channel: String, maxAge: Duration? = nil) -> Result<Opened, Rejection> {
+        guard bytes.count <= Self.maxMessageBytes else { return .failure(.oversized) }
         guard bytes.count > 2, bytes[0] == UInt8(ascii: "S"), bytes[1] == UInt8(ascii: " "),
               let end = bytes.firstIndex(of: Self.newline) else { return .failure(.unsigned) }
         let fields = bytes[2..<end].split(separator: Self.space, omittingEmptySubsequences: false)
-        guard (2...3).contains(fields.count), fields[0].count <= 16,
-              let stamp = Int64(String(decoding: fields[0], as: UTF8.self)) else { return .failure(.unsigned) }
+        guard (2...3).contains(fields.count), let stamp = Self.stamp(fields[0]) else { return .failure(.unsigned) }
         let macs = fields.dropFirst().map(Self.bytes(ofHex:))
         guard macs.allSatisfy({ $0?.count == SHA256.byteCount }) else { return .failure(.unsigned) }
+        // The stamp is covered by the MAC: a message that is stale either way costs no HMAC.
+        let bound = maxAge.map { $0.microseconds / 1000 } ?? maxAgeMillis
+        let age = now() - stamp
+        guard age <= bound, age >= -maxAgeMillis else { return .failure(.stale) }
         let message = bytes[(end + 1)...]
         let keys = previous.map { now() < previousUntil ? [current, $0] : [current] } ?? [current]
         let signed = Self.signedPart(of: message)
-        let valid = keys.contains { key in
+        for key in keys {
             let code = Self.code(for: channel, stamp: stamp, message: signed, key: key)
-            return macs.contains { mac in mac.map { code == $0 } ?? false }
-        }
-        guard valid else { return .failure(.forged) }
-        if checkingAge {
-            let age = now() - stamp
-            if age > maxAgeMillis || age < -maxAgeMillis {
-                return .failure(.stale)
+            if macs.contains(where: { mac in mac.map { code == $0 } ?? false }) {
+                return .success(Opened(message: message, stamp: stamp, digest: Self.digest(of: code)))
             }
         }
-        return .success(message)
+        return .failure(.forged)
+    }
+
+    /// A stamp: 1 to 16 decimal digits, no sign, no leading zero.
+    private static func stamp(_ field: ArraySlice<UInt8>) -> Int64? {
+        guard (1...16).contains(field.count), field.first != UInt8(ascii: "0") || field.count == 1,
+              field.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int64(String(decoding: field, as: UTF8.self))
+    }
+
+    private static func digest(of code: HashedAuthenticationCode<SHA256>) -> Digest {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (index, byte) in code.prefix(16).enumerated() {
+            if index < 8 {
+                high = high << 8 | UInt64(byte)
+            } else {
+                low = low << 8 | UInt64(byte)
+            }
+        }
+        return Digest(high: high, low: low)
     }
 
     private func sealLine(for channel: String, signing message: ArraySlice<UInt8>) -> [UInt8] {

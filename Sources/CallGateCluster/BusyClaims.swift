@@ -22,9 +22,10 @@ public final class BusyClaims {
     /// What a claim found.
     public enum Claim: Equatable, Sendable {
         /// The user is this node's to engage; of the users the op would ring, `answered` hold a
-        /// claim in an answered call (`j`) of any node, and `profiles` are the profiles (JSON)
-        /// of those with a device on some node (`UserPresence`).
-        case claimed(answered: Set<String>, profiles: [String: [UInt8]])
+        /// claim in an answered call (`j`) of any node, `profiles` are the profiles (JSON) of
+        /// those with a device on some node, and `devices` how many devices of theirs each node
+        /// says it holds (`UserPresence`; dead nodes included).
+        case claimed(answered: Set<String>, profiles: [String: [UInt8]], devices: [String: [String: Int]])
         /// Another node's call holds the user: `"<node>|<sessionId>|<c or j>"`.
         case held(String)
     }
@@ -60,6 +61,7 @@ public final class BusyClaims {
                 }
                 var answered = Set<String>()
                 var profiles: [String: [UInt8]] = [:]
+                var devices: [String: [String: Int]] = [:]
                 for (index, callee) in ringing.enumerated() {
                     if case .bulk(let claim) = found.claims[index], claim.last == UInt8(ascii: "j") {
                         answered.insert(callee)
@@ -67,8 +69,12 @@ public final class BusyClaims {
                     if case .bulk(let profile) = found.profiles[index] {
                         profiles[callee] = profile
                     }
+                    let counts = UserPresence.counts(in: found.devices[index])
+                    if !counts.isEmpty {
+                        devices[callee] = counts
+                    }
                 }
-                return .claimed(answered: answered, profiles: profiles)
+                return .claimed(answered: answered, profiles: profiles, devices: devices)
             })
         }
     }
@@ -135,11 +141,12 @@ public final class BusyClaims {
     }
 
     /// What the claim script found: the other node's claim that holds the user (nil when the
-    /// claim was made), and the claims and profiles of the users read, in order.
+    /// claim was made), and the claims, profiles and presence of the users read, in order.
     private struct Found {
         var holder: String?
         var claims: [RedisReply] = []
         var profiles: [RedisReply] = []
+        var devices: [RedisReply] = []
     }
 
     /// Sets the claim of `uid` to `claim` unless another node's claim holds them (or, unless
@@ -150,7 +157,8 @@ public final class BusyClaims {
     ) {
         client.run(
             ClusterScripts.claimUser,
-            keys: [ClusterKeys.busy(uid)] + others.map(ClusterKeys.busy) + others.map(ClusterKeys.profile),
+            keys: [ClusterKeys.busy(uid)] + others.map(ClusterKeys.busy) + others.map(ClusterKeys.profile)
+                + others.map(ClusterKeys.presence(of:)),
             arguments: [
                 Array("\(nodeID)|".utf8), Array(claim.utf8), Array(String(timing.lease.microseconds / 1000).utf8),
                 Array(String(others.count).utf8), Array((replacingOwn ? "1" : "0").utf8),
@@ -163,11 +171,12 @@ public final class BusyClaims {
                 if status == 0 {
                     return .success(Found(holder: elements.dropFirst().first?.text ?? "?"))
                 }
-                guard elements.count == 3, let claims = elements[1].elements, let profiles = elements[2].elements,
-                      claims.count == others.count, profiles.count == others.count else {
+                guard elements.count == 4, let claims = elements[1].elements, let profiles = elements[2].elements,
+                      let devices = elements[3].elements, claims.count == others.count,
+                      profiles.count == others.count, devices.count == others.count else {
                     return .failure(.refused("the busy claim script answered \(reply)"))
                 }
-                return .success(Found(claims: claims, profiles: profiles))
+                return .success(Found(claims: claims, profiles: profiles, devices: devices))
             })
         }
     }

@@ -5,8 +5,8 @@ import Logging
 /// This node's side of the cluster's pub/sub: its own channel (ops forwarded to it, their
 /// answers, departures, its probes) and the channel of every user with a device here, on the
 /// subscription connection; publishes go over the command connection. Every message is sealed
-/// with the cluster secret (`BusSignature`) for its channel; one whose seal fails is dropped
-/// and counted (`onRejected`), never acted on.
+/// with the cluster secret (`BusSignature`) for its channel; one whose seal fails, or that was
+/// heard before (`SeenSeals`), is dropped and counted (`onRejected`), never acted on.
 ///
 /// The subscription's liveness is checked end to end: every `probeInterval` the node publishes
 /// a probe on its own channel, and when none came back for `probeTimeout` (a connection that is
@@ -27,6 +27,8 @@ public final class ClusterBus {
     public let channel: String
     /// Seals what this node publishes and checks what it hears.
     public let signature: BusSignature
+    /// The messages heard within the seals' age bound, so that none is acted on twice.
+    private var seen: SeenSeals
     private let client: RedisClient
     private let subscriber: RedisSubscriber
     private unowned let context: LWSContext
@@ -60,6 +62,7 @@ public final class ClusterBus {
         self.nodeID = nodeID
         channel = ClusterKeys.nodeChannel(nodeID)
         self.signature = signature
+        seen = SeenSeals(maxAge: signature.maxAge)
         self.client = client
         self.context = context
         self.timing = timing
@@ -151,8 +154,12 @@ public final class ClusterBus {
     private func received(_ payload: [UInt8], on messageChannel: String) {
         let message: ClusterMessage
         switch signature.open(payload, on: messageChannel) {
-        case .success(let bytes):
-            guard let parsed = ClusterMessage(Array(bytes)) else {
+        case .success(let opened):
+            guard seen.insert(opened, now: signature.nowMillis()) else {
+                rejected(.replayed, on: messageChannel, bytes: payload.count)
+                return
+            }
+            guard let parsed = ClusterMessage(Array(opened.message)) else {
                 rejected(nil, on: messageChannel, bytes: payload.count)
                 return
             }

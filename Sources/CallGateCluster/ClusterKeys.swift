@@ -34,10 +34,11 @@ public enum ClusterKeys {
         "cg:{u:" + uid + "}:calls"
     }
 
-    /// The nodes holding a device of user `uid` (a set of node ids; a node that died may stay
-    /// in it until its lease lapsed, so readers keep only live nodes).
+    /// How many devices of user `uid` each node holds: a hash of node id -> count, each node
+    /// writing its own field (`UserPresence`). A field lives as long as its node's heartbeat
+    /// lease: readers count only the nodes they see live.
     public static func presence(of uid: String) -> String {
-        "cg:{u:" + uid + "}:nodes"
+        "cg:{u:" + uid + "}:devices"
     }
 
     /// The profile of user `uid` (their `User` as JSON), as their last device to connect to a

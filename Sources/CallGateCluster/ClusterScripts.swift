@@ -69,22 +69,25 @@ enum ClusterScripts {
 
     /// Claims a user for an op of this node that may engage them, unless another node's claim
     /// holds them (a node may always replace its own claims: its Core decides among its calls),
-    /// and reads the claims and profiles of the n users it would ring. KEYS: the user's busy
-    /// key, then the n busy keys, then the n profile keys of the users to ring. ARGV: the node's
-    /// prefix `"<node>|"`, the claim, the lease in ms, n, and `1` to replace a claim of this node
-    /// (else one is kept as it is: it shows other nodes the user's call until the op is done).
-    /// Returns `{1, claims, profiles}` (each false where there is none), or `{0, the holding claim}`.
+    /// and reads the claims, profiles and devices per node of the n users it would ring. KEYS:
+    /// the user's busy key, then the n busy keys, the n profile keys and the n presence keys of
+    /// the users to ring. ARGV: the node's prefix `"<node>|"`, the claim, the lease in ms, n, and
+    /// `1` to replace a claim of this node (else one is kept as it is: it shows other nodes the
+    /// user's call until the op is done). Returns `{1, claims, profiles, devices}` (claims and
+    /// profiles false where there is none, devices each a flat list of node, count), or
+    /// `{0, the holding claim}`.
     static let claimUser = RedisScript(name: "claim-user", source: """
         local current = redis.call('GET', KEYS[1])
         if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] then return {0, current} end
         if not current or ARGV[5] == '1' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
         local n = tonumber(ARGV[4])
-        local claims, profiles = {}, {}
+        local claims, profiles, devices = {}, {}, {}
         for i = 1, n do
           claims[i] = redis.call('GET', KEYS[1 + i])
           profiles[i] = redis.call('GET', KEYS[1 + n + i])
+          devices[i] = redis.call('HGETALL', KEYS[1 + 2 * n + i])
         end
-        return {1, claims, profiles}
+        return {1, claims, profiles, devices}
         """)
 
     /// Releases this node's claim of a user: deletes it if it is this node's. KEYS: the user's

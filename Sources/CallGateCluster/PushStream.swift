@@ -80,7 +80,7 @@ public final class PushStream {
                 Self.freshEpoch(), Self.millis(sequenceLifetime), Array((position?.epoch ?? "").utf8),
                 Array("\(from ?? 0)-0".utf8), Array(String(from == nil ? 0 : maxEntriesPerUser).utf8),
             ]
-        ) { [maxEntriesPerUser, signature, weak self] result in
+        ) { [maxEntriesPerUser, signature, window, weak self] result in
             done(result.flatMap { reply in
                 guard let values = reply.elements, values.count >= 2, let epoch = values[0].text,
                       let seq = values[1].integer.flatMap(UInt64.init(exactly:)) else {
@@ -88,12 +88,13 @@ public final class PushStream {
                 }
                 var missed: [ClusterMessage]?
                 if let position, let from, position.epoch == epoch, position.seq <= seq, seq - position.seq <= maxEntriesPerUser {
-                    // A kept push is checked for its seal, not its age: it may be as old as the window.
+                    // A kept push may be as old as the window (and the seals' bound, for clocks).
+                    let oldest = window + signature.maxAge
                     let kept = values.dropFirst(2).compactMap { value -> ClusterMessage? in
                         guard case .bulk(let bytes) = value else { return nil }
-                        switch signature.open(bytes, on: ClusterKeys.userChannel(uid), checkingAge: false) {
-                        case .success(let message):
-                            guard let push = ClusterMessage(Array(message)) else {
+                        switch signature.open(bytes, on: ClusterKeys.userChannel(uid), maxAge: oldest) {
+                        case .success(let opened):
+                            guard let push = ClusterMessage(Array(opened.message)) else {
                                 self?.onRejected(nil)
                                 return nil
                             }

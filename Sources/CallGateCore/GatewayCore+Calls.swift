@@ -136,7 +136,7 @@ extension GatewayCore {
         for uid in ringing {
             list.report(.callRinging, WebhookData(
                 call: live.call, user: live.profiles[uid] ?? profile(of: uid),
-                onlineDevices: directory.connections(of: uid).count))
+                onlineDevices: elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count))
         }
         return live.call
     }

@@ -139,10 +139,14 @@ public struct CalleesElsewhere: Hashable, Sendable {
     public var answered: Set<String>
     /// The profiles of those with a device on another node, as their tokens describe them.
     public var profiles: [String: User]
+    /// How many devices of each callee are connected to any node, this one included; a callee
+    /// not in it is counted on this node only.
+    public var onlineDevices: [String: Int]
 
     /// Makes it.
-    public init(answered: Set<String> = [], profiles: [String: User] = [:]) {
+    public init(answered: Set<String> = [], profiles: [String: User] = [:], onlineDevices: [String: Int] = [:]) {
         self.answered = answered
         self.profiles = profiles
+        self.onlineDevices = onlineDevices
     }
 }

@@ -50,6 +50,7 @@ final class GatewayMetrics {
     private let forwardedOps: CoreMetrics.Counter
     private let unansweredForwards: CoreMetrics.Counter
     private let takenOver: CoreMetrics.Counter
+    private let lapsedLeases: CoreMetrics.Counter
     /// By reason: `BusSignature.Rejection`'s raw values, and `malformed`.
     private let busRejected: [String: CoreMetrics.Counter]
 
@@ -88,6 +89,7 @@ final class GatewayMetrics {
         forwardedOps = CoreMetrics.Counter(label: "callgate_cluster_forwarded_ops_total", factory: factory)
         unansweredForwards = CoreMetrics.Counter(label: "callgate_cluster_unanswered_forwards_total", factory: factory)
         takenOver = CoreMetrics.Counter(label: "callgate_cluster_calls_taken_over_total", factory: factory)
+        lapsedLeases = CoreMetrics.Counter(label: "callgate_cluster_leases_lapsed_total", factory: factory)
         busRejected = Dictionary(uniqueKeysWithValues: (BusSignature.Rejection.allCases.map(\.rawValue) + ["malformed"]).map {
             ($0, CoreMetrics.Counter(label: "callgate_cluster_bus_rejected_total", dimensions: [("reason", $0)], factory: factory))
         })
@@ -114,6 +116,11 @@ final class GatewayMetrics {
     /// Cluster mode: `count` open calls of a lapsed node became this node's.
     func callsTakenOver(_ count: Int) {
         takenOver.increment(by: count)
+    }
+
+    /// Cluster mode: the leases of `count` devices of other nodes lapsed (no renewal came).
+    func leasesLapsed(_ count: Int) {
+        lapsedLeases.increment(by: count)
     }
 
     /// Cluster mode: a bus message, or a push read back from a user's stream, was dropped

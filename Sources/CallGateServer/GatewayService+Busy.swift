@@ -23,8 +23,11 @@ extension GatewayService {
             claimsInFlight[uid] = claimsInFlight[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
             if core.user(of: request.connection) != nil {
                 switch result {
-                case .success(.claimed(let answered, let profiles)):
-                    op(CalleesElsewhere(answered: answered, profiles: profiles.compactMapValues(User.init(clusterJSON:))))
+                case .success(.claimed(let answered, let profiles, let devices)):
+                    op(CalleesElsewhere(
+                        answered: answered,
+                        profiles: profiles.compactMapValues(User.init(clusterJSON:)).filter { $0.key == $0.value.uid },
+                        onlineDevices: onlineDevices(of: ringing, elsewhere: devices)))
                 case .success(.held(let holder)):
                     let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "-"
                     fail(request, code: .callInProgress, message: call == "-"

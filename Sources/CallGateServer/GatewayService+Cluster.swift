@@ -52,6 +52,7 @@ extension GatewayService {
                     takeOver(node.membership.lapsedNodes)
                 }
                 node.bus.onReadyChanged = { [unowned self] ready in
+                    busHeardSince = ready ? clock.monotonicMillis() : nil
                     if !ready {
                         busWasDown = true
                     } else if busWasDown {
@@ -67,6 +68,7 @@ extension GatewayService {
                 node.bus.onNodeMessage = { [unowned self] message in received(message) }
                 node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }
                 renewClaims()
+                renewLeases()
                 let timeout = context.makeTimer { [node] in
                     let reason: String = switch node.membership.state {
                     case .suspended(let why): why
@@ -101,6 +103,7 @@ extension GatewayService {
         registration.schedule(afterMicroseconds: Self.registrationInterval.wholeMilliseconds * 1000)
         restoreSequences()
         publishUnsent()
+        writeUnwrittenPresence()
         let sessions = core.liveCallIDs.keys
         for sessionId in sessions {
             cluster.owners.record(sessionId) { _ in }

@@ -243,7 +243,7 @@ extension GatewayService {
     /// Core also registers devices of other nodes that forwarded ops here.
     func localConnections(of uid: String) -> [ConnectionID] {
         let devices = core.connections(of: uid)
-        guard !remoteConnections.isEmpty else { return devices }
+        guard !remoteDevices.isEmpty else { return devices }
         return devices.filter { connections[$0] != nil }
     }
 

@@ -121,22 +121,8 @@ extension GatewayService {
         case .held(let ticket):
             forwards.hold(ticket, until: clock.monotonicMillis() + Self.heldAnswerBound.wholeMilliseconds)
             armForwardTimer()
-        case .present(let node, let connection, let userJSON):
-            let id = ConnectionID(connection)
-            guard connections[id] == nil, let user = User(clusterJSON: userJSON) else { return }
-            remoteConnections[id] = node
-            core.admitRemote(id, as: user)
-            armCoreTimer(at: core.nextDeadline)
-        case .lookFor(let node, let uid):
-            for id in localConnections(of: uid) {
-                if let connection = connections[id] {
-                    announce(connection, to: node)
-                }
-            }
-        case .departed(let connection):
-            let id = ConnectionID(connection)
-            guard remoteConnections.removeValue(forKey: id) != nil else { return }
-            forgetRemote(id)
+        case .present, .lookFor, .departed, .renew:
+            receivedPresence(message)
         case .push, .groupChanged, .probe:
             return
         }
@@ -161,7 +147,7 @@ extension GatewayService {
             fail(request, code: .badRequest, message: "only ops on a call or session are forwarded")
             return
         }
-        remoteConnections[connection] = forward.node
+        remoteDevices.admit(connection, of: forward.node, now: clock.monotonicMillis())
         core.admitRemote(connection, as: user)
         if !mayRunCalls() {
             fail(request, code: .clusterUnavailable, message: "the node that owns this call is cut off from the cluster; try again shortly")
@@ -172,65 +158,6 @@ extension GatewayService {
             return
         }
         dispatch(frame.request, answering: request)
-    }
-
-    /// Tells node `node`, which owns a call of `connection`'s user, that this device is here:
-    /// the user is present (no grace period runs for them there) until it departs.
-    func announce(_ connection: ClientConnection, to node: String) {
-        guard let cluster, node != cluster.nodeID, connection.knownTo.insert(node).inserted,
-              let userJSON = core.user(of: connection.id)?.clusterJSON else { return }
-        let message = ClusterMessage.present(from: cluster.nodeID, connection: connection.id.rawValue, user: userJSON)
-        cluster.bus.send(message, toNode: node) { _ in }
-    }
-
-    /// Tells the nodes that run `connection` as one of theirs that it is gone.
-    func depart(_ connection: ClientConnection) {
-        guard let cluster else { return }
-        for node in connection.knownTo {
-            cluster.bus.send(.departed(connection: connection.id.rawValue), toNode: node) { _ in }
-        }
-        connection.knownTo.removeAll()
-    }
-
-    /// A device of another node that this node ran is gone.
-    private func forgetRemote(_ id: ConnectionID) {
-        let uid = core.user(of: id)?.uid
-        send(core.disconnect(id, runningTimers: mayRunCalls()))
-        if let uid {
-            lookForOtherDevices(of: uid)
-        }
-    }
-
-    /// A device of `uid` that this node ran went: when it was the last one it knew of and `uid`
-    /// has calls here, the other nodes holding a device of theirs (but those whose lease lapsed)
-    /// are asked to announce it, well before the grace period that started would end their calls.
-    func lookForOtherDevices(of uid: String) {
-        guard let cluster, core.connections(of: uid).isEmpty, !core.activeCalls(of: uid).isEmpty else { return }
-        cluster.presence.nodes(holding: uid) { nodes in
-            for node in nodes where !cluster.membership.lapsedNodes.contains(node) {
-                cluster.bus.send(.lookFor(from: cluster.nodeID, uid: uid), toNode: node) { _ in }
-            }
-        }
-    }
-
-    /// The first device of `user` on this node is registered: the node says so in Redis.
-    func userArrived(_ user: User) {
-        guard localConnections(of: user.uid).count == 1 else { return }
-        markPresent(user)
-    }
-
-    /// Says in Redis that this node holds a device of `user`, with their profile.
-    func markPresent(_ user: User) {
-        guard let cluster, let profile = user.clusterJSON else { return }
-        cluster.presence.arrived(user.uid, profile: profile)
-    }
-
-    /// Once no device of `uid` is left here (nor on its way in), stops listening to their pushes
-    /// and says so in Redis.
-    func userLeft(_ uid: String) {
-        guard let cluster, arrivals[uid] == nil, localConnections(of: uid).isEmpty else { return }
-        cluster.bus.stopListening(to: uid)
-        cluster.presence.left(uid)
     }
 
     /// The heartbeat saw the live nodes and those whose lease lapsed: ops forwarded to nodes
@@ -245,9 +172,7 @@ extension GatewayService {
         for pending in forwards.abandon(owners: gone) {
             unanswered(pending, because: "node \(pending.owner), which owns this call, left the cluster before answering; the op may or may not have been done")
         }
-        guard !remoteConnections.isEmpty else { return }
-        for (id, node) in remoteConnections where gone.contains(node) {
-            remoteConnections[id] = nil
+        for id in remoteDevices.remove(heldBy: gone) {
             forgetRemote(id)
         }
     }

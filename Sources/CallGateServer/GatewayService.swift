@@ -21,8 +21,8 @@ import Logging
 /// what it missed from), `+Output` (the one path from an outcome to the sockets),
 /// `+HTTP` (call log API, admin, monitoring) and `+Admission` (which connections are served);
 /// in cluster mode `+Cluster` (joining, re-registering, reconciling), `+Routing` (ops to their
-/// call's owner, presence), `+Pushes` (pushes through Redis, numbered per user), `+Busy`,
-/// `+ActiveCalls`, `+ClusterGroups` and `+Takeover`.
+/// call's owner), `+Presence` (where each user's devices are), `+Pushes` (pushes through Redis,
+/// numbered per user), `+Busy`, `+ActiveCalls`, `+ClusterGroups` and `+Takeover`.
 final class GatewayService: @unchecked Sendable {
     let configuration: ServerConfiguration
     let context: LWSContext
@@ -62,9 +62,21 @@ final class GatewayService: @unchecked Sendable {
     var cluster: ClusterNode?
     /// Gives up on joining the cluster at start (`+Cluster`).
     var joinTimer: LoopTimer?
-    /// Cluster mode: devices of other nodes that forwarded ops on calls this node owns, with
-    /// the node that holds each; the Core runs them as devices until they depart (`+Routing`).
-    var remoteConnections: [ConnectionID: String] = [:]
+    /// Cluster mode: devices of other nodes that forwarded ops on calls this node owns or were
+    /// announced to it, with the node that holds each; the Core runs them as devices until they
+    /// depart or their lease lapses (`+Presence`).
+    var remoteDevices = RemoteDevices()
+    /// Cluster mode: departures that did not reach the node that ran the device yet (`+Presence`).
+    var departures: Set<Departure> = []
+    /// Sends the waiting departures again.
+    lazy var departureRetry = context.makeTimer { [unowned self] in self.sendDeparturesAgain() }
+    /// Renews the leases of this node's devices run by others, and judges those of others.
+    lazy var leaseTimer = context.makeTimer { [unowned self] in self.renewLeases() }
+    /// Cluster mode: since when (the Core's monotonic ms) this node's subscription is up; nil
+    /// while it is down.
+    var busHeardSince: Int64?
+    /// Cluster mode: users whose presence Redis did not take, written again once it is back.
+    var unwrittenPresence: Set<String> = []
     /// Cluster mode: the ops this node forwarded to the owners of their calls, waiting for the
     /// answers (`+Routing`).
     var forwards = ForwardedRequests()

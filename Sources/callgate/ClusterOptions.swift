@@ -2,10 +2,11 @@ import ArgumentParser
 import CallGateCluster
 import CallGateServer
 import Foundation
+import Logging
 
 /// `serve`'s cluster mode options (environment: CALLGATE_CLUSTER, CALLGATE_NODE_ID,
 /// CALLGATE_CLUSTER_FORWARD_TIMEOUT, CALLGATE_CLUSTER_SECRET, CALLGATE_CLUSTER_PREVIOUS_SECRET,
-/// CALLGATE_CLUSTER_SECRET_OVERLAP, CALLGATE_CLUSTER_MESSAGE_MAX_AGE).
+/// CALLGATE_CLUSTER_PREVIOUS_SECRET_UNTIL, CALLGATE_CLUSTER_MESSAGE_MAX_AGE).
 struct ClusterOptions: ParsableArguments {
     @Option(
         name: .customLong("cluster"),
@@ -29,13 +30,13 @@ struct ClusterOptions: ParsableArguments {
 
     @Option(
         name: .customLong("cluster-previous-secret"),
-        help: "While rotating the secret: the one being replaced, still accepted and also sealed with for --cluster-secret-overlap seconds after start.")
+        help: "While rotating the secret: the one being replaced, still accepted and also sealed with until --cluster-previous-secret-until.")
     var previousSecret: String?
 
     @Option(
-        name: .customLong("cluster-secret-overlap"),
-        help: "Seconds after start that --cluster-previous-secret stays in use (default 3600; 1 to 604800): longer than the rollout of the new secret.")
-    var secretOverlap: Int?
+        name: .customLong("cluster-previous-secret-until"),
+        help: "When --cluster-previous-secret stops being used (Unix seconds, at most 7 days ahead): after the rollout of the new secret. A time past leaves it unused.")
+    var previousSecretUntil: Int64?
 
     @Option(
         name: .customLong("cluster-message-max-age"),
@@ -44,13 +45,14 @@ struct ClusterOptions: ParsableArguments {
 
     /// The bounds of `--cluster-forward-timeout`, in milliseconds.
     static let forwardTimeouts = 50...60_000
-    /// The bounds of `--cluster-secret-overlap`, in seconds.
-    static let secretOverlaps = 1...604_800
+    /// How far ahead `--cluster-previous-secret-until` may be, in seconds.
+    static let maxPreviousSecretSeconds: Int64 = 604_800
     /// The bounds of `--cluster-message-max-age`, in seconds.
     static let messageMaxAges = 1...3600
 
     /// The cluster settings asked for, nil for a single process; throws when they are unusable.
-    func configuration(port: Int, databaseIsPostgres: Bool) throws -> ClusterConfiguration? {
+    /// Warns through `logger` of a previous secret whose time is over.
+    func configuration(port: Int, databaseIsPostgres: Bool, logger: Logger) throws -> ClusterConfiguration? {
         let nodeID = nodeID ?? EnvironmentDefault.string("CALLGATE_NODE_ID")
         guard let url = redis ?? EnvironmentDefault.string("CALLGATE_CLUSTER") else {
             if nodeID != nil {
@@ -79,7 +81,7 @@ struct ClusterOptions: ParsableArguments {
         guard ClusterConfiguration.isValidNodeID(id) else {
             throw ValidationError("node id \"\(id)\" is not usable: \(ClusterConfiguration.nodeIDPattern)")
         }
-        var configuration = ClusterConfiguration(redis: endpoint, nodeID: id, signature: try signature())
+        var configuration = ClusterConfiguration(redis: endpoint, nodeID: id, signature: try signature(logger: logger))
         if let milliseconds = try number(
             "--cluster-forward-timeout", forwardTimeout, "CALLGATE_CLUSTER_FORWARD_TIMEOUT", in: Self.forwardTimeouts,
             unit: "milliseconds")
@@ -90,7 +92,7 @@ struct ClusterOptions: ParsableArguments {
     }
 
     /// The seal made of `--cluster-secret` and `--cluster-previous-secret` (or their variables).
-    private func signature() throws -> BusSignature {
+    private func signature(logger: Logger) throws -> BusSignature {
         guard let secret = secret ?? EnvironmentDefault.string("CALLGATE_CLUSTER_SECRET") else {
             throw ValidationError(
                 "cluster mode needs --cluster-secret (or CALLGATE_CLUSTER_SECRET): the same secret of at least \(BusSignature.minimumSecretBytes) bytes on every node, e.g. from `openssl rand -hex 32`")
@@ -102,20 +104,46 @@ struct ClusterOptions: ParsableArguments {
                     "\(name) must be at least \(BusSignature.minimumSecretBytes) bytes, got \(value.utf8.count)")
             }
         }
-        let overlap = try number(
-            "--cluster-secret-overlap", secretOverlap, "CALLGATE_CLUSTER_SECRET_OVERLAP", in: Self.secretOverlaps,
-            unit: "seconds") ?? 3600
         let maxAge = try number(
             "--cluster-message-max-age", messageMaxAge, "CALLGATE_CLUSTER_MESSAGE_MAX_AGE", in: Self.messageMaxAges,
             unit: "seconds") ?? Int(BusSignature.defaultMaxAge.components.seconds)
-        let until = BusSignature.wallClockMillis() + Int64(overlap) * 1000
+        let until = try previousUntil(given: previous != nil, logger: logger)
         guard let signature = BusSignature(
-            secret: Array(secret.utf8), previous: previous.map { Array($0.utf8) }, previousUntil: until,
+            secret: Array(secret.utf8), previous: previous.map { Array($0.utf8) }, previousUntil: until * 1000,
             maxAge: .seconds(maxAge))
         else {
             throw ValidationError("--cluster-secret is not usable")
         }
         return signature
+    }
+
+    /// `--cluster-previous-secret-until` (or its variable) in Unix seconds, required with a
+    /// previous secret, at most `maxPreviousSecretSeconds` ahead; 0 without a previous secret.
+    private func previousUntil(given: Bool, logger: Logger) throws -> Int64 {
+        let variable = "CALLGATE_CLUSTER_PREVIOUS_SECRET_UNTIL"
+        let text = previousSecretUntil.map(String.init) ?? EnvironmentDefault.string(variable)
+        guard given else {
+            if text != nil {
+                throw ValidationError("--cluster-previous-secret-until needs --cluster-previous-secret")
+            }
+            return 0
+        }
+        guard let text else {
+            throw ValidationError(
+                "--cluster-previous-secret needs --cluster-previous-secret-until: when it stops being used (Unix seconds, after the rollout)")
+        }
+        guard let until = Int64(text) else { throw ValidationError("\(variable) must be a number, got '\(text)'") }
+        let now = BusSignature.wallClockMillis() / 1000
+        guard until <= now + Self.maxPreviousSecretSeconds else {
+            throw ValidationError(
+                "--cluster-previous-secret-until must be at most \(Self.maxPreviousSecretSeconds) seconds ahead (\(now + Self.maxPreviousSecretSeconds)), got \(until)")
+        }
+        if until <= now {
+            logger.warning(
+                "the previous cluster secret's time is over: it is not used; remove --cluster-previous-secret",
+                metadata: ["until": "\(until)"])
+        }
+        return until
     }
 
     /// Option `name`'s `value`, else environment variable `variable`'s; nil when neither is

@@ -1,6 +1,7 @@
 import ArgumentParser
-import Foundation
+import CallGateCore
 import CallGateServer
+import Foundation
 
 /// The `serve` options for limits, liveness and shutdown; each also reads a `CALLGATE_*`
 /// variable when the flag is absent.
@@ -69,6 +70,16 @@ struct LimitOptions: ParsableArguments {
         name: .customLong("max-calls-per-minute"),
         help: "Calls one user may start per minute; more initiateCalls get ERR_RATE_LIMITED (default 30).")
     var maxCallsPerMinute: Int?
+
+    @Option(
+        name: .customLong("caller-grace-seconds"),
+        help: "Seconds the caller of a ringing call may be without a connected device before the call is cancelled (default 10; 0 to 3600).")
+    var callerGraceSeconds: Int?
+
+    @Option(
+        name: .customLong("participant-grace-seconds"),
+        help: "Seconds a user in an answered call may be without a connected device before they leave it with reason disconnected (default 30; 0 to 3600).")
+    var participantGraceSeconds: Int?
 
     @Option(
         name: .customLong("max-recordings-per-session"),
@@ -149,6 +160,19 @@ struct LimitOptions: ParsableArguments {
         if let value = try Self.value(maxCallsPerMinute, "CALLGATE_MAX_CALLS_PER_MINUTE", "--max-calls-per-minute", min: 1) {
             configuration.core.maxCallsPerMinute = value
         }
+        for (flag, variable, name, apply) in [
+            (callerGraceSeconds, "CALLGATE_CALLER_GRACE_SECONDS", "--caller-grace-seconds",
+             { (core: inout CoreConfiguration, seconds: Int) in core.callerGracePeriod = .seconds(seconds) }),
+            (participantGraceSeconds, "CALLGATE_PARTICIPANT_GRACE_SECONDS", "--participant-grace-seconds",
+             { (core: inout CoreConfiguration, seconds: Int) in core.participantGracePeriod = .seconds(seconds) }),
+        ] {
+            if let value = try Self.value(flag, variable, name, min: 0) {
+                guard value <= Self.maxGraceSeconds else {
+                    throw ValidationError("\(name) must be at most \(Self.maxGraceSeconds), got \(value)")
+                }
+                apply(&configuration.core, value)
+            }
+        }
         if let value = try Self.value(
             maxRecordingsPerSession, "CALLGATE_MAX_RECORDINGS_PER_SESSION", "--max-recordings-per-session", min: 1)
         {
@@ -171,6 +195,9 @@ struct LimitOptions: ParsableArguments {
             configuration.shutdownTimeout = .seconds(value)
         }
     }
+
+    /// The longest grace period, in seconds.
+    static let maxGraceSeconds = 3600
 
     /// The flag's value, else the variable's, checked against `min`; nil when neither is set.
     private static func value(_ flag: Int?, _ variable: String, _ name: String, min: Int) throws -> Int? {

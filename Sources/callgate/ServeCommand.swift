@@ -90,7 +90,8 @@ struct ServeCommand: AsyncParsableCommand {
         let sync = try databaseSync ?? EnvironmentDefault.string("CALLGATE_DATABASE_SYNC").map(DatabaseSync.parse) ?? .normal
 
         var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
-        configuration.cluster = try cluster.configuration(port: port, databaseIsPostgres: PostgresLocation.names(path))
+        configuration.cluster = try cluster.configuration(
+            port: port, databaseIsPostgres: PostgresLocation.names(path), logger: logger)
         let deadLetterDefault: String
         if PostgresLocation.names(path) {
             if databaseSync != nil {

@@ -29,7 +29,7 @@ struct BusSignatureTests {
         let signature = try Self.signature(clock: clock)
         let message = ClusterMessage.departed(connection: 42).encoded
         let sealed = signature.seal(message, on: "cg:n:a")
-        #expect(try Array(signature.open(sealed, on: "cg:n:a").get()) == message)
+        #expect(try Array(signature.open(sealed, on: "cg:n:a").get().message) == message)
         #expect(signature.open(sealed, on: "cg:n:b") == .failure(.forged), "moved to another node's channel")
         #expect(signature.open(message, on: "cg:n:a") == .failure(.unsigned))
         #expect(signature.open([], on: "cg:n:a") == .failure(.unsigned))
@@ -61,7 +61,8 @@ struct BusSignatureTests {
         #expect((try? signature.open(sealed, on: "c").get()) != nil, "30 s is still within the default window")
         clock.advance(by: 1)
         #expect(signature.open(sealed, on: "c") == .failure(.stale))
-        #expect((try? signature.open(sealed, on: "c", checkingAge: false).get()) != nil, "a push read back from a stream")
+        #expect((try? signature.open(sealed, on: "c", maxAge: .seconds(60)).get()) != nil, "a push read back from a stream")
+        #expect(signature.open(sealed, on: "c", maxAge: .seconds(30)) == .failure(.stale))
         clock.advance(by: -60_002)
         #expect(signature.open(sealed, on: "c") == .failure(.stale), "sealed 30.001 s ahead of this clock")
     }
@@ -74,7 +75,7 @@ struct BusSignatureTests {
         let sealed = signature.seal(push: parts, on: "cg:u:bob")
         for (epoch, seq) in [("e1", UInt64(1)), ("zz", 9_007_199_254_740_991)] {
             let published = sealed.beforeSeq + Array("\(epoch) \(seq)".utf8) + sealed.afterSeq
-            let opened = try Array(signature.open(published, on: "cg:u:bob").get())
+            let opened = try Array(signature.open(published, on: "cg:u:bob").get().message)
             guard case .push("a", nil, "onIncomingCallReceived", "s1", epoch, seq, _) = ClusterMessage(opened) else {
                 Issue.record("not the push sealed: \(String(decoding: opened, as: UTF8.self))")
                 continue
@@ -104,6 +105,42 @@ struct BusSignatureTests {
         #expect(rotating.open(old.seal(message, on: "c"), on: "c") == .failure(.forged), "the overlap is over")
         #expect(old.open(rotating.seal(message, on: "c"), on: "c") == .failure(.forged))
         #expect((try? new.open(rotating.seal(message, on: "c"), on: "c").get()) != nil)
+    }
+
+    @Test func aStampIsDigitsOnlyAndAMessagePastTheBoundIsNotOpened() throws {
+        let clock = Clock()
+        let signature = try Self.signature(clock: clock)
+        let sealed = String(decoding: signature.seal(ClusterMessage.probe.encoded, on: "c"), as: UTF8.self)
+        let stamp = String(clock.now())
+        for other in ["+\(stamp)", "0\(stamp)", "-\(stamp)", " \(stamp)", "\(stamp)x"] {
+            let changed = sealed.replacingOccurrences(of: "S \(stamp) ", with: "S \(other) ")
+            #expect(signature.open(Array(changed.utf8), on: "c") == .failure(.unsigned), "\(other)")
+        }
+        let huge = signature.seal(Array(repeating: UInt8(ascii: "K"), count: BusSignature.maxMessageBytes), on: "c")
+        #expect(signature.open(huge, on: "c") == .failure(.oversized))
+    }
+
+    @Test func everyCopyOfAMessageHasOneDigestAndIsHeardOnce() throws {
+        let clock = Clock()
+        let signature = try Self.signature(clock: clock)
+        var seen = SeenSeals(maxAge: signature.maxAge)
+        let parts = ClusterMessage.pushParts(origin: "a", excluding: nil, event: "e", sessionId: "s", head: [])
+        let sealed = signature.seal(push: parts, on: "u")
+        let first = try signature.open(sealed.beforeSeq + Array("e 1".utf8) + sealed.afterSeq, on: "u").get()
+        let renumbered = try signature.open(sealed.beforeSeq + Array("e 2".utf8) + sealed.afterSeq, on: "u").get()
+        #expect(first.digest == renumbered.digest, "a push under another seq is the same push")
+        let heard = seen.insert(first, now: clock.now())
+        let heardAgain = seen.insert(renumbered, now: clock.now())
+        #expect(heard && !heardAgain)
+        let other = try signature.open(signature.seal(push: parts, on: "u2").beforeSeq + Array("e 1".utf8) + sealed.afterSeq, on: "u2").get()
+        let toAnother = seen.insert(other, now: clock.now())
+        #expect(toAnother, "the same push to another user")
+        #expect(seen.count == 2)
+
+        clock.advance(by: 30_001)
+        let later = try signature.open(signature.seal(ClusterMessage.probe.encoded, on: "c"), on: "c").get()
+        let heardLater = seen.insert(later, now: clock.now())
+        #expect(heardLater && seen.count == 1, "what is stale by now is forgotten")
     }
 
     @Test func aShortSecretIsRefused() {

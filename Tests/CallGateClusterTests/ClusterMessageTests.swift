@@ -13,6 +13,8 @@ import Testing
         .present(from: "c", connection: 77, user: Array(#"{"uid":"u","name":"N"}"#.utf8)),
         .groupChanged(origin: "a", guid: "team one"),
         .lookFor(from: "a", uid: "bob smith"),
+        .renew(from: "b", connections: [1]),
+        .renew(from: "b:8080", connections: [42 << 44 | 7, .max, 0]),
         .probe,
     ])
     func everyMessageReadsBackAsItWasWritten(_ message: ClusterMessage) {
@@ -21,7 +23,7 @@ import Testing
 
     @Test(arguments: [
         "", "P a - onX\nhead", "P a 12x onX v1 e 1\n", "P a  onX v1 e 1\n", "P a - onX v1 1\n", "P a - onX v1 e -1\n", "P a - onX v1 e\n", "F 1 b 2\nno second line",
-        "F x b 2\n{}\n{}", "A\n", "A -1\n", "W\n", "W x\n", "W 1\nbody", "D 1\nbody", "D\n", "H a 1\n", "H a x\n{}", "G a\n", "L a\n", "K\nbody", "Z\n", "K",
+        "F x b 2\n{}\n{}", "A\n", "A -1\n", "W\n", "W x\n", "W 1\nbody", "D 1\nbody", "D\n", "H a 1\n", "H a x\n{}", "G a\n", "L a\n", "K\nbody", "Z\n", "K", "R b\n", "R b\n1 x", "R b\n-1", "R\n1",
     ])
     func malformedMessagesAreRefused(_ text: String) {
         #expect(ClusterMessage(Array(text.utf8)) == nil)

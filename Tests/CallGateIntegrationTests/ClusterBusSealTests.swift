@@ -53,6 +53,14 @@ import TestSupport
         await alice.expectSilence(for: .milliseconds(500))
         await bob.expectSilence(for: .milliseconds(200))
 
+        // A message sealed with the cluster's secret, heard twice (a copy republished): the
+        // copy is refused.
+        let departure = String(decoding: own.seal(ClusterMessage.departed(connection: 999).encoded, on: "cg:n:a"), as: UTF8.self)
+        try cluster.redis.command("PUBLISH", "cg:n:a", departure)
+        try cluster.redis.command("PUBLISH", "cg:n:a", departure)
+        let replayedKey = "callgate_cluster_bus_rejected_total{reason=\"replayed\"}"
+        #expect(try await eventually(within: 5) { try await cluster.scrape("a")[replayedKey] == 1 })
+
         let a = try await cluster.scrape("a")
         let b = try await cluster.scrape("b")
         #expect(a["callgate_cluster_bus_rejected_total{reason=\"unsigned\"}"] == 1)
@@ -75,7 +83,8 @@ import TestSupport
         defer { cluster.stop() }
         cluster.nodes["b"] = try GatewayProcess.clusterNode(
             "b", redis: cluster.redis, database: cluster.database, secret: RoutingCluster.secret, clusterSecret: newSecret,
-            ["--admin-key", RoutingCluster.adminKey, "--cluster-previous-secret", GatewayProcess.clusterSecret])
+            ["--admin-key", RoutingCluster.adminKey, "--cluster-previous-secret", GatewayProcess.clusterSecret,
+             "--cluster-previous-secret-until", String(Int(Date().timeIntervalSince1970) + 3600)])
         let alice = try await cluster.device("alice", on: "a")
         let bob = try await cluster.device("bob", on: "b")
         let call = try await alice.ring("bob", ringing: [bob], timeout: 60)
@@ -108,8 +117,8 @@ import TestSupport
             .split(separator: "\n").map(String.init)
         #expect(users.contains { $0.hasPrefix("user default off") })
         let redis = try ThrowawayRedis(password: "acl-admin", users: users)
-        let cluster = try await RoutingCluster(
-            ["a", "b"], redis: redis, redisURL: redis.url(user: "callgate", password: password))
+        let url = redis.url(user: "callgate", password: password)
+        let cluster = try await RoutingCluster(["a", "b"], redis: redis, redisURLs: ["a": url, "b": url])
         defer { cluster.stop() }
         let alice = try await cluster.device("alice", on: "a")
         let bob = try await cluster.device("bob", on: "b")

@@ -125,6 +125,11 @@ import FoundationNetworking
               "--cluster-previous-secret", "old"], "--cluster-previous-secret must be at least 32 bytes"),
             (["--cluster", "redis://127.0.0.1:6379", "--node-id", "a", "--cluster-secret", String(repeating: "s", count: 32),
               "--cluster-message-max-age", "0"], "--cluster-message-max-age must be 1 to 3600 seconds, got 0"),
+            (["--cluster", "redis://127.0.0.1:6379", "--node-id", "a", "--cluster-secret", String(repeating: "s", count: 32),
+              "--cluster-previous-secret", String(repeating: "p", count: 32)], "needs --cluster-previous-secret-until"),
+            (["--cluster", "redis://127.0.0.1:6379", "--node-id", "a", "--cluster-secret", String(repeating: "s", count: 32),
+              "--cluster-previous-secret", String(repeating: "p", count: 32), "--cluster-previous-secret-until", "99999999999"],
+             "must be at most 604800 seconds ahead"),
         ] {
             let run = try await CommandRun.run([executable, "serve", "--port", "0", "--database", database] + arguments)
             #expect(run.exitCode != 0)

@@ -351,9 +351,9 @@ final class RoutingCluster {
 
     /// Nodes `ids` with `extra` flags, on `redis` (default: a new one) and `database` (default:
     /// a fresh database of the shared test server).
-    /// `redisURL` is what the nodes connect with (default: `redis`'s URL).
+    /// `redisURLs` are what each node connects with (default: `redis`'s URL).
     init(
-        _ ids: [String], _ extra: [String] = [], redis: ThrowawayRedis? = nil, redisURL: String? = nil,
+        _ ids: [String], _ extra: [String] = [], redis: ThrowawayRedis? = nil, redisURLs: [String: String] = [:],
         database: String? = nil
     ) async throws {
         let redis = try redis ?? ThrowawayRedis()
@@ -367,7 +367,7 @@ final class RoutingCluster {
         loop = try ClientLoop()
         for id in ids {
             nodes[id] = try GatewayProcess.clusterNode(
-                id, redis: redis, redisURL: redisURL, database: self.database, secret: Self.secret,
+                id, redis: redis, redisURL: redisURLs[id], database: self.database, secret: Self.secret,
                 ["--admin-key", Self.adminKey] + extra)
         }
     }

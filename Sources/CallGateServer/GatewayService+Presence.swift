@@ -1,0 +1,207 @@
+import CallGateCluster
+import CallGateCore
+import CallGateProtocol
+
+/// Cluster mode: where each user's devices are, as the nodes tell one another.
+///
+/// In Redis each node keeps how many devices of each user it holds (`UserPresence`), written
+/// whenever that changes and written again once Redis is back when a write failed: the owner of
+/// a call reads it for `onlineDevices` when it rings, and to find a user's devices before their
+/// grace period ends their call. On the bus a device is announced to the owners of its user's
+/// calls, which run it as a device of their own (`RemoteDevices`) under a lease its node renews
+/// every second in one message per owner; its departure is sent again until that owner's
+/// channel got it. A departure that never arrives lapses with the lease. Service thread only.
+extension GatewayService {
+    /// A departure on its way to the node that ran the device.
+    struct Departure: Hashable {
+        let connection: UInt64
+        let node: String
+    }
+
+    /// Most departures waiting to be sent again; past it the oldest wait for their lease.
+    static let maxDepartures = 10_000
+    /// How often departures that did not reach their node are sent again.
+    static let departureRetryInterval: Duration = .milliseconds(500)
+    /// Most connections renewed in one message.
+    static let maxRenewedPerMessage = 4096
+    /// Most devices one node's word in Redis counts for (a bound on what Redis can make us add).
+    static let maxDevicesCounted = 1_000_000
+
+    /// The first device of `user` on this node connected, or another one: the node writes how
+    /// many it holds, with their profile, in Redis.
+    func userArrived(_ user: User) {
+        writePresence(of: user.uid, profile: user.clusterJSON)
+    }
+
+    /// A device of `uid` left: the node writes how many it holds now; once none is left here
+    /// (nor on its way in) it stops listening to their pushes.
+    func userLeft(_ uid: String) {
+        guard let cluster, arrivals[uid] == nil else { return }
+        writePresence(of: uid)
+        if localConnections(of: uid).isEmpty {
+            cluster.bus.stopListening(to: uid)
+        }
+    }
+
+    /// Writes in Redis how many devices of `uid` this node holds now (and their `profile`, when
+    /// given); a write that Redis did not take is made again once it is back (`registerAgain`).
+    func writePresence(of uid: String, profile: [UInt8]? = nil) {
+        guard let cluster else { return }
+        cluster.presence.write(uid, devices: localConnections(of: uid).count, profile: profile) { [weak self] written in
+            if !written {
+                self?.unwrittenPresence.insert(uid)
+            }
+        }
+    }
+
+    /// Writes again the presence of every user whose write failed.
+    func writeUnwrittenPresence() {
+        let users = unwrittenPresence
+        unwrittenPresence.removeAll()
+        for uid in users {
+            writePresence(of: uid)
+        }
+    }
+
+    /// Says in Redis that this node holds devices of `user`, with their profile.
+    func markPresent(_ user: User) {
+        writePresence(of: user.uid, profile: user.clusterJSON)
+    }
+
+    /// Tells node `node`, which owns a call of `connection`'s user, that this device is here:
+    /// the user is present there (no grace period runs for them) while its lease is renewed.
+    /// Once per node, unless `again` (the node asked for the user's devices).
+    func announce(_ connection: ClientConnection, to node: String, again: Bool = false) {
+        guard let cluster, node != cluster.nodeID, connection.knownTo.insert(node).inserted || again,
+              let userJSON = core.user(of: connection.id)?.clusterJSON else { return }
+        let message = ClusterMessage.present(from: cluster.nodeID, connection: connection.id.rawValue, user: userJSON)
+        cluster.bus.send(message, toNode: node) { _ in }
+    }
+
+    /// Tells the nodes that run `connection` as one of theirs that it is gone; each is told
+    /// again until its channel got it or it left the cluster.
+    func depart(_ connection: ClientConnection) {
+        for node in connection.knownTo {
+            send(Departure(connection: connection.id.rawValue, node: node))
+        }
+        connection.knownTo.removeAll()
+    }
+
+    private func send(_ departure: Departure) {
+        guard let cluster else { return }
+        cluster.bus.send(.departed(connection: departure.connection), toNode: departure.node) { [self] result in
+            if case .success(let reply) = result, (reply.integer ?? 0) > 0 {
+                departures.remove(departure)
+                return
+            }
+            guard liveNodes.contains(departure.node) else {
+                departures.remove(departure)
+                return
+            }
+            guard departures.count < Self.maxDepartures || departures.contains(departure) else {
+                logger.warning("departure not sent again: too many wait", metadata: ["node": "\(departure.node)"])
+                return
+            }
+            departures.insert(departure)
+            departureRetry.schedule(afterMicroseconds: Self.departureRetryInterval.wholeMilliseconds * 1000)
+        }
+    }
+
+    /// Sends again the departures that did not reach their node.
+    func sendDeparturesAgain() {
+        for departure in departures {
+            send(departure)
+        }
+    }
+
+    /// Renews the leases of this node's devices that other nodes run (one message per node),
+    /// and lets go of the devices of other nodes whose lease lapsed here; then waits for the
+    /// next renewal.
+    func renewLeases() {
+        guard let cluster else { return }
+        leaseTimer.schedule(afterMicroseconds: RemoteDevices.renewInterval.wholeMilliseconds * 1000)
+        var held: [String: [UInt64]] = [:]
+        for connection in connections.values where connection.isConnected {
+            for node in connection.knownTo {
+                held[node, default: []].append(connection.id.rawValue)
+            }
+        }
+        for (node, ids) in held where liveNodes.contains(node) && node != cluster.nodeID {
+            var start = 0
+            while start < ids.count {
+                let part = Array(ids[start..<min(ids.count, start + Self.maxRenewedPerMessage)])
+                cluster.bus.send(.renew(from: cluster.nodeID, connections: part), toNode: node) { _ in }
+                start += Self.maxRenewedPerMessage
+            }
+        }
+        let hearing = cluster.bus.isReady ? busHeardSince : nil
+        let lapsed = remoteDevices.removeLapsed(now: clock.monotonicMillis(), hearingSince: hearing)
+        guard !lapsed.isEmpty else { return }
+        metrics.leasesLapsed(lapsed.count)
+        logger.warning("devices of other nodes lapsed: no renewal came", metadata: ["devices": "\(lapsed.count)"])
+        for id in lapsed {
+            forgetRemote(id)
+        }
+    }
+
+    /// A presence message on this node's channel.
+    func receivedPresence(_ message: ClusterMessage) {
+        switch message {
+        case .present(let node, let connection, let userJSON):
+            let id = ConnectionID(connection)
+            guard connections[id] == nil, let user = User(clusterJSON: userJSON) else { return }
+            remoteDevices.admit(id, of: node, now: clock.monotonicMillis())
+            core.admitRemote(id, as: user)
+            armCoreTimer(at: core.nextDeadline)
+        case .lookFor(let node, let uid):
+            for id in localConnections(of: uid) {
+                if let connection = connections[id] {
+                    announce(connection, to: node, again: true)
+                }
+            }
+        case .departed(let connection):
+            let id = ConnectionID(connection)
+            guard remoteDevices.remove(id) else { return }
+            forgetRemote(id)
+        case .renew(let node, let ids):
+            remoteDevices.renew(ids.map(ConnectionID.init), from: node, now: clock.monotonicMillis())
+        default:
+            return
+        }
+    }
+
+    /// A device of another node that this node ran is gone.
+    func forgetRemote(_ id: ConnectionID) {
+        let uid = core.user(of: id)?.uid
+        send(core.disconnect(id, runningTimers: mayRunCalls()))
+        if let uid {
+            lookForOtherDevices(of: uid)
+        }
+    }
+
+    /// A device of `uid` that this node ran went: when it was the last one it knew of and `uid`
+    /// has calls here, the other nodes holding a device of theirs (but those whose lease lapsed)
+    /// are asked to announce it, well before the grace period that started would end their calls.
+    func lookForOtherDevices(of uid: String) {
+        guard let cluster, core.connections(of: uid).isEmpty, !core.activeCalls(of: uid).isEmpty else { return }
+        cluster.presence.nodes(holding: uid) { nodes in
+            for node in nodes where !cluster.membership.lapsedNodes.contains(node) {
+                cluster.bus.send(.lookFor(from: cluster.nodeID, uid: uid), toNode: node) { _ in }
+            }
+        }
+    }
+
+    /// How many devices each of `callees` has on every node, by what this node holds and what
+    /// the others wrote in Redis (`devices`: node -> count, per callee), but nodes whose lease
+    /// lapsed (a node that joined since the last heartbeat counts).
+    func onlineDevices(of callees: [String], elsewhere devices: [String: [String: Int]]) -> [String: Int] {
+        guard let cluster else { return [:] }
+        let lapsed = Set(cluster.membership.lapsedNodes)
+        var online: [String: Int] = [:]
+        for uid in callees {
+            let remote = (devices[uid] ?? [:]).filter { $0.key != cluster.nodeID && !lapsed.contains($0.key) }
+            online[uid] = localConnections(of: uid).count + remote.values.reduce(0) { $0 + min($1, Self.maxDevicesCounted) }
+        }
+        return online
+    }
+}
