@@ -23,9 +23,9 @@ public final class BusyClaims {
     public enum Claim: Equatable, Sendable {
         /// The user is this node's to engage; of the users the op would ring, `answered` hold a
         /// claim in an answered call (`j`) of any node, `profiles` are the profiles (JSON) of
-        /// those with a device on some node, and `devices` how many devices of theirs each node
-        /// says it holds (`UserPresence`; dead nodes included).
-        case claimed(answered: Set<String>, profiles: [String: [UInt8]], devices: [String: [String: Int]])
+        /// those with a device on some node, and `devices` what each node's run wrote of their
+        /// devices (`UserPresence`; runs that are no longer live included).
+        case claimed(answered: Set<String>, profiles: [String: [UInt8]], devices: [String: [UserPresence.Entry]])
         /// Another node's call holds the user: `"<node>|<sessionId>|<c or j>"`.
         case held(String)
     }
@@ -61,7 +61,7 @@ public final class BusyClaims {
                 }
                 var answered = Set<String>()
                 var profiles: [String: [UInt8]] = [:]
-                var devices: [String: [String: Int]] = [:]
+                var devices: [String: [UserPresence.Entry]] = [:]
                 for (index, callee) in ringing.enumerated() {
                     if case .bulk(let claim) = found.claims[index], claim.last == UInt8(ascii: "j") {
                         answered.insert(callee)
@@ -69,9 +69,9 @@ public final class BusyClaims {
                     if case .bulk(let profile) = found.profiles[index] {
                         profiles[callee] = profile
                     }
-                    let counts = UserPresence.counts(in: found.devices[index])
-                    if !counts.isEmpty {
-                        devices[callee] = counts
+                    let entries = UserPresence.entries(in: found.devices[index])
+                    if !entries.isEmpty {
+                        devices[callee] = entries
                     }
                 }
                 return .claimed(answered: answered, profiles: profiles, devices: devices)

@@ -37,7 +37,7 @@ public final class ClusterBus {
     /// Channel -> what runs once Redis confirmed its subscription.
     private var waiting: [String: [() -> Void]] = [:]
     /// When the node's channel last delivered something, or was (re)subscribed.
-    private var lastHeard = ContinuousClock.now
+    public private(set) var lastHeard = ContinuousClock.now
     private lazy var probeTimer = context.makeTimer { [unowned self] in self.probe() }
 
     /// A message on the channel of user `uid`.

@@ -34,9 +34,9 @@ public enum ClusterKeys {
         "cg:{u:" + uid + "}:calls"
     }
 
-    /// How many devices of user `uid` each node holds: a hash of node id -> count, each node
-    /// writing its own field (`UserPresence`). A field lives as long as its node's heartbeat
-    /// lease: readers count only the nodes they see live.
+    /// How many devices of user `uid` each node holds: a hash of `"<node>|<incarnation>"` ->
+    /// count, each run of a node writing its own field (`UserPresence`); readers count only the
+    /// fields of runs they see live.
     public static func presence(of uid: String) -> String {
         "cg:{u:" + uid + "}:devices"
     }

@@ -43,6 +43,8 @@ public final class ClusterMembership {
     public let number: Int64
     /// The live nodes, this one included, as of the last heartbeat.
     public private(set) var liveNodes: [String] = []
+    /// The incarnation of each live node's run, as the last heartbeat saw them.
+    public private(set) var liveRuns: [String: String] = [:]
     /// The nodes in the set whose lease lapsed, as of the last heartbeat.
     public private(set) var lapsedNodes: [String] = []
     /// Called when this node becomes live: at the start, and after each suspension.
@@ -160,7 +162,12 @@ public final class ClusterMembership {
                 suspend("node id \(nodeID) is held by another live process (\(elements.dropFirst().first?.text ?? "?"))")
                 return
             }
-            liveNodes = (elements.dropFirst().first?.elements ?? []).compactMap(\.text).sorted()
+            let live = (elements.dropFirst().first?.elements ?? []).compactMap(\.text)
+            let runs = (elements.dropFirst(3).first?.elements ?? []).compactMap(\.text)
+            liveNodes = live.sorted()
+            liveRuns = runs.count == live.count
+                ? Dictionary(zip(live, runs.map { String($0.prefix { $0 != "|" }) }), uniquingKeysWith: { first, _ in first })
+                : [:]
             lapsedNodes = (elements.dropFirst(2).first?.elements ?? []).compactMap(\.text).sorted()
             lastAcknowledged = sentAt
             lastProblem = nil

@@ -30,6 +30,9 @@ public enum ClusterMessage: Equatable, Sendable {
     /// Node `from` still holds `connections`, devices it forwarded ops from or announced to this
     /// node: their lease here is renewed (`RemoteDevices`).
     case renew(from: String, connections: [UInt64])
+    /// Node `from` was asked to renew `connections` but does not run them (it let their lease
+    /// lapse, or restarted): this node announces them to it again.
+    case unknown(from: String, connections: [UInt64])
     /// Node `origin` changed group `guid` (its change is saved).
     case groupChanged(origin: String, guid: String)
     /// A node's probe of its own subscription.
@@ -56,6 +59,8 @@ public enum ClusterMessage: Equatable, Sendable {
             Self.line(["D", String(connection)])
         case .renew(let from, let connections):
             Self.line(["R", from]) + Array(connections.map { String($0) }.joined(separator: " ").utf8)
+        case .unknown(let from, let connections):
+            Self.line(["U", from]) + Array(connections.map { String($0) }.joined(separator: " ").utf8)
         case .groupChanged(let origin, let guid):
             Self.line(["G", origin]) + Array(guid.utf8)
         case .probe:
@@ -98,10 +103,12 @@ public enum ClusterMessage: Equatable, Sendable {
         case ("D", 2):
             guard let connection = UInt64(fields[1]), body.isEmpty else { return nil }
             self = .departed(connection: connection)
-        case ("R", 2):
+        case ("R", 2), ("U", 2):
             let ids = body.split(separator: UInt8(ascii: " ")).map { UInt64(String(decoding: $0, as: UTF8.self)) }
             guard !body.isEmpty, ids.allSatisfy({ $0 != nil }) else { return nil }
-            self = .renew(from: fields[1], connections: ids.compactMap { $0 })
+            self = kind == "R"
+                ? .renew(from: fields[1], connections: ids.compactMap { $0 })
+                : .unknown(from: fields[1], connections: ids.compactMap { $0 })
         case ("G", 2):
             guard !body.isEmpty else { return nil }
             self = .groupChanged(origin: fields[1], guid: String(decoding: body, as: UTF8.self))

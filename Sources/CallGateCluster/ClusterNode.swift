@@ -36,7 +36,7 @@ public final class ClusterNode {
         owners = CallOwners(nodeID: nodeID, client: client)
         busy = BusyClaims(nodeID: nodeID, client: client, logger: logger)
         activeCalls = ActiveCallIndex(nodeID: nodeID, client: client)
-        presence = UserPresence(nodeID: nodeID, client: client)
+        presence = UserPresence(nodeID: nodeID, incarnation: incarnation, client: client)
         takeover = NodeTakeover(nodeID: nodeID, client: client)
         pushes = PushStream(
             client: client, signature: signature, window: historyWindow, maxEntriesPerUser: historyPerUser)

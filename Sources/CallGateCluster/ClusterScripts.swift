@@ -7,18 +7,42 @@ enum ClusterScripts {
     /// restarted empty never hands a live node's number to a new one.
     /// KEYS: the node's key, the node set, the node-number counter. ARGV: `"<incarnation>|<number>"`,
     /// the lease in ms, the node id, the node key prefix, the node's number. Returns
-    /// `{1, live ids, lapsed ids}`, or `{0, holder}` when another incarnation holds the id.
+    /// `{1, live ids, lapsed ids, the live nodes' "<incarnation>|<number>" in the same order}`,
+    /// or `{0, holder}` when another incarnation holds the id.
     static let heartbeat = RedisScript(name: "heartbeat", source: """
         local current = redis.call('GET', KEYS[1])
         if current and current ~= ARGV[1] then return {0, current} end
         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
         redis.call('SADD', KEYS[2], ARGV[3])
         if tonumber(redis.call('GET', KEYS[3]) or '0') < tonumber(ARGV[5]) then redis.call('SET', KEYS[3], ARGV[5]) end
-        local live, lapsed = {}, {}
+        local live, lapsed, runs = {}, {}, {}
         for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-          if redis.call('EXISTS', ARGV[4] .. id) == 1 then live[#live + 1] = id else lapsed[#lapsed + 1] = id end
+          local run = redis.call('GET', ARGV[4] .. id)
+          if run then
+            live[#live + 1] = id
+            runs[#runs + 1] = run
+          else
+            lapsed[#lapsed + 1] = id
+          end
         end
-        return {1, live, lapsed}
+        return {1, live, lapsed, runs}
+        """)
+
+    /// Writes how many devices of a user this run of a node holds (its field `"<node>|<run>"`;
+    /// 0: the field goes) and drops the fields of the node's earlier runs. KEYS: the user's
+    /// presence key. ARGV: the node id, the field, the count, the key's lifetime in ms. Returns 1.
+    static let writePresence = RedisScript(name: "write-presence", source: """
+        local prefix = ARGV[1] .. '|'
+        for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+          if field ~= ARGV[2] and string.sub(field, 1, #prefix) == prefix then redis.call('HDEL', KEYS[1], field) end
+        end
+        if tonumber(ARGV[3]) > 0 then
+          redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+          redis.call('PEXPIRE', KEYS[1], ARGV[4])
+        else
+          redis.call('HDEL', KEYS[1], ARGV[2])
+        end
+        return 1
         """)
 
     /// Gives back what this process set at start: deletes a key if it still holds the value

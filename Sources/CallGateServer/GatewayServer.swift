@@ -113,6 +113,7 @@ public final class GatewayServer: Sendable {
                 context.post { service.armCoreTimer(at: service.core.nextDeadline) }
                 if let cluster {
                     try await service.joinCluster(cluster)
+                    context.post { service.lookForDevicesOfResumedCalls() }
                 }
             } catch {
                 context.stop()

@@ -5,27 +5,30 @@ import Foundation
 
 /// Cluster mode: the calls of every node in a connecting device's `activeCalls`, through the
 /// active-call index (`ActiveCallIndex`): each node writes, for every user an outcome touched,
-/// its calls that ring or engage them; a connecting device reads the entries of the other live
-/// nodes (as the last heartbeat saw them) once its subscription is confirmed. Service thread only.
+/// its calls that ring or engage them, once the write of that outcome is durable (a call no
+/// store has is listed nowhere); a connecting device reads the entries of the other live nodes
+/// (as the last heartbeat saw them) once its subscription is confirmed. Service thread only.
 extension GatewayService {
-    /// Writes the entries of the users `outcome` touched: those it pushed to, and those whose
-    /// engagement changed.
-    func indexActiveCalls<Reply>(of outcome: Outcome<Reply>) {
+    /// Writes, after write `barrier`, the entries of the users `outcome` touched: those it pushed
+    /// to, and those whose engagement changed.
+    func indexActiveCalls<Reply>(of outcome: Outcome<Reply>, after barrier: UInt64) {
         guard cluster != nil, !outcome.deliveries.isEmpty || !outcome.engagements.isEmpty else { return }
         var touched = Set(outcome.engagements)
         for delivery in outcome.deliveries {
             touched.formUnion(delivery.users)
         }
-        indexActiveCalls(of: Array(touched))
+        indexActiveCalls(of: Array(touched), after: barrier)
     }
 
-    /// Writes the entries of `uids` as the Core has their calls now.
-    func indexActiveCalls(of uids: [String]) {
-        guard let cluster else { return }
+    /// Writes the entries of `uids` as the Core has their calls now, after write `barrier`
+    /// (default: the latest write, whatever it holds).
+    func indexActiveCalls(of uids: [String], after barrier: UInt64? = nil) {
+        guard cluster != nil else { return }
+        let barrier = barrier ?? pipeline.latestBarrier
         let encoder = JSONEncoder()
         for uid in uids {
             let calls = core.activeCalls(of: uid)
-            cluster.activeCalls.write(uid, calls: calls.isEmpty ? nil : (try? encoder.encode(calls)).map(Array.init))
+            emit(.index(uid: uid, calls: calls.isEmpty ? nil : (try? encoder.encode(calls)).map(Array.init)), after: barrier)
         }
     }
 

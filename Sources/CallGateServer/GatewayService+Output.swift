@@ -82,16 +82,17 @@ extension GatewayService {
 
     /// Hands the outcome's log changes (with its webhook events, and the admin API's group
     /// changes) to the writer, counts the calls it finished, re-arms the Core timer and (cluster
-    /// mode) writes the busy claims and active-call entries it changed, before any push of it is
-    /// published. Returns the write its output waits for.
+    /// mode) writes the busy claims it changed, and the active-call entries once the write is
+    /// durable, before any push of it is published. Returns the write its output waits for.
     private func persist<Reply>(_ outcome: Outcome<Reply>) -> UInt64 {
         for call in outcome.finishedCalls {
             metrics.callFinished(call.callStatus)
         }
         armCoreTimer(at: outcome.nextDeadline)
         writeClaims(of: outcome.engagements)
-        indexActiveCalls(of: outcome)
-        return submit(outcome.logChanges, webhookWrites: webhookWrites(outcome.webhookEvents))
+        let barrier = submit(outcome.logChanges, webhookWrites: webhookWrites(outcome.webhookEvents))
+        indexActiveCalls(of: outcome, after: barrier)
+        return barrier
     }
 
     /// Hands `logChanges`, the group changes made since the last submit and `webhookWrites` to
@@ -214,6 +215,14 @@ extension GatewayService {
         return nil
     }
 
+    /// Why no new call may start now: the store refuses every write (a call nobody can hear of
+    /// until it is durable would only wait); nil while it takes them.
+    func storeFailure() -> String? {
+        let health = pipeline.writer.health
+        guard health.failingSince != nil else { return nil }
+        return "the call log store cannot commit (\(health.lastError ?? "it refuses writes")), so no call can start until it can: try again shortly"
+    }
+
     private func perform(_ output: HeldOutput) {
         switch output {
         case .frame(let id, let frame):
@@ -228,6 +237,8 @@ extension GatewayService {
             metrics.rang(after: .now - since)
         case .publish(let uid, let push):
             publish(push, to: uid)
+        case .index(let uid, let calls):
+            cluster?.activeCalls.write(uid, calls: calls)
         case .groupChanged(let guid):
             cluster?.bus.announceGroupChange(guid)
         case .answer(let forward, _, let frame):

@@ -99,7 +99,7 @@ extension GatewayService {
                 return
             }
             guard departures.count < Self.maxDepartures || departures.contains(departure) else {
-                logger.warning("departure not sent again: too many wait", metadata: ["node": "\(departure.node)"])
+                // Its lease lapses on that node instead.
                 return
             }
             departures.insert(departure)
@@ -115,11 +115,14 @@ extension GatewayService {
     }
 
     /// Renews the leases of this node's devices that other nodes run (one message per node),
-    /// and lets go of the devices of other nodes whose lease lapsed here; then waits for the
-    /// next renewal.
+    /// lets go of the devices of other nodes whose lease lapsed here, and writes again the
+    /// presence Redis did not take; then waits for the next renewal.
     func renewLeases() {
         guard let cluster else { return }
         leaseTimer.schedule(afterMicroseconds: RemoteDevices.renewInterval.wholeMilliseconds * 1000)
+        if cluster.client.isReady, !unwrittenPresence.isEmpty {
+            writeUnwrittenPresence()
+        }
         var held: [String: [UInt64]] = [:]
         for connection in connections.values where connection.isConnected {
             for node in connection.knownTo {
@@ -134,8 +137,12 @@ extension GatewayService {
                 start += Self.maxRenewedPerMessage
             }
         }
+        // A node that may not run its calls (cut off, or checking what it lost) judges no lease.
+        guard mayRunCalls() else { return }
+        let now = clock.monotonicMillis()
+        let silence = (ContinuousClock.now - cluster.bus.lastHeard).wholeMilliseconds
         let hearing = cluster.bus.isReady ? busHeardSince : nil
-        let lapsed = remoteDevices.removeLapsed(now: clock.monotonicMillis(), hearingSince: hearing)
+        let lapsed = remoteDevices.removeLapsed(heardAt: now - max(0, silence), hearingSince: hearing)
         guard !lapsed.isEmpty else { return }
         metrics.leasesLapsed(lapsed.count)
         logger.warning("devices of other nodes lapsed: no renewal came", metadata: ["devices": "\(lapsed.count)"])
@@ -164,7 +171,16 @@ extension GatewayService {
             guard remoteDevices.remove(id) else { return }
             forgetRemote(id)
         case .renew(let node, let ids):
-            remoteDevices.renew(ids.map(ConnectionID.init), from: node, now: clock.monotonicMillis())
+            let unknown = remoteDevices.renew(ids.map(ConnectionID.init), from: node, now: clock.monotonicMillis())
+            if let cluster, !unknown.isEmpty {
+                cluster.bus.send(.unknown(from: cluster.nodeID, connections: unknown.map(\.rawValue)), toNode: node) { _ in }
+            }
+        case .unknown(let node, let ids):
+            for id in ids {
+                if let connection = connections[ConnectionID(id)], connection.isConnected, connection.knownTo.contains(node) {
+                    announce(connection, to: node, again: true)
+                }
+            }
         default:
             return
         }
@@ -191,16 +207,24 @@ extension GatewayService {
         }
     }
 
+    /// Once the node joined: the users of the calls it took back at start may have devices on
+    /// other nodes, which are asked to announce them before their grace periods end the calls.
+    func lookForDevicesOfResumedCalls() {
+        for uid in core.usersWithActiveCalls {
+            lookForOtherDevices(of: uid)
+        }
+    }
+
     /// How many devices each of `callees` has on every node, by what this node holds and what
-    /// the others wrote in Redis (`devices`: node -> count, per callee), but nodes whose lease
-    /// lapsed (a node that joined since the last heartbeat counts).
-    func onlineDevices(of callees: [String], elsewhere devices: [String: [String: Int]]) -> [String: Int] {
+    /// the other nodes' live runs wrote in Redis (`devices`, per callee; a run that is dead, or
+    /// that joined since the last heartbeat, does not count).
+    func onlineDevices(of callees: [String], elsewhere devices: [String: [UserPresence.Entry]]) -> [String: Int] {
         guard let cluster else { return [:] }
-        let lapsed = Set(cluster.membership.lapsedNodes)
+        let runs = cluster.membership.liveRuns
         var online: [String: Int] = [:]
         for uid in callees {
-            let remote = (devices[uid] ?? [:]).filter { $0.key != cluster.nodeID && !lapsed.contains($0.key) }
-            online[uid] = localConnections(of: uid).count + remote.values.reduce(0) { $0 + min($1, Self.maxDevicesCounted) }
+            let remote = (devices[uid] ?? []).filter { $0.node != cluster.nodeID && runs[$0.node] == $0.incarnation }
+            online[uid] = localConnections(of: uid).count + remote.reduce(0) { $0 + min($1.count, Self.maxDevicesCounted) }
         }
         return online
     }

@@ -43,13 +43,18 @@ extension GatewayService {
         if let recovery {
             metrics.recovered(recovery.recovered, missed: recovery.missed)
         }
+        let barrier = pipeline.latestBarrier
+        // The calls it lists may have been written a moment ago: the answer waits for them.
+        let listsCalls = (try? outcome.reply.get().activeCalls.isEmpty) == false
+        let answering = listsCalls
+            ? ReplyAddress(requestID: request.requestID, connection: id, barrier: max(request.barrier, barrier))
+            : request
         send(outcome.mapReply { arrival in
             ConnectResult(
                 user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(),
                 activeCalls: merged(arrival.activeCalls, elsewhere), tokenExpiresAt: connection.tokenExpiresAt,
                 epoch: position.epoch, seq: position.seq, recovery: recovery, resumedSessions: arrival.resumedSessions)
-        }, answering: request)
-        let barrier = pipeline.latestBarrier
+        }, answering: answering)
         for (seq, frame) in replay {
             emit(.frame(id, OutboundFrame(frame.head, PushFrame.tail(seq: seq))), after: barrier)
         }

@@ -121,7 +121,7 @@ extension GatewayService {
         case .held(let ticket):
             forwards.hold(ticket, until: clock.monotonicMillis() + Self.heldAnswerBound.wholeMilliseconds)
             armForwardTimer()
-        case .present, .lookFor, .departed, .renew:
+        case .present, .lookFor, .departed, .renew, .unknown:
             receivedPresence(message)
         case .push, .groupChanged, .probe:
             return
@@ -162,13 +162,17 @@ extension GatewayService {
 
     /// The heartbeat saw the live nodes and those whose lease lapsed: ops forwarded to nodes
     /// that are gone (lapsed, or live at the last heartbeat and no longer) get
-    /// `ERR_CALL_OWNER_UNREACHABLE`, and their devices depart. A node that joined
-    /// since the last heartbeat is neither, and keeps its devices.
+    /// `ERR_CALL_OWNER_UNREACHABLE`, their devices depart, and this node's devices count as
+    /// announced to them no longer (a node back under the same id hears of them again). A node
+    /// that joined since the last heartbeat is neither, and keeps its devices.
     func sawNodes(live nodes: [String], lapsed: [String]) {
         let live = Set(nodes)
         let gone = liveNodes.subtracting(live).union(lapsed)
         liveNodes = live
         guard !gone.isEmpty else { return }
+        for connection in connections.values where !connection.knownTo.isDisjoint(with: gone) {
+            connection.knownTo.subtract(gone)
+        }
         for pending in forwards.abandon(owners: gone) {
             unanswered(pending, because: "node \(pending.owner), which owns this call, left the cluster before answering; the op may or may not have been done")
         }

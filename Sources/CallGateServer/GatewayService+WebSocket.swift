@@ -78,6 +78,10 @@ extension GatewayService: WebSocketDelegate {
             fail(request, code: .storeUnavailable, message: backlog)
             return
         }
+        if connection.isConnected, frame.request.isInitiate, let failure = storeFailure() {
+            fail(request, code: .storeUnavailable, message: failure)
+            return
+        }
         switch (frame.request, connection.phase) {
         case (.connect(let params), .awaitingConnect):
             connection.phase = .verifying

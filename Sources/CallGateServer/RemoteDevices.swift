@@ -6,9 +6,11 @@ import CallGateCore
 ///
 /// A device stays until its node says it departed, its node leaves the cluster, or its lease
 /// lapses: a departure that was lost (the bus was down, a subscription dropped it) ends within
-/// `lease`, so a user who left is not counted present for ever. Leases are judged only while
-/// this node could hear renewals: not until its subscription has been up for a whole `lease`.
-/// Times are the Core's monotonic milliseconds. Service thread only.
+/// `lease`, so a user who left is not counted present for ever. A lease is judged by when this
+/// node last heard its own channel (renewals come on it, in order): one renewed less than
+/// `lease` before that has not lapsed, however long ago that was, so a subscription that stalls
+/// or a service thread that falls behind lapses nothing. Nor does a subscription that has not
+/// been up for a whole `lease`. Times are the Core's monotonic milliseconds. Service thread only.
 struct RemoteDevices {
     /// How often a node renews the leases of its devices that other nodes run.
     static let renewInterval: Duration = .seconds(1)
@@ -35,11 +37,18 @@ struct RemoteDevices {
         devices[id] = Device(node: node, renewedAt: now)
     }
 
-    /// Renews, as of `now`, the leases of those of `ids` that `node` holds.
-    mutating func renew(_ ids: [ConnectionID], from node: String, now: Int64) {
-        for id in ids where devices[id]?.node == node {
-            devices[id]?.renewedAt = now
+    /// Renews, as of `now`, the leases of those of `ids` that `node` holds; returns those not
+    /// run here (their node should announce them again).
+    mutating func renew(_ ids: [ConnectionID], from node: String, now: Int64) -> [ConnectionID] {
+        var unknown: [ConnectionID] = []
+        for id in ids {
+            if devices[id]?.node == node {
+                devices[id]?.renewedAt = now
+            } else if devices[id] == nil {
+                unknown.append(id)
+            }
         }
+        return unknown
     }
 
     /// Stops running device `id`; returns whether it was run here.
@@ -56,12 +65,13 @@ struct RemoteDevices {
         return gone.sorted()
     }
 
-    /// Stops running the devices whose lease lapsed by `now`, and returns them; none unless this
-    /// node heard the bus since `hearingSince` for at least a lease (nil: it does not hear it).
-    mutating func removeLapsed(now: Int64, hearingSince: Int64?) -> [ConnectionID] {
+    /// Stops running the devices whose lease lapsed by `heardAt`, when this node last heard its
+    /// channel, and returns them; none unless it heard the bus from `hearingSince` on for at
+    /// least a lease by then (nil: it does not hear it).
+    mutating func removeLapsed(heardAt: Int64, hearingSince: Int64?) -> [ConnectionID] {
         let lease = Self.lease.wholeMilliseconds
-        guard let hearingSince, now - hearingSince >= lease else { return [] }
-        let lapsed = devices.filter { now - $0.value.renewedAt > lease }.map(\.key)
+        guard let hearingSince, heardAt - hearingSince >= lease else { return [] }
+        let lapsed = devices.filter { heardAt - $0.value.renewedAt > lease }.map(\.key)
         for id in lapsed {
             devices[id] = nil
         }

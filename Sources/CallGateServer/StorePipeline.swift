@@ -6,17 +6,19 @@ import LWS
 /// changes and the group changes durable, in order, on its own thread; the gate holds back the
 /// output that must not go out before them.
 ///
-/// Ringing never waits for the disk: only output that reveals a finished call (its terminal
-/// status, or any answer about that call until the status is durable) or a group change waits,
-/// and later output to the same socket waits behind it. The store behind the writer is any
-/// `CallLogStore` (SQLite, or in memory), so another store or more writes in the same
-/// transaction change nothing here. Service thread only, but for the writer's own thread.
+/// Durability before output: nothing a client hears about a call goes out before the call's
+/// row is durable, its first ring included. Output of an outcome that wrote a call or a group
+/// waits for that write, any answer about a call waits for the call's latest write while that
+/// is not durable, and later output to the same socket waits behind it; so a call that a crash
+/// loses is a call nobody heard of. The store behind the writer is any `CallLogStore` (SQLite,
+/// PostgreSQL, or in memory), so another store or more writes in the same transaction change
+/// nothing here. Service thread only, but for the writer's own thread.
 final class StorePipeline {
     /// Applies the writes to the store on its own thread.
     let writer: CallLogWriter
     private var gate = OutputGate<OutputLane, HeldOutput>()
-    /// Session id -> the sequence number of its terminal status write, until it is durable.
-    private var pendingTerminal: [String: UInt64] = [:]
+    /// Session id -> the sequence number of its latest write, until it is durable.
+    private var pendingWrites: [String: UInt64] = [:]
     /// The last write handed to the writer.
     private var lastSubmitted: UInt64 = 0
 
@@ -27,25 +29,23 @@ final class StorePipeline {
 
     /// Hands `logChanges`, `groupWrites` and the webhook messages reporting them to the writer,
     /// for one transaction. Returns the write that output revealing them must wait for: theirs
-    /// when they hold a terminal call status or a group change, else 0 (none). Webhook messages
-    /// hold no output back: no client sees them.
+    /// when they change a call or a group, else 0 (none). Webhook messages hold no output back:
+    /// no client sees them.
     func submit(_ logChanges: [CallLogRecord], groupWrites: [StoreWrite], webhookWrites: [StoreWrite] = []) -> UInt64 {
         guard !logChanges.isEmpty || !groupWrites.isEmpty || !webhookWrites.isEmpty else { return 0 }
         let sequence = writer.submit(groupWrites + logChanges.map(StoreWrite.call) + webhookWrites)
         lastSubmitted = sequence
-        var barrier: UInt64 = groupWrites.isEmpty ? 0 : sequence
-        for record in logChanges where record.callStatus.isTerminal {
-            pendingTerminal[record.sessionId] = sequence
-            barrier = sequence
+        for record in logChanges {
+            pendingWrites[record.sessionId] = sequence
         }
-        return barrier
+        return logChanges.isEmpty && groupWrites.isEmpty ? 0 : sequence
     }
 
-    /// The write that any answer about `sessionId` must wait for: its terminal status write
-    /// while that is not durable (so not even an error reply tells of the status before the
+    /// The write that any answer about `sessionId` must wait for: the call's latest write while
+    /// that is not durable (so not even an error reply tells of a call or a status before the
     /// log has it), else 0.
     func barrier(concerning sessionId: String?) -> UInt64 {
-        sessionId.flatMap { pendingTerminal[$0] } ?? 0
+        sessionId.flatMap { pendingWrites[$0] } ?? 0
     }
 
     /// The write that output repeating earlier output must wait for, not knowing what that
@@ -69,8 +69,8 @@ final class StorePipeline {
     /// The writer made everything up to `sequence` durable: returns the output that may now go,
     /// in the order it was produced.
     func committed(upTo sequence: UInt64) -> [HeldOutput] {
-        if !pendingTerminal.isEmpty {
-            pendingTerminal = pendingTerminal.filter { $0.value > sequence }
+        if !pendingWrites.isEmpty {
+            pendingWrites = pendingWrites.filter { $0.value > sequence }
         }
         return gate.committed(upTo: sequence)
     }
@@ -107,6 +107,9 @@ enum HeldOutput {
     /// Cluster mode: a push to a user, numbered, kept and published on their channel by Redis,
     /// for their devices on every node.
     case publish(uid: String, ClusterPush)
+    /// Cluster mode: the active-call entry of user `uid` (this node's calls that concern them,
+    /// as JSON; nil: none), for devices connecting to other nodes.
+    case index(uid: String, calls: [UInt8]?)
     /// Cluster mode: group `guid` changed, for the other nodes (once the change is durable).
     case groupChanged(String)
     /// Cluster mode: the reply to an op that device `connection` of another node forwarded here.
@@ -116,7 +119,7 @@ enum HeldOutput {
     var connection: ConnectionID? {
         switch self {
         case .frame(let id, _), .close(let id, _, _): id
-        case .http, .ringHandedOver, .publish, .answer, .groupChanged: nil
+        case .http, .ringHandedOver, .publish, .index, .answer, .groupChanged: nil
         }
     }
 
@@ -124,7 +127,7 @@ enum HeldOutput {
     var lane: OutputLane? {
         switch self {
         case .frame(let id, _), .close(let id, _, _), .answer(_, let id, _): .socket(id)
-        case .publish(let uid, _): .user(uid)
+        case .publish(let uid, _), .index(let uid, _): .user(uid)
         case .http, .ringHandedOver, .groupChanged: nil
         }
     }
@@ -133,10 +136,10 @@ enum HeldOutput {
 /// Holds outgoing frames back until the store writes they depend on are durable, without
 /// letting any output overtake an earlier one to the same socket.
 ///
-/// An output waits when it carries state that must survive a crash (a terminal call status, a
-/// group change: its `barrier` is the sequence number of that write) or when its socket already
-/// has output waiting. Everything else goes out at once, so ringing never waits for the disk.
-/// Waiting outputs leave in the order they were produced. Service thread only.
+/// An output waits when it carries state that must survive a crash (a call's row, a group
+/// change: its `barrier` is the sequence number of that write) or when its socket already has
+/// output waiting. Everything else goes out at once. Waiting outputs leave in the order they
+/// were produced. Service thread only.
 struct OutputGate<Lane: Hashable, Item> {
     /// The highest sequence number known to be durable.
     private(set) var committed: UInt64 = 0

@@ -37,3 +37,37 @@ func databaseRows(_ database: String, _ sql: String) async throws -> [String] {
     guard run.exitCode == 0 else { throw GatewayProcess.StartFailure(description: "psql: \(run)") }
     return run.output.split(separator: "\n").map(String.init)
 }
+
+/// A `psql` session holding `LOCK TABLE <table> IN EXCLUSIVE MODE` in an open transaction, so
+/// that no other session can write the table until `release`: a commit that cannot happen.
+final class TableLockHolder {
+    private let process = Process()
+    private let input = Pipe()
+
+    /// Returns once the lock is held (the session printed the lock's completion).
+    init(database: String, table: String) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", database, "-q", "-v", "ON_ERROR_STOP=1"]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data("BEGIN; LOCK TABLE \(table) IN EXCLUSIVE MODE; SELECT 'locked';\n".utf8))
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("locked") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else {
+                throw GatewayProcess.StartFailure(description: "psql could not lock \(table): \(String(decoding: seen, as: UTF8.self))")
+            }
+            seen.append(chunk)
+        }
+    }
+
+    /// Rolls the transaction back and ends the session.
+    func release() {
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n\\q\n".utf8))
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}

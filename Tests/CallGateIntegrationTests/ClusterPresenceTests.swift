@@ -44,8 +44,10 @@ import TestSupport
             return
         }
 
-        // Bob's only socket closes while node b cannot reach Redis (0.4 s, well under the
-        // suspension time): its departure cannot be published then.
+        // Bob's only socket closes while node b cannot reach Redis (0.4 s): its departure
+        // cannot be published then. It is sent again once b is back, well before the lease
+        // (4 s) would end bob's presence on a.
+        let dropped = ContinuousClock.now
         try await Self.cut("node-b", of: redis, for: .milliseconds(400)) {
             _ = try await bob.dropped()
         }
@@ -55,6 +57,8 @@ import TestSupport
             return
         }
         #expect(ended.sessionId == call.sessionId)
+        #expect(ContinuousClock.now - dropped < .milliseconds(3800), "the departure, sent again, ended it; not the lease")
+        #expect(try await eventually(within: 10) { try await cluster.isReady("b") })
         let back = try await cluster.device("bob", on: "b")
         let next = try await back.initiateCall(to: "carol", timeout: 60)
         #expect(next.callStatus == .initiated, "bob is in no call any more")
@@ -94,6 +98,8 @@ import TestSupport
             "--webhook-url", "http://127.0.0.1:9/hooks", "--webhook-secret", "whsec_" + Data(repeating: 7, count: 32).base64EncodedString(),
         ])
         defer { cluster.stop() }
+        // Node a counts b's devices once a heartbeat (every second) showed it b's run.
+        try await Task.sleep(for: .milliseconds(1500))
         let alice = try await cluster.device("alice", on: "a")
         let bobs = [try await cluster.device("bob", on: "b"), try await cluster.device("bob", on: "b")]
         let carol = try await cluster.device("carol", on: "a")
@@ -106,7 +112,7 @@ import TestSupport
         for bob in bobs {
             _ = try await bob.dropped()
         }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await eventually(within: 5) { try cluster.redis.command("HGETALL", "cg:{u:bob}:devices").isEmpty })
         let again = try await alice.initiateCall(to: "bob", timeout: 60)
 
         let counts = try await onlineDevices(in: cluster.database)

@@ -59,6 +59,39 @@ import TestSupport
         #expect(rows == ["ended"], "one row, one terminal status")
     }
 
+    @Test func aRingHeardJustBeforeItsOwnerWasKilledIsTakenOverAndOneNobodyHeardIsGone() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+
+        // While PostgreSQL cannot commit the call, nobody hears of it: killed then, node a takes
+        // a call with it that no client knew.
+        let lock = try TableLockHolder(database: cluster.database, table: "calls")
+        let unheard = Task { try await alice.initiateCall(to: "bob", timeout: 60) }
+        await bob.expectSilence(for: .milliseconds(800))
+        try #require(cluster.nodes["a"]).kill()
+        lock.release()
+        #expect((try? await unheard.value) == nil)
+        let (_, first) = try await cluster.connect("alice", on: "c")
+        #expect(first.activeCalls.isEmpty)
+
+        // A ring bob heard is in the store the moment he heard it: its owner killed at once,
+        // a survivor takes it over and bob answers it.
+        let carol = try await cluster.device("carol", on: "c")
+        let call = try await carol.ring("bob", ringing: [bob], timeout: 60)
+        try #require(cluster.nodes["c"]).kill()
+        _ = try await owner(of: call.sessionId, after: "c", in: cluster)
+        var accepted: Call?
+        _ = try await eventually(within: 10) {
+            accepted = try? await bob.acceptCall(call.sessionId)
+            return accepted != nil
+        }
+        #expect(accepted?.callStatus == .ongoing)
+        let rows = try await databaseRows(cluster.database, "SELECT session_id FROM calls")
+        #expect(rows == [call.sessionId], "one call in the log: the one bob heard")
+    }
+
     @Test func anAnsweredCallWhoseOwnerWasKilledGoesOnAndEndsOnce() async throws {
         let cluster = try await RoutingCluster(["a", "b", "c"])
         defer { cluster.stop() }

@@ -37,7 +37,7 @@ struct CrashSafetyTests {
             for (index, pair) in devices.enumerated() {
                 group.addTask { await Self.call(pair.0, pair.1, callee: "r\(index)", witness: witness).started }
             }
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .milliseconds(3000))
             first.kill()
             var calls = 0
             for try await count in group {
@@ -53,6 +53,52 @@ struct CrashSafetyTests {
         let second = try GatewayProcess(arguments: arguments)
         try await Self.expectLoggedOnce(seen, pairs: pairs, port: second.port, tokens: tokens)
         #expect(second.terminate() == 0)
+    }
+
+    /// Durability before output: while the store cannot commit, a new call rings nobody and its
+    /// caller has no answer; killed then, the process takes a call nobody heard of with it. A
+    /// call whose ring a device got is in the store: after a SIGKILL and a restart it still
+    /// rings, can be answered, and is logged once.
+    @Test func aCallIsHeardOfOnlyOnceItIsDurableAndOnceHeardOfItSurvivesSIGKILL() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("callgate.sqlite")
+        let arguments = ["--database", path, "--jwt-secret", Self.secret, "--admin-key", "crash-admin"]
+        let tokens = try await TokenService(secret: Self.secret)
+        let loop = try ClientLoop()
+        defer { loop.stop() }
+        func device(_ uid: String, on gateway: GatewayProcess) async throws -> (CallGateClient, ConnectResult) {
+            let client = try await CallGateClient.open(host: "127.0.0.1", port: gateway.port, loop: loop)
+            let result = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: uid), ttl: 600).token)
+            return (client, result)
+        }
+
+        let first = try GatewayProcess(arguments: arguments)
+        let (alice, _) = try await device("alice", on: first)
+        let (bob, _) = try await device("bob", on: first)
+        let lock = try await WriteLockHolder.hold(path)
+        let unanswered = Task { try await alice.initiateCall(to: "bob", timeout: 60) }
+        await bob.expectSilence(for: .milliseconds(800))
+        first.kill()
+        await lock.unlock()
+        #expect((try? await unanswered.value) == nil, "the caller was never told of the call")
+
+        let second = try GatewayProcess(arguments: arguments)
+        let (caller, _) = try await device("alice", on: second)
+        let (callee, connected) = try await device("bob", on: second)
+        #expect(connected.activeCalls.isEmpty, "the call nobody heard of is gone with the process")
+        let aliceToken = try await tokens.mint(user: User(uid: "alice", name: "alice"), ttl: 600).token
+        #expect(try await Self.everyCall(port: second.port, token: aliceToken).isEmpty)
+
+        let call = try await caller.ring("bob", ringing: [callee], timeout: 60)
+        second.kill()
+        let third = try GatewayProcess(arguments: arguments)
+        defer { _ = third.terminate() }
+        let (back, again) = try await device("bob", on: third)
+        #expect(again.activeCalls.map(\.sessionId) == [call.sessionId], "the ring bob heard survived the kill")
+        let accepted = try await back.acceptCall(call.sessionId)
+        #expect(accepted.callStatus == .ongoing)
+        let logged = try await Self.everyCall(port: third.port, token: aliceToken)
+        #expect(logged.map(\.sessionId) == [call.sessionId])
     }
 
     /// Expects each terminal status a client saw (`seen`, by session) in the log of the gateway

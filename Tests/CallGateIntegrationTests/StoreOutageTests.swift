@@ -6,9 +6,9 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A store that cannot write for a while: past `--max-queued-writes`, ops that write the call
-/// log get `ERR_STORE_UNAVAILABLE` and group changes 503, everything else goes on, and all of it
-/// comes back when the store does. The outage is a real SQLite write lock held by another
+/// A store that cannot write for a while: an op taken waits for it, unheard; past
+/// `--max-queued-writes`, ops that write the call log get `ERR_STORE_UNAVAILABLE` and group
+/// changes 503, everything else goes on, and all of it comes back when the store does. The outage is a real SQLite write lock held by another
 /// connection.
 @Suite("Store outages over real sockets")
 struct StoreOutageTests {
@@ -24,13 +24,16 @@ struct StoreOutageTests {
         defer { gateway.shutdown() }
         let alice = try await gateway.device("alice")
         let bob = try await gateway.device("bob")
+        let carol = try await gateway.device("carol")
 
+        let first = try await alice.ring("bob", ringing: [bob])
         let lock = try await WriteLockHolder.hold(path)
-        let first = try await alice.initiateCall(to: "bob")
-        _ = try await bob.expectPush()
-        await expectError(.storeUnavailable) { try await bob.acceptCall(first.sessionId) }
-        await expectError(.storeUnavailable) { try await alice.initiateCall(to: "carol") }
-        #expect(try await alice.ping().serverTime > 0, "ops that write nothing go on")
+        // The accept is taken, and waits for the store: nothing tells of it before it is durable
+        // (and nothing else reaches alice's and bob's sockets before it).
+        let accepting = Task { try await bob.acceptCall(first.sessionId) }
+        await alice.expectSilence(for: .milliseconds(500))
+        await expectError(.storeUnavailable) { try await carol.initiateCall(to: "dave") }
+        #expect(try await carol.ping().serverTime > 0, "ops that write nothing go on")
         #expect(try await gateway.readiness(until: 503).0 == 503)
         let (groupStatus, groupBody) = try await gateway.admin("PUT", "/v1/groups/team", json: #"{"name":"T","members":["alice","bob"]}"#)
         #expect(groupStatus == 503)
@@ -40,7 +43,7 @@ struct StoreOutageTests {
 
         await lock.unlock()
         #expect(try await gateway.readiness(until: 200).0 == 200)
-        #expect(try await bob.acceptCall(first.sessionId).callStatus == .ongoing)
+        #expect(try await accepting.value.callStatus == .ongoing)
         _ = try await alice.expectPush()
         #expect(try await gateway.admin("PUT", "/v1/groups/team", json: #"{"name":"T","members":["alice","bob"]}"#).0 == 200)
     }
