@@ -28,6 +28,8 @@ public final class BusyClaims {
         case claimed(answered: Set<String>, profiles: [String: [UInt8]], devices: [String: [UserPresence.Entry]])
         /// Another node's call holds the user: `"<node>|<sessionId>|<c or j>"`.
         case held(String)
+        /// The user started their calls per minute already, on the nodes together.
+        case startsUsedUp
     }
 
     /// Most keys per renewal script.
@@ -52,10 +54,17 @@ public final class BusyClaims {
     }
 
     /// Claims `uid` for an op of this node that may engage them, and reads the claims of
-    /// `ringing`, the users it would ring.
-    public func claim(_ uid: String, ringing: [String] = [], then done: @escaping (Result<Claim, RedisFailure>) -> Void) {
-        replace(uid, with: "\(nodeID)|-|p", replacingOwn: false, reading: ringing) { result in
+    /// `ringing`, the users it would ring. `start`: the op starts a call, counted in `uid`'s
+    /// starts of the last minute, and refused past its limit (`CallStarts`).
+    public func claim(
+        _ uid: String, ringing: [String] = [], start: CallStarts.Start? = nil,
+        then done: @escaping (Result<Claim, RedisFailure>) -> Void
+    ) {
+        replace(uid, with: "\(nodeID)|-|p", replacingOwn: false, reading: ringing, start: start) { result in
             done(result.map { found in
+                if found.startsUsedUp {
+                    return .startsUsedUp
+                }
                 if let holder = found.holder {
                     return .held(holder)
                 }
@@ -143,6 +152,7 @@ public final class BusyClaims {
     /// What the claim script found: the other node's claim that holds the user (nil when the
     /// claim was made), and the claims, profiles and presence of the users read, in order.
     private struct Found {
+        var startsUsedUp = false
         var holder: String?
         var claims: [RedisReply] = []
         var profiles: [RedisReply] = []
@@ -152,21 +162,24 @@ public final class BusyClaims {
     /// Sets the claim of `uid` to `claim` unless another node's claim holds them (or, unless
     /// `replacingOwn`, this node's), and reads the claims and profiles of `others`.
     private func replace(
-        _ uid: String, with claim: String, replacingOwn: Bool, reading others: [String],
+        _ uid: String, with claim: String, replacingOwn: Bool, reading others: [String], start: CallStarts.Start? = nil,
         then done: @escaping (Result<Found, RedisFailure>) -> Void
     ) {
         client.run(
             ClusterScripts.claimUser,
-            keys: [ClusterKeys.busy(uid)] + others.map(ClusterKeys.busy) + others.map(ClusterKeys.profile)
-                + others.map(ClusterKeys.presence(of:)),
+            keys: [ClusterKeys.busy(uid), ClusterKeys.starts(of: uid)] + others.map(ClusterKeys.busy)
+                + others.map(ClusterKeys.profile) + others.map(ClusterKeys.presence(of:)),
             arguments: [
                 Array("\(nodeID)|".utf8), Array(claim.utf8), Array(String(timing.lease.microseconds / 1000).utf8),
                 Array(String(others.count).utf8), Array((replacingOwn ? "1" : "0").utf8),
-            ]
+            ] + (start?.arguments ?? CallStarts.Start.none)
         ) { result in
             done(result.flatMap { reply in
                 guard let elements = reply.elements, let status = elements.first?.integer else {
                     return .failure(.refused("the busy claim script answered \(reply)"))
+                }
+                if status == 2 {
+                    return .success(Found(startsUsedUp: true))
                 }
                 if status == 0 {
                     return .success(Found(holder: elements.dropFirst().first?.text ?? "?"))

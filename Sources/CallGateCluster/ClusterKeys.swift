@@ -41,6 +41,12 @@ public enum ClusterKeys {
         "cg:{u:" + uid + "}:devices"
     }
 
+    /// The calls and meetings user `uid` started in the last minute, on every node: a sorted set
+    /// of one member per start, scored by when (Unix ms).
+    public static func starts(of uid: String) -> String {
+        "cg:{u:" + uid + "}:starts"
+    }
+
     /// The profile of user `uid` (their `User` as JSON), as their last device to connect to a
     /// node described them: a call made on another node names them by it.
     public static func profile(_ uid: String) -> String {

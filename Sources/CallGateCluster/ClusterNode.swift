@@ -13,6 +13,7 @@ public final class ClusterNode {
     public let busy: BusyClaims
     public let activeCalls: ActiveCallIndex
     public let presence: UserPresence
+    public let starts: CallStarts
     public let takeover: NodeTakeover
     public let pushes: PushStream
     /// Called each time the command connection is ready (again), after the heartbeat went out:
@@ -37,6 +38,7 @@ public final class ClusterNode {
         busy = BusyClaims(nodeID: nodeID, client: client, logger: logger)
         activeCalls = ActiveCallIndex(nodeID: nodeID, client: client)
         presence = UserPresence(nodeID: nodeID, incarnation: incarnation, client: client)
+        starts = CallStarts(client: client)
         takeover = NodeTakeover(nodeID: nodeID, client: client)
         pushes = PushStream(
             client: client, signature: signature, window: historyWindow, maxEntriesPerUser: historyPerUser)

@@ -93,25 +93,61 @@ enum ClusterScripts {
 
     /// Claims a user for an op of this node that may engage them, unless another node's claim
     /// holds them (a node may always replace its own claims: its Core decides among its calls),
-    /// and reads the claims, profiles and devices per node of the n users it would ring. KEYS:
-    /// the user's busy key, then the n busy keys, the n profile keys and the n presence keys of
-    /// the users to ring. ARGV: the node's prefix `"<node>|"`, the claim, the lease in ms, n, and
-    /// `1` to replace a claim of this node (else one is kept as it is: it shows other nodes the
-    /// user's call until the op is done). Returns `{1, claims, profiles, devices}` (claims and
-    /// profiles false where there is none, devices each a flat list of node, count), or
-    /// `{0, the holding claim}`.
+    /// or, for a call start, unless they started `limit` calls in the last `window` (the start
+    /// is counted); and reads the claims, profiles and devices per node of the n users it would
+    /// ring. KEYS: the user's busy key, their starts, then the n busy keys, the n profile keys
+    /// and the n presence keys of the users to ring. ARGV: the node's prefix `"<node>|"`, the
+    /// claim, the lease in ms, n, `1` to replace a claim of this node (else one is kept as it is:
+    /// it shows other nodes the user's call until the op is done), now (Unix ms), the window in
+    /// ms, the limit (0: no start), the start's member. Returns `{1, claims, profiles, devices}`
+    /// (claims and profiles false where there is none, devices each a flat list of field,
+    /// count), `{0, the holding claim}`, or `{2}` when the starts are used up.
     static let claimUser = RedisScript(name: "claim-user", source: """
         local current = redis.call('GET', KEYS[1])
         if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] then return {0, current} end
+        local limit = tonumber(ARGV[8])
+        if limit > 0 then
+          redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[6]) - tonumber(ARGV[7]))
+          if redis.call('ZCARD', KEYS[2]) >= limit then return {2} end
+          redis.call('ZADD', KEYS[2], ARGV[6], ARGV[9])
+          redis.call('PEXPIRE', KEYS[2], ARGV[7])
+        end
         if not current or ARGV[5] == '1' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
         local n = tonumber(ARGV[4])
         local claims, profiles, devices = {}, {}, {}
         for i = 1, n do
-          claims[i] = redis.call('GET', KEYS[1 + i])
-          profiles[i] = redis.call('GET', KEYS[1 + n + i])
-          devices[i] = redis.call('HGETALL', KEYS[1 + 2 * n + i])
+          claims[i] = redis.call('GET', KEYS[2 + i])
+          profiles[i] = redis.call('GET', KEYS[2 + n + i])
+          devices[i] = redis.call('HGETALL', KEYS[2 + 2 * n + i])
         end
         return {1, claims, profiles, devices}
+        """)
+
+    /// Counts a start (a meeting) of a user unless they started `limit` in the last `window`.
+    /// KEYS: the user's starts. ARGV: now (Unix ms), the window in ms, the limit, the start's
+    /// member. Returns 1 when counted, else 0.
+    static let spendStart = RedisScript(name: "spend-start", source: """
+        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+        if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+        redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        return 1
+        """)
+
+    /// Claims a device slot of a user: sets this run's count of their devices (the new one
+    /// included) unless, with the counts of the other live runs, it passes the limit. KEYS: the
+    /// user's presence key. ARGV: this run's field, its count, the limit, the key's lifetime in
+    /// ms, then the fields of the other live runs. Returns `{1}`, or `{0, the others' count}`.
+    static let claimDevice = RedisScript(name: "claim-device", source: """
+        local others = 0
+        for i = 5, #ARGV do
+          local count = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
+          if count and count > 0 then others = others + count end
+        end
+        if others + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return {0, others} end
+        redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+        redis.call('PEXPIRE', KEYS[1], ARGV[4])
+        return {1}
         """)
 
     /// Releases this node's claim of a user: deletes it if it is this node's. KEYS: the user's

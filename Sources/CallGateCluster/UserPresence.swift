@@ -47,6 +47,28 @@ public final class UserPresence {
         }
     }
 
+    /// Claims a slot for one more device of `uid` on this node: writes that it holds `devices`
+    /// of theirs (the new one included) unless, with what the other live runs (`others`, their
+    /// `"<node>|<run>"` fields) hold, that passes `limit`; `done` gets whether it did, or why
+    /// Redis could not be asked.
+    public func claim(
+        _ uid: String, devices: Int, limit: Int, others: [String], then done: @escaping (Result<Bool, RedisFailure>) -> Void
+    ) {
+        let lifetime = Array(String(Self.profileLifetime.microseconds / 1000).utf8)
+        client.run(
+            ClusterScripts.claimDevice, keys: [ClusterKeys.presence(of: uid)],
+            arguments: [Array("\(nodeID)|\(incarnation)".utf8), Array(String(devices).utf8), Array(String(limit).utf8), lifetime]
+                + others.map { Array($0.utf8) }
+        ) { result in
+            done(result.flatMap { reply in
+                guard let status = reply.elements?.first?.integer else {
+                    return .failure(.refused("claim-device answered \(reply)"))
+                }
+                return .success(status == 1)
+            })
+        }
+    }
+
     /// The other nodes that hold a device of `uid`, by their last word (some may be dead).
     public func nodes(holding uid: String, then done: @escaping ([String]) -> Void) {
         client.send([Array("HGETALL".utf8), Array(ClusterKeys.presence(of: uid).utf8)]) { [nodeID] result in

@@ -15,8 +15,9 @@ extension GatewayCore {
     /// usual member error; not rung: `ERR_NOT_PARTICIPANT`). A finished call: its terminal error.
     /// A live standalone session is joined; any other id starts one (`meet`, audio if
     /// `audioOnly`, else video) that lasts until its last participant leaves; a user already in
-    /// `maxMeetSessionsPerUser` of them gets `ERR_TOO_MANY_SESSIONS`. The same device joining
-    /// twice: `ERR_CALL_ALREADY_JOINED`.
+    /// `maxMeetSessionsPerUser` of them gets `ERR_TOO_MANY_SESSIONS`, and one who started
+    /// `maxCallsPerMinute` calls and meetings in the last minute `ERR_RATE_LIMITED`. The same
+    /// device joining twice: `ERR_CALL_ALREADY_JOINED`.
     ///
     /// A user may join from several devices; they are one participant, joined when the first
     /// device joined. A new participant sends `onUserJoined {sessionId, user}` and
@@ -189,7 +190,13 @@ extension GatewayCore {
             return session
         }
         try checkMeetAttendance(of: user.uid)
-        return try startMeet(sessionId, callType: audioOnly ? .audio : .video)
+        // A new meeting is a call start: it counts against the same budget as initiateCall.
+        guard callStarts.allows(user.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
+            throw .callRateLimited(configuration.maxCallsPerMinute)
+        }
+        let meet = try startMeet(sessionId, callType: audioOnly ? .audio : .video)
+        callStarts.record(user.uid, now: monotonicNow)
+        return meet
     }
 
     /// A user may be in `maxMeetSessionsPerUser` meet sessions at once: each is a session, a

@@ -8,18 +8,22 @@ import CallGateProtocol
 /// engagement it changed, as the Core has them; a timer renews them all. Service thread only.
 extension GatewayService {
     /// Claims the user of `request`'s device (when it is known), and reads the claims and
-    /// profiles of `ringing`, then runs `op` with what other nodes know of them; or refuses the
-    /// request: `ERROR_CALL_IN_PROGRESS` when another node's call holds the user,
+    /// profiles of `ringing`, then runs `op` with what other nodes know of them (and, when the
+    /// op is `starting` a call, the start counted for it, to give back if it fails); or refuses
+    /// the request: `ERROR_CALL_IN_PROGRESS` when another node's call holds the user,
+    /// `ERR_RATE_LIMITED` when a start passes `--max-calls-per-minute` on the nodes together,
     /// `ERR_CLUSTER_UNAVAILABLE` when Redis cannot be asked. Outside cluster mode `op` runs now.
     func claimingUser(
-        of request: ReplyAddress, ringing: [String] = [], then op: @escaping (CalleesElsewhere) -> Void
+        of request: ReplyAddress, ringing: [String] = [], starting: Bool = false,
+        then op: @escaping (CalleesElsewhere, CallStarts.Start?) -> Void
     ) {
         guard let cluster, let uid = core.user(of: request.connection)?.uid else {
-            op(CalleesElsewhere())
+            op(CalleesElsewhere(), nil)
             return
         }
+        let start = starting ? CallStarts.Start(limit: configuration.core.maxCallsPerMinute) : nil
         claimsInFlight[uid, default: 0] += 1
-        cluster.busy.claim(uid, ringing: ringing) { [self] result in
+        cluster.busy.claim(uid, ringing: ringing, start: start) { [self] result in
             claimsInFlight[uid] = claimsInFlight[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
             if core.user(of: request.connection) != nil {
                 switch result {
@@ -27,7 +31,9 @@ extension GatewayService {
                     op(CalleesElsewhere(
                         answered: answered,
                         profiles: profiles.compactMapValues(User.init(clusterJSON:)).filter { $0.key == $0.value.uid },
-                        onlineDevices: onlineDevices(of: ringing, elsewhere: devices)))
+                        onlineDevices: onlineDevices(of: ringing, elsewhere: devices)), start)
+                case .success(.startsUsedUp):
+                    fail(request, code: .rateLimited, message: Self.startsUsedUp(configuration.core.maxCallsPerMinute))
                 case .success(.held(let holder)):
                     let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "-"
                     fail(request, code: .callInProgress, message: call == "-"
@@ -39,6 +45,11 @@ extension GatewayService {
             }
             writeClaim(of: uid)
         }
+    }
+
+    /// What a user whose calls per minute are used up on the nodes together is told.
+    static func startsUsedUp(_ limit: Int) -> String {
+        "you started \(limit) calls or meetings in the last minute: wait before starting another"
     }
 
     /// Writes the busy claims of `uids` as the Core has their engagements now; a user with a

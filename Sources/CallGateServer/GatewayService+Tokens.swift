@@ -54,35 +54,73 @@ extension GatewayService {
             // still runs; pushes that come meanwhile are held for it (`ArrivingPushes`).
             let uid = claims.user.uid
             arrivals[uid, default: 0] += 1
-            cluster.bus.listen(to: uid) { [self] in
-                cluster.pushes.read(uid, recovering: recover.map { ($0.epoch, $0.seq) }) { [self] recall in
-                    activeCallsElsewhere(of: uid) { [self] elsewhere in
-                        arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
-                        defer {
-                            if arrivals[uid] == nil {
-                                arrivingPushes.arrived(uid)
-                            }
+            // The device cap holds on the nodes together: this node claims one more slot in
+            // the user's presence, which counts the devices of every live run.
+            let others = cluster.membership.liveRuns.filter { $0.key != cluster.nodeID }.map { "\($0.key)|\($0.value)" }
+            cluster.presence.claim(
+                uid, devices: devices(of: uid, besides: recover), limit: configuration.maxDevicesPerUser, others: others
+            ) { [self] claimed in
+                guard case .success(true) = claimed else {
+                    arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
+                    if arrivals[uid] == nil {
+                        arrivingPushes.arrived(uid)
+                    }
+                    userLeft(uid)
+                    guard connections[id] === connection else { return }
+                    if case .failure(let failure) = claimed {
+                        connection.phase = .awaitingConnect
+                        fail(request, code: .clusterUnavailable, message: "cannot count your devices in Redis: \(failure); send connect again shortly")
+                        return
+                    }
+                    noteLimit(.tooManyDevices, metadata: ["uid": "\(uid)", "client": "\(connection.clientAddress)"])
+                    fail(
+                        request, code: .tooManyDevices,
+                        message: "\(uid) has \(configuration.maxDevicesPerUser) devices connected already, on the nodes together")
+                    emit(.close(id, code: CloseCode.tooManyDevices, reason: "too many devices"))
+                    return
+                }
+                listen(connection, as: claims, recovering: recover, answering: request)
+            }
+        }
+    }
+
+    /// Cluster mode: once the device has its slot, listens to its user's pushes, reads their
+    /// push sequence and the calls of the other nodes, and registers it.
+    private func listen(
+        _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
+        answering request: ReplyAddress
+    ) {
+        guard let cluster else { return }
+        let id = connection.id
+        let uid = claims.user.uid
+        cluster.bus.listen(to: uid) { [self] in
+            cluster.pushes.read(uid, recovering: recover.map { ($0.epoch, $0.seq) }) { [self] recall in
+                activeCallsElsewhere(of: uid) { [self] elsewhere in
+                    arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
+                    defer {
+                        if arrivals[uid] == nil {
+                            arrivingPushes.arrived(uid)
                         }
-                        guard connections[id] === connection else {
-                            userLeft(uid)
-                            return
+                    }
+                    guard connections[id] === connection else {
+                        userLeft(uid)
+                        return
+                    }
+                    switch recall {
+                    case .success(let recall):
+                        admit(
+                            connection, as: claims, recovering: recover, elsewhere: elsewhere.calls, recalled: recall,
+                            answering: request)
+                        userArrived(claims.user)
+                        for owner in elsewhere.owners {
+                            announce(connection, to: owner)
                         }
-                        switch recall {
-                        case .success(let recall):
-                            admit(
-                                connection, as: claims, recovering: recover, elsewhere: elsewhere.calls, recalled: recall,
-                                answering: request)
-                            userArrived(claims.user)
-                            for owner in elsewhere.owners {
-                                announce(connection, to: owner)
-                            }
-                        case .failure(let failure):
-                            connection.phase = .awaitingConnect
-                            userLeft(uid)
-                            fail(
-                                request, code: .clusterUnavailable,
-                                message: "cannot read your push sequence in Redis: \(failure); send connect again shortly")
-                        }
+                    case .failure(let failure):
+                        connection.phase = .awaitingConnect
+                        userLeft(uid)
+                        fail(
+                            request, code: .clusterUnavailable,
+                            message: "cannot read your push sequence in Redis: \(failure); send connect again shortly")
                     }
                 }
             }
@@ -244,10 +282,40 @@ extension GatewayService {
         case .success(let grant) where grant.uid != user.uid:
             fail(request, code: .authError, message: "this call token was issued to another user")
         case .success(let grant):
-            let outcome = core.joinSession(
-                sessionId: grant.sessionId, from: id, audioOnly: params.audioOnly ?? false,
-                idleTimeout: params.idleTimeout)
-            send(outcome.mapReply(SessionResult.init), answering: request)
+            guard let cluster, !core.knows(grant.sessionId), SessionIDFormat.isValid(grant.sessionId) else {
+                joinSessionNow(grant.sessionId, params, from: id, answering: request)
+                return
+            }
+            // A new meeting is a call start, counted on the nodes together.
+            let start = CallStarts.Start(limit: configuration.core.maxCallsPerMinute)
+            cluster.starts.spend(start, by: user.uid) { [self] result in
+                guard core.user(of: id) != nil else {
+                    cluster.starts.refund(start, by: user.uid)
+                    return
+                }
+                switch result {
+                case .success(true):
+                    if !joinSessionNow(grant.sessionId, params, from: id, answering: request) {
+                        cluster.starts.refund(start, by: user.uid)
+                    }
+                case .success(false):
+                    fail(request, code: .rateLimited, message: Self.startsUsedUp(configuration.core.maxCallsPerMinute))
+                case .failure(let failure):
+                    fail(request, code: .clusterUnavailable, message: "cannot count your call starts in Redis: \(failure); try again shortly")
+                }
+            }
         }
+    }
+
+    /// Joins device `id` to session `sessionId`; returns whether it did.
+    @discardableResult
+    private func joinSessionNow(
+        _ sessionId: String, _ params: JoinSessionParams, from id: ConnectionID, answering request: ReplyAddress
+    ) -> Bool {
+        let outcome = core.joinSession(
+            sessionId: sessionId, from: id, audioOnly: params.audioOnly ?? false, idleTimeout: params.idleTimeout)
+        let joined = (try? outcome.reply.get()) != nil
+        send(outcome.mapReply(SessionResult.init), answering: request)
+        return joined
     }
 }

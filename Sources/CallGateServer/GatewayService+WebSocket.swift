@@ -119,7 +119,7 @@ extension GatewayService: WebSocketDelegate {
         case .initiateCall(let params):
             initiateCall(params, answering: request)
         case .acceptCall(let params):
-            claimingUser(of: request) { [self] _ in
+            claimingUser(of: request) { [self] _, _ in
                 send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
             }
         case .rejectCall(let params):
@@ -151,22 +151,30 @@ extension GatewayService: WebSocketDelegate {
     private func initiateCall(_ params: InitiateCallParams, answering request: ReplyAddress) {
         let received = ContinuousClock.now
         let ringing = cluster == nil ? [] : core.user(of: request.connection).map { callees(of: params, from: $0.uid) } ?? []
-        claimingUser(of: request, ringing: ringing) { [self] elsewhere in
-            initiateCall(params, answering: request, elsewhere: elsewhere, receivedAt: received)
+        claimingUser(of: request, ringing: ringing, starting: true) { [self] elsewhere, start in
+            initiateCall(params, answering: request, elsewhere: elsewhere, start: start, receivedAt: received)
         }
     }
 
     private func initiateCall(
         _ params: InitiateCallParams, answering request: ReplyAddress, elsewhere: CalleesElsewhere,
-        receivedAt received: ContinuousClock.Instant
+        start: CallStarts.Start?, receivedAt received: ContinuousClock.Instant
     ) {
+        let caller = core.user(of: request.connection)?.uid
         let outcome = core.initiateCall(params, from: request.connection, elsewhere: elsewhere)
-        if let cluster, case .success(let call) = outcome.reply {
+        switch (cluster, outcome.reply) {
+        case (let cluster?, .success(let call)):
             cluster.owners.record(call.sessionId) { [logger] failure in
                 if let failure {
                     logger.warning("call owner not recorded", metadata: ["sessionId": "\(call.sessionId)", "error": "\(failure)"])
                 }
             }
+        case (let cluster?, .failure):
+            if let start, let caller {
+                cluster.starts.refund(start, by: caller)
+            }
+        case (nil, _):
+            break
         }
         let sent = send(outcome, answering: request)
         if sent.contains(.onIncomingCallReceived) {

@@ -37,6 +37,20 @@ import Testing
         #expect(f.call("bob", from: a).errorCode == nil, "a new minute, a new budget")
     }
 
+    @Test func aNewMeetingIsACallStartAndJoiningOneIsNot() throws {
+        let f = Fixture(CoreConfiguration(maxCallsPerMinute: 2))
+        let a = f.connect("alice")
+        let b = f.connect("bob")
+        #expect(f.join("m1", from: a).errorCode == nil)
+        #expect(f.call("bob", from: a).errorCode == nil)
+        let refused = f.join("m2", from: a)
+        #expect(refused.errorCode == .rateLimited, "two starts this minute: a call and a meeting")
+        #expect(f.core.sessionHistory("m2") == nil && refused.deliveries.isEmpty, "no meeting was made")
+        #expect(f.join("m1", from: b).errorCode == nil, "joining someone else's meeting starts nothing")
+        f.advance(seconds: 60)
+        #expect(f.join("m2", from: a).errorCode == nil)
+    }
+
     @Test func aRefusedCallSpendsNothing() throws {
         let f = Fixture(CoreConfiguration(maxCallsPerMinute: 1))
         let a = f.connect("alice")

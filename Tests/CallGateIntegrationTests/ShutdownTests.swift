@@ -105,8 +105,8 @@ struct ShutdownTests {
         }
         #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
 
-        // Ringing does not wait for the store, so the reply comes; its write stays stuck.
-        _ = try await alice.initiateCall(to: "bob")
+        // The call's write stays stuck, and so does its reply (it waits for the write).
+        let unanswered = Task { try await alice.initiateCall(to: "bob") }
         try await Task.sleep(for: .milliseconds(300))
         let signalled = ContinuousClock.now
         gateway.send(SIGTERM)
@@ -114,5 +114,6 @@ struct ShutdownTests {
         #expect(try await gateway.exitStatus(within: .seconds(10)) == 1)
         let took = ContinuousClock.now - signalled
         #expect(took < .seconds(3) + .milliseconds(500), "cut at the 2 s timeout, not after the 5 s busy wait: \(took)")
+        #expect((try? await unanswered.value) == nil, "nobody was told of a call the store never had")
     }
 }
