@@ -37,12 +37,7 @@ import TestSupport
         defer { cluster.stop() }
         let alice = try await cluster.device("alice", on: "a")
         let bob = try await cluster.device("bob", on: "b")
-        let call = try await alice.ring("bob", ringing: [bob], timeout: 60)
-        _ = try await bob.acceptCall(call.sessionId)
-        guard case .outgoingCallAccepted = try await alice.expectPush() else {
-            Issue.record("alice did not hear the accept")
-            return
-        }
+        let call = try await alice.establishCall(with: bob, uid: "bob")
 
         // Bob's only socket closes while node b cannot reach Redis (0.4 s): its departure
         // cannot be published then. It is sent again once b is back, well before the lease
@@ -69,12 +64,7 @@ import TestSupport
         defer { cluster.stop() }
         let alice = try await cluster.device("alice", on: "a")
         let bob = try await cluster.device("bob", on: "b")
-        let call = try await alice.ring("bob", ringing: [bob], timeout: 60)
-        _ = try await bob.acceptCall(call.sessionId)
-        guard case .outgoingCallAccepted = try await alice.expectPush() else {
-            Issue.record("alice did not hear the accept")
-            return
-        }
+        _ = try await alice.establishCall(with: bob, uid: "bob")
         // Node a is told of a second device of bob on b that b never renews (as if its
         // departure had been lost), then bob's real device leaves.
         let seal = try #require(BusSignature(secret: Array(GatewayProcess.clusterSecret.utf8)))

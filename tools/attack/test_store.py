@@ -1,9 +1,10 @@
 """A store outage while clients keep calling: another process holds the SQLite write lock (what a
 `sqlite3` shell left in a transaction, or a long backup, does).
 
-Expected: once --max-queued-writes writes wait, every op that writes the call log gets
-ERR_STORE_UNAVAILABLE and changes nothing, while pings keep their latency and /readyz says 503;
-when the lock goes, the same ops work again and the bystanders ring as before.
+Expected: the op whose write waits is not answered (nothing tells of a call before it is durable);
+once --max-queued-writes writes wait, every op that writes the call log gets ERR_STORE_UNAVAILABLE
+and changes nothing, while pings keep their latency and /readyz says 503; when the lock goes, the
+waiting op is answered, the same ops work again and the bystanders ring as before.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ def test_store_outage_refuses_writes_and_recovers(start_gateway, bystanders):
     gateway = start_gateway("--max-queued-writes", "1")
     pair = bystanders(gateway)
     eve = gateway.client("eve")
+    mallory = gateway.client("mallory")
     ring = {"receiverId": "zed", "receiverType": "user", "callType": "audio"}
 
     lock = sqlite3.connect(gateway.directory / "calls.sqlite", timeout=10, isolation_level=None)
     lock.execute("BEGIN IMMEDIATE")
     try:
-        eve.result("initiateCall", ring)  # its write now waits behind the lock
-        codes = {eve.error("initiateCall", ring) for _ in range(20)}
+        waiting = eve.send("initiateCall", ring)  # its write now waits behind the lock, and so does its reply
+        codes = {mallory.error("initiateCall", ring) for _ in range(20)}
         assert codes == {"ERR_STORE_UNAVAILABLE"}, codes
         assert pair.alice.latency() < 0.25
         assert http_request(gateway.port, "GET", "/readyz").status == 503
@@ -36,6 +38,7 @@ def test_store_outage_refuses_writes_and_recovers(start_gateway, bystanders):
     while http_request(gateway.port, "GET", "/readyz").status != 200 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert http_request(gateway.port, "GET", "/readyz").status == 200
+    assert eve.reply(waiting)["result"]["callStatus"] == "initiated", "answered once its write is durable"
     # With a budget of one waiting write, an op right behind another op's write is refused by
     # design ("try again shortly"): the cancel that follows the bystanders' ring may come before
     # the ring's write committed, so each op is tried again until its write is taken.
