@@ -118,10 +118,13 @@ public struct BusSignature: Sendable {
         let message = bytes[(end + 1)...]
         let keys = previous.map { now() < previousUntil ? [current, $0] : [current] } ?? [current]
         let signed = Self.signedPart(of: message)
-        for key in keys {
-            let code = Self.code(for: channel, stamp: stamp, message: signed, key: key)
+        // Named by the current secret's MAC whichever secret matched, so that a copy carrying
+        // only the other MAC is the same message.
+        let name = Self.code(for: channel, stamp: stamp, message: signed, key: current)
+        for (index, key) in keys.enumerated() {
+            let code = index == 0 ? name : Self.code(for: channel, stamp: stamp, message: signed, key: key)
             if macs.contains(where: { mac in mac.map { code == $0 } ?? false }) {
-                return .success(Opened(message: message, stamp: stamp, digest: Self.digest(of: code)))
+                return .success(Opened(message: message, stamp: stamp, digest: Self.digest(of: name)))
             }
         }
         return .failure(.forged)

@@ -18,7 +18,7 @@ extension GatewayService {
         let node: String
     }
 
-    /// Most departures waiting to be sent again; past it the oldest wait for their lease.
+    /// Most departures waiting to be sent again; past it, further ones wait for their lease.
     static let maxDepartures = 10_000
     /// How often departures that did not reach their node are sent again.
     static let departureRetryInterval: Duration = .milliseconds(500)
@@ -26,12 +26,6 @@ extension GatewayService {
     static let maxRenewedPerMessage = 4096
     /// Most devices one node's word in Redis counts for (a bound on what Redis can make us add).
     static let maxDevicesCounted = 1_000_000
-
-    /// The first device of `user` on this node connected, or another one: the node writes how
-    /// many it holds, with their profile, in Redis.
-    func userArrived(_ user: User) {
-        writePresence(of: user.uid, profile: user.clusterJSON)
-    }
 
     /// A device of `uid` left: the node writes how many it holds now; once none is left here
     /// (nor on its way in) it stops listening to their pushes.
@@ -43,11 +37,13 @@ extension GatewayService {
         }
     }
 
-    /// Writes in Redis how many devices of `uid` this node holds now (and their `profile`, when
-    /// given); a write that Redis did not take is made again once it is back (`registerAgain`).
+    /// Writes in Redis how many devices of `uid` this node holds now, those on their way in
+    /// included (each claimed its slot), and their `profile` when given; a write that Redis did
+    /// not take is made again a second later (`renewLeases`) or once Redis is back.
     func writePresence(of uid: String, profile: [UInt8]? = nil) {
         guard let cluster else { return }
-        cluster.presence.write(uid, devices: localConnections(of: uid).count, profile: profile) { [weak self] written in
+        let devices = localConnections(of: uid).count + (arrivals[uid] ?? 0)
+        cluster.presence.write(uid, devices: devices, profile: profile) { [weak self] written in
             if !written {
                 self?.unwrittenPresence.insert(uid)
             }
@@ -63,7 +59,8 @@ extension GatewayService {
         }
     }
 
-    /// Says in Redis that this node holds devices of `user`, with their profile.
+    /// Says in Redis how many devices of `user` this node holds, with their profile: when one
+    /// connected, and when the node writes what it keeps in Redis again.
     func markPresent(_ user: User) {
         writePresence(of: user.uid, profile: user.clusterJSON)
     }

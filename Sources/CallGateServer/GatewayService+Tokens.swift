@@ -111,7 +111,7 @@ extension GatewayService {
                         admit(
                             connection, as: claims, recovering: recover, elsewhere: elsewhere.calls, recalled: recall,
                             answering: request)
-                        userArrived(claims.user)
+                        markPresent(claims.user)
                         for owner in elsewhere.owners {
                             announce(connection, to: owner)
                         }

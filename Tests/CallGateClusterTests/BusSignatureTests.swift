@@ -101,6 +101,13 @@ struct BusSignatureTests {
         #expect((try? rotating.open(old.seal(message, on: "c"), on: "c").get()) != nil)
         #expect((try? rotating.open(new.seal(message, on: "c"), on: "c").get()) != nil)
 
+        // A copy that carries only the old secret's MAC is the same message.
+        let sealed = rotating.seal(message, on: "c")
+        let line = String(decoding: sealed, as: UTF8.self).split(separator: "\n", maxSplits: 1)
+        let fields = line[0].split(separator: " ")
+        let oldOnly = Array("S \(fields[1]) \(fields[3])\n\(line[1])".utf8)
+        #expect(try rotating.open(oldOnly, on: "c").get().digest == rotating.open(sealed, on: "c").get().digest)
+
         clock.advance(by: 60_000)
         #expect(rotating.open(old.seal(message, on: "c"), on: "c") == .failure(.forged), "the overlap is over")
         #expect(old.open(rotating.seal(message, on: "c"), on: "c") == .failure(.forged))
