@@ -48,10 +48,6 @@ extension GatewayService {
                 admit(connection, as: claims, recovering: recover, answering: request)
                 return
             }
-            // Pushes to the user reach this node once Redis confirmed its subscription: only
-            // then are their push sequence and the calls of the other nodes read, and the device
-            // told it is connected. Until then it may send no op, and the `connect` deadline
-            // still runs; pushes that come meanwhile are held for it (`ArrivingPushes`).
             let uid = claims.user.uid
             arrivals[uid, default: 0] += 1
             // The device cap holds on the nodes together: this node claims one more slot in
@@ -85,7 +81,11 @@ extension GatewayService {
     }
 
     /// Cluster mode: once the device has its slot, listens to its user's pushes, reads their
-    /// push sequence and the calls of the other nodes, and registers it.
+    /// push sequence and the calls of the other nodes, and registers it. Pushes to the user
+    /// reach this node once Redis confirmed its subscription: only then are the sequence and the
+    /// calls read, and the device told it is connected. Until then it may send no op, and the
+    /// `connect` deadline still runs; pushes that come meanwhile are held for it
+    /// (`ArrivingPushes`).
     private func listen(
         _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
         answering request: ReplyAddress
