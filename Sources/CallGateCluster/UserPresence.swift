@@ -20,13 +20,19 @@ public final class UserPresence {
     }
 
     private let nodeID: String
-    private let incarnation: String
     private let client: RedisClient
+    /// This run's field: `"<node>|<incarnation>"`.
+    private let field: [UInt8]
 
     public init(nodeID: String, incarnation: String, client: RedisClient) {
         self.nodeID = nodeID
-        self.incarnation = incarnation
         self.client = client
+        field = Self.field(of: nodeID, run: incarnation)
+    }
+
+    /// The field of node `node`'s run `run`.
+    private static func field(of node: String, run: String) -> [UInt8] {
+        Array("\(node)|\(run)".utf8)
     }
 
     /// How long a profile, and a user's presence, is kept after the last write of either.
@@ -41,24 +47,25 @@ public final class UserPresence {
         }
         client.run(
             ClusterScripts.writePresence, keys: [ClusterKeys.presence(of: uid)],
-            arguments: [Array(nodeID.utf8), Array("\(nodeID)|\(incarnation)".utf8), Array(String(devices).utf8), lifetime]
+            arguments: [Array(nodeID.utf8), field, Array(String(devices).utf8), lifetime]
         ) { result in
             done((try? result.get().integer) == 1)
         }
     }
 
     /// Claims a slot for one more device of `uid` on this node: writes that it holds `devices`
-    /// of theirs (the new one included) unless, with what the other live runs (`others`, their
-    /// `"<node>|<run>"` fields) hold, that passes `limit`; `done` gets whether it did, or why
-    /// Redis could not be asked.
+    /// of theirs (the new one included) unless, with what the other nodes' runs in `liveRuns`
+    /// (node -> incarnation, as `ClusterMembership.liveRuns`) hold, that passes `limit`; `done`
+    /// gets whether it did, or why Redis could not be asked.
     public func claim(
-        _ uid: String, devices: Int, limit: Int, others: [String], then done: @escaping (Result<Bool, RedisFailure>) -> Void
+        _ uid: String, devices: Int, limit: Int, counting liveRuns: [String: String],
+        then done: @escaping (Result<Bool, RedisFailure>) -> Void
     ) {
         let lifetime = Array(String(Self.profileLifetime.microseconds / 1000).utf8)
+        let others = liveRuns.filter { $0.key != nodeID }.map { Self.field(of: $0.key, run: $0.value) }
         client.run(
             ClusterScripts.claimDevice, keys: [ClusterKeys.presence(of: uid)],
-            arguments: [Array("\(nodeID)|\(incarnation)".utf8), Array(String(devices).utf8), Array(String(limit).utf8), lifetime]
-                + others.map { Array($0.utf8) }
+            arguments: [field, Array(String(devices).utf8), Array(String(limit).utf8), lifetime] + others
         ) { result in
             done(result.flatMap { reply in
                 guard let status = reply.elements?.first?.integer else {

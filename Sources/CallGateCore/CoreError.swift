@@ -43,8 +43,11 @@ extension CoreError {
         CoreError(code: .tooManySessions, message: "you are in \(limit) standalone sessions already: leave one first")
     }
 
-    static func callRateLimited(_ limit: Int) -> CoreError {
-        CoreError(code: .rateLimited, message: "you started \(limit) calls in the last minute: wait before calling again")
+    /// The user started `limit` calls and meetings in the last minute (the cluster counts them
+    /// on the nodes together, with the same answer).
+    public static func callRateLimited(_ limit: Int) -> CoreError {
+        CoreError(
+            code: .rateLimited, message: "you started \(limit) calls or meetings in the last minute: wait before starting another")
     }
 
     static func tooManyRecordings(_ limit: Int) -> CoreError {

@@ -35,7 +35,8 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     case tooManyDevices = "ERR_TOO_MANY_DEVICES"
     /// `joinSession` of a standalone session by a user already in `--max-sessions-per-user` of them.
     case tooManySessions = "ERR_TOO_MANY_SESSIONS"
-    /// `initiateCall` by a user who started `--max-calls-per-minute` calls in the last minute.
+    /// `initiateCall`, or a `joinSession` that starts a meeting, by a user who started
+    /// `--max-calls-per-minute` calls and meetings in the last minute.
     case rateLimited = "ERR_RATE_LIMITED"
     /// `startRecording` in a session that had `--max-recordings-per-session` recordings already.
     case tooManyRecordings = "ERR_TOO_MANY_RECORDINGS"

@@ -33,7 +33,7 @@ extension GatewayService {
                         profiles: profiles.compactMapValues(User.init(clusterJSON:)).filter { $0.key == $0.value.uid },
                         onlineDevices: onlineDevices(of: ringing, elsewhere: devices)), start)
                 case .success(.startsUsedUp):
-                    fail(request, code: .rateLimited, message: Self.startsUsedUp(configuration.core.maxCallsPerMinute))
+                    startsUsedUp(request)
                 case .success(.held(let holder)):
                     let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "-"
                     fail(request, code: .callInProgress, message: call == "-"
@@ -47,9 +47,11 @@ extension GatewayService {
         }
     }
 
-    /// What a user whose calls per minute are used up on the nodes together is told.
-    static func startsUsedUp(_ limit: Int) -> String {
-        "you started \(limit) calls or meetings in the last minute: wait before starting another"
+    /// Refuses `request`: its user's calls per minute are used up on the nodes together, and
+    /// they are told so as one process tells them.
+    func startsUsedUp(_ request: ReplyAddress) {
+        let error = CoreError.callRateLimited(configuration.core.maxCallsPerMinute)
+        fail(request, code: error.code, message: error.message)
     }
 
     /// Writes the busy claims of `uids` as the Core has their engagements now; a user with a

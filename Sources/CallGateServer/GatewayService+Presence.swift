@@ -79,12 +79,12 @@ extension GatewayService {
     /// again until its channel got it or it left the cluster.
     func depart(_ connection: ClientConnection) {
         for node in connection.knownTo {
-            send(Departure(connection: connection.id.rawValue, node: node))
+            sendDeparture(Departure(connection: connection.id.rawValue, node: node))
         }
         connection.knownTo.removeAll()
     }
 
-    private func send(_ departure: Departure) {
+    private func sendDeparture(_ departure: Departure) {
         guard let cluster else { return }
         cluster.bus.send(.departed(connection: departure.connection), toNode: departure.node) { [self] result in
             if case .success(let reply) = result, (reply.integer ?? 0) > 0 {
@@ -107,7 +107,7 @@ extension GatewayService {
     /// Sends again the departures that did not reach their node.
     func sendDeparturesAgain() {
         for departure in departures {
-            send(departure)
+            sendDeparture(departure)
         }
     }
 

@@ -52,9 +52,9 @@ extension GatewayService {
             arrivals[uid, default: 0] += 1
             // The device cap holds on the nodes together: this node claims one more slot in
             // the user's presence, which counts the devices of every live run.
-            let others = cluster.membership.liveRuns.filter { $0.key != cluster.nodeID }.map { "\($0.key)|\($0.value)" }
             cluster.presence.claim(
-                uid, devices: devices(of: uid, besides: recover), limit: configuration.maxDevicesPerUser, others: others
+                uid, devices: devices(of: uid, besides: recover), limit: configuration.maxDevicesPerUser,
+                counting: cluster.membership.liveRuns
             ) { [self] claimed in
                 guard case .success(true) = claimed else {
                     arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
@@ -96,6 +96,8 @@ extension GatewayService {
         cluster.bus.listen(to: uid) { [self] in
             cluster.pushes.read(uid, recovering: recover.map { ($0.epoch, $0.seq) }) { [self] recall in
                 activeCallsElsewhere(of: uid) { [self] elsewhere in
+                    // Counted out before it is registered (which writes the user's presence),
+                    // the held pushes let go after (so that it gets them).
                     arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
                     defer {
                         if arrivals[uid] == nil {
@@ -299,7 +301,7 @@ extension GatewayService {
                         cluster.starts.refund(start, by: user.uid)
                     }
                 case .success(false):
-                    fail(request, code: .rateLimited, message: Self.startsUsedUp(configuration.core.maxCallsPerMinute))
+                    startsUsedUp(request)
                 case .failure(let failure):
                     fail(request, code: .clusterUnavailable, message: "cannot count your call starts in Redis: \(failure); try again shortly")
                 }

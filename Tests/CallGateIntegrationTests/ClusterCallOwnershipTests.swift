@@ -28,9 +28,7 @@ import TestSupport
         let loop = try ClientLoop()
         defer { loop.stop() }
         func client(_ uid: String, on node: GatewayProcess) async throws -> (CallGateClient, ConnectResult) {
-            let client = try await CallGateClient.open(host: "127.0.0.1", port: node.port, loop: loop)
-            let result = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: uid), ttl: 600).token)
-            return (client, result)
+            try await node.connect(uid, tokens: tokens, loop: loop)
         }
         let (alice, _) = try await client("alice", on: a)
         let (carol, _) = try await client("carol", on: b)

@@ -67,9 +67,7 @@ struct CrashSafetyTests {
         let loop = try ClientLoop()
         defer { loop.stop() }
         func device(_ uid: String, on gateway: GatewayProcess) async throws -> (CallGateClient, ConnectResult) {
-            let client = try await CallGateClient.open(host: "127.0.0.1", port: gateway.port, loop: loop)
-            let result = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: uid), ttl: 600).token)
-            return (client, result)
+            try await gateway.connect(uid, tokens: tokens, loop: loop)
         }
 
         let first = try GatewayProcess(arguments: arguments)

@@ -1,3 +1,6 @@
+import CallGateClient
+import CallGateProtocol
+import CallGateServer
 import Foundation
 
 /// The real `callgate serve` executable in a child process, for tests that must kill it.
@@ -122,5 +125,15 @@ final class GatewayProcess {
 
     deinit {
         kill()
+    }
+}
+
+extension GatewayProcess {
+    /// A device of `uid` (named `uid`) connected to this gateway on `loop` with a token from
+    /// `tokens`, and what `connect` answered.
+    func connect(_ uid: String, tokens: TokenService, loop: ClientLoop) async throws -> (CallGateClient, ConnectResult) {
+        let client = try await CallGateClient.open(host: "127.0.0.1", port: port, loop: loop)
+        let result = try await client.connect(token: try await tokens.mint(user: User(uid: uid, name: uid), ttl: 600).token)
+        return (client, result)
     }
 }
