@@ -235,11 +235,16 @@ import TestSupport
         // Redis comes back with nothing: no owner record, no claim, no subscription.
         cluster.redis.kill()
         try cluster.redis.start()
+        // Ready is not enough: a node whose Redis went away for less than its suspension time
+        // stays ready while its command connection comes back. Each has written again what it
+        // keeps once it is back: node a its call's owner record, node b bob's presence.
         #expect(try await eventually(within: 10) {
             let a = try await cluster.isReady("a")
             let b = try await cluster.isReady("b")
-            return a && b
-        }, "both nodes are live again")
+            let owner = try cluster.redis.command("HGET", "cg:call:{c:\(call.sessionId)}", "owner")
+            let presence = try cluster.redis.command("HGETALL", "cg:{u:bob}:devices")
+            return a && b && owner == "a" && !presence.isEmpty
+        }, "both nodes are live again, with what they keep in Redis written again")
 
         // The owner wrote its call again: bob's accept on node b reaches it, alice hears it.
         let accepted = try await bob.acceptCall(call.sessionId)
