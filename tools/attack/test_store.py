@@ -26,6 +26,10 @@ def test_store_outage_refuses_writes_and_recovers(start_gateway, bystanders):
     lock.execute("BEGIN IMMEDIATE")
     try:
         waiting = eve.send("initiateCall", ring)  # its write now waits behind the lock, and so does its reply
+        # Once the gateway took eve's op, its write is the one waiting (/readyz says so).
+        deadline = time.monotonic() + 5
+        while http_request(gateway.port, "GET", "/readyz").status != 503 and time.monotonic() < deadline:
+            time.sleep(0.02)
         codes = {mallory.error("initiateCall", ring) for _ in range(20)}
         assert codes == {"ERR_STORE_UNAVAILABLE"}, codes
         assert pair.alice.latency() < 0.25
