@@ -31,6 +31,29 @@ public final class NodeTakeover {
         }
     }
 
+    /// Takes this node's own takeover lock, back from a suspension, while it checks which of its
+    /// calls a survivor took over: no survivor starts taking them over during the check, and one
+    /// under way has finished (freeing the lock) before the check may read. `done` says whether
+    /// the lock was taken (false: a survivor holds it, or Redis did not answer; ask again).
+    public func lockOwn(then done: @escaping (Bool) -> Void) {
+        client.send([
+            "SET", ClusterKeys.takeover(of: nodeID), nodeID, "NX", "PX", String(lease.microseconds / 1000),
+        ]) { result in
+            if case .success(.status) = result {
+                done(true)
+            } else {
+                done(false)
+            }
+        }
+    }
+
+    /// Frees the lock `lockOwn` took, if this node still holds it.
+    public func unlockOwn() {
+        client.run(
+            ClusterScripts.release, keys: [ClusterKeys.takeover(of: nodeID)], arguments: [Array(nodeID.utf8)]
+        ) { _ in }
+    }
+
     /// Gives up a takeover that could not be done (the database could not be reached): another
     /// survivor, or this one, tries again at a later heartbeat.
     public func abandon(_ node: String) {

@@ -8,8 +8,12 @@ import CallGateProtocol
 /// Implementations are thread-safe: the gateway writes from one writer thread (batches, in
 /// order) and reads from others; nothing here runs on the service thread.
 public protocol CallLogStore: WebhookOutbox {
-    /// Applies `writes` in order, all or none, durably before returning.
-    func apply(_ writes: [StoreWrite]) throws
+    /// Applies `writes` in order, all or none, durably before returning. Returns the ids of the
+    /// calls it left unwritten because another owner holds them now (cluster mode: a survivor
+    /// took them over, raising their epoch), with nothing else of theirs written (member rows,
+    /// webhook messages); empty outside cluster mode.
+    @discardableResult
+    func apply(_ writes: [StoreWrite]) throws -> Set<Int64>
     /// The calls still `initiated` or `ongoing`, oldest first: what a restarted gateway resumes.
     func openCalls() throws -> [CallLogRecord]
     /// The highest call id ever saved, 0 for an empty store.

@@ -30,8 +30,9 @@ public final class InMemoryCallLogStore: CallLogStore {
     /// Makes an empty store.
     public init() {}
 
-    /// Applies `writes` in order.
-    public func apply(_ writes: [StoreWrite]) throws {
+    /// Applies `writes` in order; a process's own memory has no other owner, so nothing is fenced.
+    @discardableResult
+    public func apply(_ writes: [StoreWrite]) throws -> Set<Int64> {
         state.withLock { state in
             for write in writes {
                 switch write {
@@ -47,6 +48,7 @@ public final class InMemoryCallLogStore: CallLogStore {
                 }
             }
         }
+        return []
     }
 
     /// The calls still open, oldest first.

@@ -48,8 +48,9 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     /// or may not have been done there.
     case callOwnerUnreachable = "ERR_CALL_OWNER_UNREACHABLE"
     /// Cluster mode: an op on a call (or `initiateCall`) while this node is cut off from the
-    /// cluster, or one that must claim its user in Redis (`initiateCall`, `acceptCall`) while
-    /// Redis cannot be reached: it had no effect; try again shortly.
+    /// cluster, an op on a call another node took over meanwhile (its write was fenced out), or
+    /// one that must claim its user in Redis (`initiateCall`, `acceptCall`) while Redis cannot
+    /// be reached: it had no effect; try again shortly.
     case clusterUnavailable = "ERR_CLUSTER_UNAVAILABLE"
 }
 

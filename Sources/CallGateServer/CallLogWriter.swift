@@ -6,7 +6,9 @@ import Logging
 /// with group commit: everything submitted while a transaction runs goes into the next one.
 ///
 /// `submit` is called on the service thread and never waits for the disk; `onCommitted` runs on
-/// the writer thread after each transaction with the highest sequence number it made durable.
+/// the writer thread after each transaction with the highest sequence number it made durable,
+/// and the session ids of the calls the store fenced out (cluster mode: another node owns them
+/// now, so this node must drop them and release nothing it held back for them).
 ///
 /// A failed transaction is told apart by the store's own probe (`isWritable`): when the store
 /// refuses the probe too, it is an outage, and the batch is retried (with backoff, logged) until
@@ -21,7 +23,7 @@ final class CallLogWriter: @unchecked Sendable {
     private let logger: Logger
     private let metrics: StoreMetrics
     private let probeInterval: Duration
-    private let onCommitted: @Sendable (UInt64) -> Void
+    private let onCommitted: @Sendable (UInt64, _ fenced: Set<String>) -> Void
     private let onOutboxChanged: @Sendable () -> Void
     /// Guards every member below it.
     private let condition = NSCondition()
@@ -42,7 +44,7 @@ final class CallLogWriter: @unchecked Sendable {
     init(
         store: any CallLogStore, deadLetterPath: String? = nil, logger: Logger, metrics: StoreMetrics,
         probeInterval: Duration = .seconds(10), onOutboxChanged: @escaping @Sendable () -> Void = {},
-        onCommitted: @escaping @Sendable (UInt64) -> Void
+        onCommitted: @escaping @Sendable (UInt64, _ fenced: Set<String>) -> Void
     ) {
         self.store = store
         self.deadLetters = DeadLetterFile(path: deadLetterPath, logger: logger)
@@ -89,12 +91,13 @@ final class CallLogWriter: @unchecked Sendable {
 
     private func run() {
         while let (batch, upTo) = nextBatch() {
-            let committed = commit(Self.coalesced(batch))
+            var fenced: Set<Int64> = []
+            let committed = commit(Self.coalesced(batch), fenced: &fenced)
             condition.lock()
             inFlight = 0
             condition.unlock()
             if committed {
-                onCommitted(upTo)
+                onCommitted(upTo, Self.sessions(of: fenced, in: batch))
                 if batch.contains(where: \.isWebhook) {
                     onOutboxChanged()
                 }
@@ -124,22 +127,22 @@ final class CallLogWriter: @unchecked Sendable {
     }
 
     /// Applies one batch: whole, or write by write when the store works but refuses the batch;
-    /// retries with backoff while the store refuses everything. False only when stopping ran
-    /// out of time.
-    private func commit(_ batch: [StoreWrite]) -> Bool {
+    /// retries with backoff while the store refuses everything. Adds the calls the store fenced
+    /// out to `fenced`. False only when stopping ran out of time.
+    private func commit(_ batch: [StoreWrite], fenced: inout Set<Int64>) -> Bool {
         var remaining = batch[...]
         var delayMillis = 50
         while !remaining.isEmpty {
             do {
                 let started = ContinuousClock.now
-                try store.apply(Array(remaining))
+                fenced.formUnion(try store.apply(Array(remaining)))
                 metrics.committed(writes: remaining.count, in: .now - started)
                 noteLocked(writable: true, error: nil)
                 return true
             } catch {
                 metrics.writeFailed()
                 if store.isWritable() {
-                    remaining = applySeparately(remaining)
+                    remaining = applySeparately(remaining, fenced: &fenced)
                     if remaining.isEmpty { return true }
                 } else {
                     logger.error("call log write failed; retrying", metadata: ["error": "\(error)", "writes": "\(remaining.count)"])
@@ -159,23 +162,34 @@ final class CallLogWriter: @unchecked Sendable {
 
     /// Applies `writes` one at a time; one the store refuses while its probe commits goes to the
     /// dead-letter file, and so do the webhook messages of a call whose save it refused (an
-    /// event is never sent for a change that was not committed). Returns what is left when the
-    /// store stopped taking writes meanwhile.
-    private func applySeparately(_ writes: ArraySlice<StoreWrite>) -> ArraySlice<StoreWrite> {
+    /// event is never sent for a change that was not committed), and so are those of a call it
+    /// fenced out, which it adds to `fenced`. Returns what is left when the store stopped taking
+    /// writes meanwhile.
+    private func applySeparately(_ writes: ArraySlice<StoreWrite>, fenced: inout Set<Int64>) -> ArraySlice<StoreWrite> {
         let started = ContinuousClock.now
         var applied = 0
         var refusedSessions = Set<String>()
+        var fencedSessions = Set<String>()
         defer {
             if applied > 0 { metrics.committed(writes: applied, in: .now - started) }
         }
         for index in writes.indices {
-            if case .webhook(let message) = writes[index], refusedSessions.contains(message.event.sessionId) {
-                deadLetters.append(writes[index], error: StoreWriteSetAside.callRefused)
-                metrics.deadLettered()
-                continue
+            if case .webhook(let message) = writes[index] {
+                if refusedSessions.contains(message.event.sessionId) {
+                    deadLetters.append(writes[index], error: StoreWriteSetAside.callRefused)
+                    metrics.deadLettered()
+                    continue
+                }
+                if fencedSessions.contains(message.event.sessionId) {
+                    continue
+                }
             }
             do {
-                try store.apply([writes[index]])
+                let lost = try store.apply([writes[index]])
+                if case .call(let record) = writes[index], !lost.isEmpty {
+                    fenced.formUnion(lost)
+                    fencedSessions.insert(record.sessionId)
+                }
                 applied += 1
             } catch {
                 guard store.isWritable() else {
@@ -216,6 +230,16 @@ final class CallLogWriter: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return stopDeadline
+    }
+
+    /// The session ids of the calls `ids` saved in `batch`.
+    static func sessions(of ids: Set<Int64>, in batch: [StoreWrite]) -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        var sessions = Set<String>()
+        for case .call(let record) in batch where ids.contains(record.id) {
+            sessions.insert(record.sessionId)
+        }
+        return sessions
     }
 
     /// `writes` with only the last save of each call kept, in order: one row per call however

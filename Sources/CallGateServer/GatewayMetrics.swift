@@ -51,6 +51,7 @@ final class GatewayMetrics {
     private let unansweredForwards: CoreMetrics.Counter
     private let takenOver: CoreMetrics.Counter
     private let lapsedLeases: CoreMetrics.Counter
+    private let fencedOut: CoreMetrics.Counter
     /// By reason: `BusSignature.Rejection`'s raw values, and `malformed`.
     private let busRejected: [String: CoreMetrics.Counter]
 
@@ -90,6 +91,7 @@ final class GatewayMetrics {
         unansweredForwards = CoreMetrics.Counter(label: "callgate_cluster_unanswered_forwards_total", factory: factory)
         takenOver = CoreMetrics.Counter(label: "callgate_cluster_calls_taken_over_total", factory: factory)
         lapsedLeases = CoreMetrics.Counter(label: "callgate_cluster_leases_lapsed_total", factory: factory)
+        fencedOut = CoreMetrics.Counter(label: "callgate_cluster_writes_fenced_total", factory: factory)
         busRejected = Dictionary(uniqueKeysWithValues: (BusSignature.Rejection.allCases.map(\.rawValue) + ["malformed"]).map {
             ($0, CoreMetrics.Counter(label: "callgate_cluster_bus_rejected_total", dimensions: [("reason", $0)], factory: factory))
         })
@@ -121,6 +123,12 @@ final class GatewayMetrics {
     /// Cluster mode: the leases of `count` devices of other nodes lapsed (no renewal came).
     func leasesLapsed(_ count: Int) {
         lapsedLeases.increment(by: count)
+    }
+
+    /// Cluster mode: the store refused this node's writes of `count` calls that another node
+    /// owns now (took over under a raised epoch); this node let them go.
+    func callsFencedOut(_ count: Int) {
+        fencedOut.increment(by: count)
     }
 
     /// Cluster mode: a bus message, or a push read back from a user's stream, was dropped

@@ -134,9 +134,11 @@ extension GatewayService {
     }
 
     /// Back from a suspension, which may have lasted past its lease: lets go of the calls a
-    /// survivor took over meanwhile (the database says who owns each), then writes what it
-    /// keeps in Redis again and runs its timers. While the database cannot be read it asks
-    /// again every second, running none of its calls meanwhile.
+    /// survivor took over meanwhile (the database says who owns each, read under this node's
+    /// takeover lock so that no takeover is under way during the check), then writes what it
+    /// keeps in Redis again and runs its timers. While the lock is held by a survivor it asks
+    /// again every 200 ms, and while the database cannot be read every second, running none of
+    /// its calls meanwhile.
     func reconcile() {
         guard let cluster, let shared = store as? any ClusterStore else { return }
         let ids = core.liveCallIDs
@@ -149,33 +151,42 @@ extension GatewayService {
         }
         reconciling = true
         let me = cluster.nodeID
-        storeReads.async { [self] in
-            let result = Result { try shared.callIDsOwnedElsewhere(than: me, among: Array(ids.values)) }
-            context.post { [self] in
-                reconciling = false
-                switch result {
-                case .success(let taken) where !taken.isEmpty:
-                    let lost = ids.filter { taken.contains($0.value) }.map(\.key)
-                    let users = Array(core.usersWithActiveCalls)
-                    send(core.relinquish(lost))
-                    indexActiveCalls(of: users)
-                    logger.warning(
-                        "calls taken over while this node was cut off were let go", metadata: ["calls": "\(lost.count)"])
-                case .success:
-                    break
-                case .failure(let error):
-                    logger.error(
-                        "cannot check which calls were taken over; trying again in a second", metadata: ["error": "\(error)"])
-                    reconciling = true
-                    reconcileRetry.schedule(afterMicroseconds: 1_000_000)
-                    return
+        cluster.takeover.lockOwn { [self] locked in
+            guard locked else {
+                reconcileRetry.schedule(afterMicroseconds: 200_000)
+                return
+            }
+            storeReads.async { [self] in
+                let result = Result { try shared.callIDsOwnedElsewhere(than: me, among: Array(ids.values)) }
+                context.post { [self] in
+                    self.cluster?.takeover.unlockOwn()
+                    settle(result, of: ids)
                 }
-                if registerPending {
-                    registerAgain()
-                }
-                armCoreTimer(at: core.nextDeadline)
             }
         }
+    }
+
+    /// Lets go of the calls among `ids` that the check found owned elsewhere, then carries on
+    /// as `reconcile` says; asks again in a second when the check failed.
+    private func settle(_ result: Result<Set<Int64>, any Error>, of ids: [String: Int64]) {
+        reconciling = false
+        switch result {
+        case .success(let taken) where !taken.isEmpty:
+            let lost = Set(ids.filter { taken.contains($0.value) }.map(\.key))
+            letGo(lost)
+            logger.warning("calls taken over while this node was cut off were let go", metadata: ["calls": "\(lost.count)"])
+        case .success:
+            break
+        case .failure(let error):
+            logger.error("cannot check which calls were taken over; trying again in a second", metadata: ["error": "\(error)"])
+            reconciling = true
+            reconcileRetry.schedule(afterMicroseconds: 1_000_000)
+            return
+        }
+        if registerPending {
+            registerAgain()
+        }
+        armCoreTimer(at: core.nextDeadline)
     }
 
     /// Leaves the cluster so that the others need not wait for this node's lease to lapse;

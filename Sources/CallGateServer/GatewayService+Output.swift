@@ -13,6 +13,9 @@ struct ReplyAddress {
     let connection: ConnectionID
     /// The write the answer waits for; 0 for none.
     let barrier: UInt64
+    /// The call or session the request names, if any: an answer about a call this node is
+    /// fenced out of while the answer waits is replaced by `ERR_CLUSTER_UNAVAILABLE`.
+    var sessionId: String? = nil
     /// Cluster mode: where the answer goes when the op was forwarded here from another node
     /// (`connection` is a device there); nil for a device of this node.
     var forward: ForwardTicket? = nil
@@ -32,7 +35,8 @@ extension GatewayService {
         forward: ForwardTicket? = nil
     ) -> ReplyAddress {
         ReplyAddress(
-            requestID: requestID, connection: connection, barrier: pipeline.barrier(concerning: sessionId), forward: forward)
+            requestID: requestID, connection: connection, barrier: pipeline.barrier(concerning: sessionId),
+            sessionId: sessionId, forward: forward)
     }
 
     /// Carries out the outcome of a request: its changes go to the writer, then the reply goes
@@ -64,13 +68,24 @@ extension GatewayService {
     /// Replies to a request with an error.
     func fail(_ request: ReplyAddress, code: ErrorCode, message: String, after barrier: UInt64? = nil) {
         let frame = ReplyFrame.failure(id: request.requestID, code: code, message: message)
-        emit(reply(frame, to: request), after: barrier ?? request.barrier)
+        emit(reply(frame, to: request), after: barrier ?? request.barrier, fence: fence(of: request))
     }
 
     /// Replies to a request with a value.
     func succeed(_ request: ReplyAddress, with result: some Encodable, after barrier: UInt64? = nil) {
         let frame = ReplyFrame.success(id: request.requestID, result: result)
-        emit(reply(frame, to: request), after: barrier ?? request.barrier)
+        emit(reply(frame, to: request), after: barrier ?? request.barrier, fence: fence(of: request))
+    }
+
+    /// What the answer to `request` becomes if the call it names is fenced out while the answer
+    /// waits (cluster mode): the op had no durable effect, and the node that took the call over
+    /// takes it when the device asks again.
+    private func fence(of request: ReplyAddress) -> OutputFence<HeldOutput, String>? {
+        guard cluster != nil, let sessionId = request.sessionId else { return nil }
+        let frame = ReplyFrame.failure(
+            id: request.requestID, code: .clusterUnavailable,
+            message: "another node took this call over while this node was cut off from the cluster; this op had no effect: try again")
+        return OutputFence(subject: sessionId, instead: reply(frame, to: request))
     }
 
     /// The output that carries reply `frame` to the device that asked: its socket, or the node
@@ -127,8 +142,9 @@ extension GatewayService {
             let frame = HistoryFrame(delivery.push)
             if let cluster {
                 let push = ClusterPush(frame, from: cluster.nodeID, excluding: delivery.excluding)
+                let fence = OutputFence<HeldOutput, String>(subject: delivery.push.sessionId, instead: nil)
                 for uid in delivery.users {
-                    emit(.publish(uid: uid, push), after: barrier)
+                    emit(.publish(uid: uid, push), after: barrier, fence: fence)
                 }
                 sent.append(delivery.push.event)
                 continue
@@ -174,10 +190,11 @@ extension GatewayService {
     }
 
     /// Performs `output` now, or once write `barrier` is durable and the earlier output to its
-    /// socket went. A socket with `maxQueuedFrames` outputs waiting already is closed with 4008
-    /// instead, as when its outbound queue is full: what waits for the store counts against the
-    /// same cap, so no socket piles up output while the store is behind.
-    func emit(_ output: HeldOutput, after barrier: UInt64 = 0) {
+    /// socket went (or as `fence` says, if the call it tells of is fenced out meanwhile). A
+    /// socket with `maxQueuedFrames` outputs waiting already is closed with 4008 instead, as when
+    /// its outbound queue is full: what waits for the store counts against the same cap, so no
+    /// socket piles up output while the store is behind.
+    func emit(_ output: HeldOutput, after barrier: UInt64 = 0, fence: OutputFence<HeldOutput, String>? = nil) {
         context.assertOnServiceThread()
         if let id = output.connection, pipeline.waitingCount(for: id) >= configuration.maxQueuedFrames {
             if let socket = connections[id]?.socket, !socket.isClosing {
@@ -186,16 +203,20 @@ extension GatewayService {
             }
             return
         }
-        if let output = pipeline.pass(output, after: barrier) {
+        if let output = pipeline.pass(output, after: barrier, fence: fence) {
             perform(output)
         } else if case .answer(let forward, _, _) = output {
             tellHeld(forward)
         }
     }
 
-    /// The writer made everything up to `sequence` durable: the output waiting for it goes out.
-    func release(upTo sequence: UInt64) {
+    /// The writer made everything up to `sequence` durable: the output waiting for it goes out,
+    /// but for what tells of the calls the store fenced out (`+Fencing`).
+    func release(upTo sequence: UInt64, fencedOut sessions: Set<String> = []) {
         context.assertOnServiceThread()
+        if !sessions.isEmpty {
+            letGo(fencedOut: sessions)
+        }
         for output in pipeline.committed(upTo: sequence) {
             perform(output)
         }

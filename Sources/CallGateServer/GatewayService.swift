@@ -128,8 +128,8 @@ final class GatewayService: @unchecked Sendable {
     lazy var pipeline = StorePipeline(writer: CallLogWriter(
         store: store, deadLetterPath: configuration.deadLetterPath, logger: logger, metrics: metrics.store,
         probeInterval: configuration.storeProbeInterval, onOutboxChanged: { [webhooks] in webhooks.wake() }
-    ) { [unowned self] sequence in
-        context.post { [unowned self] in self.release(upTo: sequence) }
+    ) { [unowned self] sequence, fenced in
+        context.post { [unowned self] in self.release(upTo: sequence, fencedOut: fenced) }
     })
 
     /// A service over `store`, with the groups it holds; `webhooksActive` says whether the store

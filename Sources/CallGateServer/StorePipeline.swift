@@ -16,7 +16,7 @@ import LWS
 final class StorePipeline {
     /// Applies the writes to the store on its own thread.
     let writer: CallLogWriter
-    private var gate = OutputGate<OutputLane, HeldOutput>()
+    private var gate = OutputGate<OutputLane, HeldOutput, String>()
     /// Session id -> the sequence number of its latest write, until it is durable.
     private var pendingWrites: [String: UInt64] = [:]
     /// The last write handed to the writer.
@@ -61,9 +61,19 @@ final class StorePipeline {
     }
 
     /// Returns `output` when it may go now; else keeps it until write `barrier` is durable and
-    /// the earlier output in its lane went.
-    func pass(_ output: HeldOutput, after barrier: UInt64) -> HeldOutput? {
-        gate.pass(output, to: output.lane, after: barrier)
+    /// the earlier output in its lane went. `fence` says what becomes of it if its call is
+    /// fenced out while it waits.
+    func pass(_ output: HeldOutput, after barrier: UInt64, fence: OutputFence<HeldOutput, String>? = nil) -> HeldOutput? {
+        gate.pass(output, to: output.lane, after: barrier, fence: fence)
+    }
+
+    /// The store fenced out the calls of `sessions` (another node owns them now): the output
+    /// waiting that tells of them is dropped, or replaced where its fence says so. Returns how
+    /// many outputs were dropped or replaced.
+    @discardableResult
+    func revoke(_ sessions: Set<String>) -> Int {
+        guard !sessions.isEmpty else { return 0 }
+        return gate.revoke(sessions)
     }
 
     /// The writer made everything up to `sequence` durable: returns the output that may now go,
@@ -133,17 +143,28 @@ enum HeldOutput {
     }
 }
 
+/// What becomes of a waiting output when the write it waits for is fenced out (cluster mode: the
+/// call it tells of belongs to another node now, which speaks for it): a push is dropped, a
+/// reply is replaced by `instead`.
+struct OutputFence<Item, Subject: Hashable> {
+    /// The call (session id) the output tells of.
+    let subject: Subject
+    /// What goes out instead; nil: nothing.
+    let instead: Item?
+}
+
 /// Holds outgoing frames back until the store writes they depend on are durable, without
 /// letting any output overtake an earlier one to the same socket.
 ///
 /// An output waits when it carries state that must survive a crash (a call's row, a group
 /// change: its `barrier` is the sequence number of that write) or when its socket already has
 /// output waiting. Everything else goes out at once. Waiting outputs leave in the order they
-/// were produced. Service thread only.
-struct OutputGate<Lane: Hashable, Item> {
+/// were produced; one whose subject is revoked meanwhile goes as its fence says. Service thread
+/// only.
+struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
     /// The highest sequence number known to be durable.
     private(set) var committed: UInt64 = 0
-    private var held: [(barrier: UInt64, lane: Lane?, item: Item)] = []
+    private var held: [(barrier: UInt64, lane: Lane?, item: Item, fence: OutputFence<Item, Subject>?)] = []
     private var head = 0
     /// Lane -> how many of its outputs wait.
     private var waiting: [Lane: Int] = [:]
@@ -166,11 +187,13 @@ struct OutputGate<Lane: Hashable, Item> {
 
     /// Keeps `item` (in `lane`, nil for one that overtakes nothing) until write `barrier` is
     /// durable and every earlier output in the same lane went; returns it when it may go now.
-    mutating func pass(_ item: Item, to lane: Lane?, after barrier: UInt64) -> Item? {
+    mutating func pass(
+        _ item: Item, to lane: Lane?, after barrier: UInt64, fence: OutputFence<Item, Subject>? = nil
+    ) -> Item? {
         if lane.map({ isClear(for: $0, after: barrier) }) ?? (barrier <= committed) {
             return item
         }
-        held.append((barrier, lane, item))
+        held.append((barrier, lane, item, fence))
         if let lane {
             waiting[lane, default: 0] += 1
         }
@@ -183,7 +206,7 @@ struct OutputGate<Lane: Hashable, Item> {
         committed = max(committed, sequence)
         var released: [Item] = []
         while head < held.count, held[head].barrier <= committed {
-            let (_, lane, item) = held[head]
+            let (_, lane, item, _) = held[head]
             released.append(item)
             if let lane {
                 let left = (waiting[lane] ?? 1) - 1
@@ -196,5 +219,31 @@ struct OutputGate<Lane: Hashable, Item> {
             head = 0
         }
         return released
+    }
+
+    /// The outputs waiting that tell of `subjects` go as their fences say: dropped (leaving
+    /// their lane), or replaced in place (keeping their barrier and their turn). Returns how
+    /// many there were.
+    mutating func revoke(_ subjects: Set<Subject>) -> Int {
+        var kept: [(barrier: UInt64, lane: Lane?, item: Item, fence: OutputFence<Item, Subject>?)] = []
+        kept.reserveCapacity(held.count - head)
+        var revoked = 0
+        for entry in held[head...] {
+            guard let fence = entry.fence, subjects.contains(fence.subject) else {
+                kept.append(entry)
+                continue
+            }
+            revoked += 1
+            if let instead = fence.instead {
+                kept.append((entry.barrier, entry.lane, instead, nil))
+            } else if let lane = entry.lane {
+                let left = (waiting[lane] ?? 1) - 1
+                waiting[lane] = left > 0 ? left : nil
+            }
+        }
+        guard revoked > 0 else { return 0 }
+        held = kept
+        head = 0
+        return revoked
     }
 }

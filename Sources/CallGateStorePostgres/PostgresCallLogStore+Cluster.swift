@@ -38,7 +38,7 @@ extension PostgresCallLogStore: ClusterStore {
     /// may be `deadNode`: a node restarting under its own id takes its calls back under new
     /// epochs. One transaction: the calls are taken exactly when their records are returned.
     public func takeOverOpenCalls(of deadNode: String, by node: String) throws -> [OwnedCall] {
-        try blocking { [self] in
+        let owned = try blocking { [self] in
             try await transaction("taking over the open calls of node \(deadNode)") { [self] connection in
                 let decoder = JSONDecoder()
                 var records: [CallLogRecord] = []
@@ -61,23 +61,31 @@ extension PostgresCallLogStore: ClusterStore {
                 return zip(records, epochs).map { OwnedCall(record: $0, epoch: $1) }
             }
         }
+        ownedEpochs.own(Dictionary(owned.map { ($0.record.id, $0.epoch) }) { _, last in last })
+        return owned
     }
 
-    /// Which of `ids` another node owns now (took over): a node back from losing Redis for
-    /// longer than its lease lets these go. A call whose row is not written yet is not among them.
+    /// Which of `ids` another node owns now, or this node under another epoch than this process
+    /// holds them (taken over): a node back from losing Redis for longer than its lease lets
+    /// these go, and this store forgets them. A call whose row is not written yet is not among
+    /// them.
     public func callIDsOwnedElsewhere(than node: String, among ids: [Int64]) throws -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
-        return try blocking { [self] in
+        let epochs = ids.map { ownedEpochs.epoch(of: $0) }
+        let taken = try blocking { [self] in
             try await reading("reading which calls of node \(node) were taken over") { [self] connection in
                 var taken: Set<Int64> = []
                 for try await id in try await connection.query("""
-                    SELECT id FROM calls WHERE id = ANY (\(ids)::bigint[]) AND owner_node <> \(node)
+                    SELECT c.id FROM calls AS c JOIN unnest(\(ids)::bigint[], \(epochs)::bigint[]) AS k (id, epoch) ON c.id = k.id
+                    WHERE c.owner_node <> \(node) OR c.owner_epoch <> k.epoch
                     """, logger: logger).decode(Int64.self) {
                     taken.insert(id)
                 }
                 return taken
             }
         }
+        ownedEpochs.forget(taken)
+        return taken
     }
 
     /// The group `guid` as saved now, nil when there is none: another node changed it.

@@ -12,11 +12,17 @@ extension PostgresCallLogStore {
     /// statements and its webhooks by one, whatever their number: a round trip each, not one
     /// per row. Groups are
     /// written in order among themselves; calls, groups and webhooks do not depend on each
-    /// other. On the writer thread.
-    public func apply(_ writes: [StoreWrite]) throws {
-        guard !writes.isEmpty else { return }
+    /// other.
+    ///
+    /// Cluster mode: every call is fenced by its owner's epoch (`UpsertCalls`). A call another
+    /// node took over is left unwritten, and so are its member rows and the webhook messages of
+    /// its session in the batch (every event is submitted with the save of the call it
+    /// reports); its id is returned, and this store forgets it. On the writer thread.
+    @discardableResult
+    public func apply(_ writes: [StoreWrite]) throws -> Set<Int64> {
+        guard !writes.isEmpty else { return [] }
         let kept = StoreWrite.lastSaves(writes)
-        let saved = try blocking { [self] in
+        let (saved, fenced) = try blocking { [self] in
             try await transaction("applying \(kept.count) writes") { [self] connection in
                 var calls: [CallLogRecord] = []
                 var messages: [WebhookMessage] = []
@@ -33,19 +39,27 @@ extension PostgresCallLogStore {
                         messages.append(message)
                     }
                 }
-                let saved = try await save(calls, encoder: encoder, on: connection)
+                let (saved, fenced) = try await save(calls, encoder: encoder, on: connection)
+                if !fenced.isEmpty {
+                    let lost = Set(calls.filter { fenced.contains($0.id) }.map(\.sessionId))
+                    messages.removeAll { lost.contains($0.event.sessionId) }
+                }
                 if !messages.isEmpty {
                     try await enqueue(messages, for: enabledEndpoints(on: connection), on: connection)
                 }
-                return saved
+                return (saved, fenced)
             }
         }
         committedMembers.commit(saved)
+        ownedEpochs.forget(saved.compactMap { $0.value == nil ? $0.key : nil })
+        ownedEpochs.forget(fenced)
+        return fenced
     }
 
-    /// Upserts the calls' rows, brings `call_members` in line with their participants, and
-    /// raises the last call id; nothing for no calls. Returns what `committedMembers` takes over
-    /// once the transaction commits.
+    /// Upserts the calls' rows, brings `call_members` in line with the participants of those the
+    /// owner's fence let through, and raises the last call id; nothing for no calls. Returns what
+    /// `committedMembers` takes over once the transaction commits, and the ids of the calls
+    /// fenced out.
     ///
     /// The rows go as one array per column through `unnest`, in the prepared statements of
     /// `PostgresWriteStatements.swift`; a missing time is `Self.noTime` there. Member rows
@@ -54,12 +68,12 @@ extension PostgresCallLogStore {
     /// last saved by another process), every uid, and any other row of it deleted.
     private func save(
         _ records: [CallLogRecord], encoder: JSONEncoder, on connection: PostgresConnection
-    ) async throws -> [Int64: [String]?] {
-        guard let highest = records.map(\.id).max() else { return [:] }
+    ) async throws -> (saved: [Int64: [String]?], fenced: Set<Int64>) {
+        guard let highest = records.map(\.id).max() else { return ([:], []) }
         var ids: [Int64] = [], sessions: [String] = [], categories: [String] = [], types: [String] = []
         var statuses: [String] = [], initiators: [String] = [], receiverTypes: [String] = [], receiverIDs: [String] = []
         var initiated: [Int64] = [], started: [Int64] = [], ended: [Int64] = [], recorded: [Bool] = []
-        var bodies: [String] = [], participants: [String] = []
+        var bodies: [String] = [], participants: [String] = [], epochs: [Int64] = []
         var addedUIDs: [String] = [], addedCalls: [Int64] = [], removedUIDs: [String] = [], removedCalls: [Int64] = []
         var unknown: [Int64] = []
         var saved: [Int64: [String]?] = [:]
@@ -85,6 +99,7 @@ extension PostgresCallLogStore {
             recorded.append(!record.recordings.isEmpty)
             bodies.append(String(decoding: try encoder.encode(rest), as: UTF8.self))
             participants.append(String(decoding: try encoder.encode(record.participants), as: UTF8.self))
+            epochs.append(ownedEpochs.epoch(of: record.id))
             let uids = record.participants.map(\.uid)
             saved[record.id] = record.callStatus.isTerminal ? .some(nil) : uids
             let now = Set(uids)
@@ -101,9 +116,16 @@ extension PostgresCallLogStore {
                 removedCalls.append(record.id)
             }
         }
-        try await connection.write(UpsertCalls.self, PostgresBindings(
+        let written = try await connection.writeReturningIDs(UpsertCalls.self, PostgresBindings(
             ids, sessions, categories, types, statuses, initiators, receiverTypes, receiverIDs, initiated, started, ended,
-            recorded, bodies, participants, Self.noTime, owner ?? ""), logger: logger)
+            recorded, bodies, participants, Self.noTime, owner ?? "", epochs), logger: logger)
+        let fenced = Set(ids).subtracting(written)
+        if !fenced.isEmpty {
+            saved = saved.filter { !fenced.contains($0.key) }
+            unknown.removeAll { fenced.contains($0) }
+            (addedUIDs, addedCalls) = Self.pairs(addedUIDs, addedCalls, keepingCallsNotIn: fenced)
+            (removedUIDs, removedCalls) = Self.pairs(removedUIDs, removedCalls, keepingCallsNotIn: fenced)
+        }
         if !unknown.isEmpty {
             try await connection.write(KeepOnlyMembers.self, PostgresBindings(unknown, addedUIDs, addedCalls), logger: logger)
         }
@@ -114,7 +136,15 @@ extension PostgresCallLogStore {
             try await connection.write(InsertMembers.self, PostgresBindings(addedUIDs, addedCalls), logger: logger)
         }
         try await connection.write(RaiseLastCallID.self, PostgresBindings(highest), logger: logger)
-        return saved
+        return (saved, fenced)
+    }
+
+    /// The (uid, call) pairs of the two parallel arrays whose call is not in `fenced`.
+    private static func pairs(
+        _ uids: [String], _ calls: [Int64], keepingCallsNotIn fenced: Set<Int64>
+    ) -> ([String], [Int64]) {
+        let kept = zip(uids, calls).filter { !fenced.contains($0.1) }
+        return (kept.map(\.0), kept.map(\.1))
     }
 
     /// Stands for a missing time in `save`'s arrays: no clock gives it.

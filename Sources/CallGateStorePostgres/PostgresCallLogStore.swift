@@ -27,6 +27,8 @@ public final class PostgresCallLogStore: Sendable {
     /// The participant uids of the open calls as last committed, so a save whose participants
     /// did not change writes no member rows (a group call's cancel or end).
     let committedMembers = CommittedMembers()
+    /// Cluster mode: the epochs of the calls this process took over, which fence their writes.
+    let ownedEpochs = OwnedEpochs()
 
     /// The client the store leases from, and its `run()` task. PostgresNIO 1.33 can hand out a
     /// connection whose channel has just closed (the server went down), and a query written to

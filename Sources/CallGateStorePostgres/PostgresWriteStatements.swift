@@ -18,31 +18,36 @@ struct PostgresWrite<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws {}
 }
 
-/// Upserts a batch of calls, one array per column. PostgresNIO has no arrays of optionals: a
-/// missing receiver is an empty type and a missing time `$15`, both turned back into NULL here.
-/// `$16` is the owner node (cluster mode; empty for none), written on every row. A row another
-/// node owns now (it took the call over) is left as it is: a node that lost a call cannot write
-/// it back.
+/// Upserts a batch of calls, one array per column, and returns the ids of the rows it wrote.
+/// PostgresNIO has no arrays of optionals: a missing receiver is an empty type and a missing time
+/// `$15`, both turned back into NULL here. `$16` is the owner node (cluster mode; empty for
+/// none), written on every row, and `$17` the epoch this node owns each call under. The owner's
+/// fence: a row another node owns now, or that this node owns under another epoch (a survivor
+/// took the call over, or a later run of this node took it back), is left as it is and its id
+/// is not returned, so a node that lost a call cannot write it back.
 enum UpsertCalls: PostgresWriteSQL {
     static let sql = """
         INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                           initiated_at, started_at, ended_at, has_recording, record, participants, owner_node)
+                           initiated_at, started_at, ended_at, has_recording, record, participants, owner_node,
+                           owner_epoch)
         SELECT id, session_id, category, call_type, status, initiator_uid, NULLIF(receiver_type, ''),
                CASE WHEN receiver_type = '' THEN NULL ELSE receiver_id END, to_timestamp(initiated_at),
                to_timestamp(NULLIF(started_at, $15)), to_timestamp(NULLIF(ended_at, $15)),
-               has_recording, record::json, participants::jsonb, NULLIF($16::text, '')
+               has_recording, record::json, participants::jsonb, NULLIF($16::text, ''), epoch
         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                    $9::bigint[], $10::bigint[], $11::bigint[], $12::boolean[], $13::text[], $14::text[])
+                    $9::bigint[], $10::bigint[], $11::bigint[], $12::boolean[], $13::text[], $14::text[], $17::bigint[])
             AS r (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                  initiated_at, started_at, ended_at, has_recording, record, participants)
+                  initiated_at, started_at, ended_at, has_recording, record, participants, epoch)
         ON CONFLICT (id) DO UPDATE SET
             session_id = excluded.session_id, category = excluded.category, call_type = excluded.call_type,
             status = excluded.status, initiator_uid = excluded.initiator_uid,
             receiver_type = excluded.receiver_type, receiver_id = excluded.receiver_id,
             initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
             has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants,
-            owner_node = excluded.owner_node
-        WHERE calls.owner_node IS NULL OR calls.owner_node IS NOT DISTINCT FROM excluded.owner_node
+            owner_node = excluded.owner_node, owner_epoch = excluded.owner_epoch
+        WHERE calls.owner_node IS NULL
+           OR (calls.owner_node = excluded.owner_node AND calls.owner_epoch = excluded.owner_epoch)
+        RETURNING id
         """
 }
 
@@ -94,6 +99,16 @@ enum EnqueueWebhooks: PostgresWriteSQL {
         """
 }
 
+/// A write statement that returns the ids of the rows it wrote (`UpsertCalls`).
+struct PostgresWriteReturningIDs<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
+    typealias Row = Int64
+    static var sql: String { Kind.sql }
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+}
+
 extension PostgresBindings {
     /// Bindings of `values`, in order.
     init<each Value: PostgresDynamicTypeEncodable>(_ values: repeat each Value) {
@@ -108,5 +123,16 @@ extension PostgresConnection {
     /// Executes the write statement `Kind` with `bindings`.
     func write<Kind: PostgresWriteSQL>(_ kind: Kind.Type, _ bindings: PostgresBindings, logger: Logger) async throws {
         _ = try await execute(PostgresWrite<Kind>(bindings: bindings), logger: logger)
+    }
+
+    /// Executes the write statement `Kind` with `bindings`; returns the ids of the rows it wrote.
+    func writeReturningIDs<Kind: PostgresWriteSQL>(
+        _ kind: Kind.Type, _ bindings: PostgresBindings, logger: Logger
+    ) async throws -> Set<Int64> {
+        var ids: Set<Int64> = []
+        for try await id in try await execute(PostgresWriteReturningIDs<Kind>(bindings: bindings), logger: logger) {
+            ids.insert(id)
+        }
+        return ids
     }
 }

@@ -4,9 +4,11 @@ extension SQLiteCallLogStore {
     /// Applies `writes` in order in one transaction, committed (to the degree `durability`
     /// says) before it returns; all or none. Calls are upserted by id, so a retried or
     /// re-saved record stays one row, and a call saved several times in one batch is written
-    /// once, as its last save (`StoreWrite.lastSaves`). On the writer thread.
-    public func apply(_ writes: [StoreWrite]) throws {
-        guard !writes.isEmpty else { return }
+    /// once, as its last save (`StoreWrite.lastSaves`). One process owns its file, so nothing is
+    /// fenced. On the writer thread.
+    @discardableResult
+    public func apply(_ writes: [StoreWrite]) throws -> Set<Int64> {
+        guard !writes.isEmpty else { return [] }
         let kept = StoreWrite.lastSaves(writes)
         try write("applying \(writes.count) writes") { db in
             var writer = StoreTransaction(db: db, committed: committedMembers)
@@ -18,6 +20,7 @@ extension SQLiteCallLogStore {
                 db.afterNextTransaction(onCommit: { [committedMembers] _ in committedMembers.commit(saved) })
             }
         }
+        return []
     }
 
     /// Attaches the file URL of recording `rid` of the newest call under `sessionId`, durably;

@@ -37,7 +37,7 @@ import Testing
     @Test func everySubmissionIsCommittedAndReported() throws {
         let store = InMemoryCallLogStore()
         let reported = Mutex<UInt64>(0)
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence in
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence, _ in
             reported.withLock { $0 = max($0, sequence) }
         }
         var last: UInt64 = 0
@@ -54,7 +54,7 @@ import Testing
     @Test func aFailingStoreIsRetriedUntilItWrites() throws {
         let store = ScriptedStore(failures: 2)
         let reported = Mutex<UInt64>(0)
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence in
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence, _ in
             reported.withLock { $0 = sequence }
         }
         _ = writer.submit([.call(Self.record(7, .ended))])
@@ -67,7 +67,7 @@ import Testing
     @Test func commitsAndFailedAttemptsAreMeasured() throws {
         let store = ScriptedStore(failures: 1)
         let registry = PrometheusCollectorRegistry()
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)) { _ in }
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)) { _, _ in }
         _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(2, .ended)), .call(Self.record(1, .ended))])
         writer.stop()
         let scrape = MetricsScrape(registry.emitToString())
@@ -91,7 +91,7 @@ extension CallLogWriterTests {
         let reported = Mutex<UInt64>(0)
         let writer = CallLogWriter(
             store: store, deadLetterPath: file, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)
-        ) { sequence in reported.withLock { $0 = sequence } }
+        ) { sequence, _ in reported.withLock { $0 = sequence } }
         _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(99, .ended)), .call(Self.record(2, .ended))])
         _ = writer.submit([.call(Self.record(3, .ended))])
         writer.stop()
@@ -113,7 +113,7 @@ extension CallLogWriterTests {
         store.isDown = true
         let writer = CallLogWriter(
             store: store, logger: Logger(label: "test"), metrics: Self.metrics(), probeInterval: .milliseconds(50)
-        ) { _ in }
+        ) { _, _ in }
         _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(2, .ended))])
         var health = writer.health
         for _ in 0..<100 where health.failingSince == nil {
@@ -134,7 +134,7 @@ extension CallLogWriterTests {
         let store = ScriptedStore()
         let writer = CallLogWriter(
             store: store, logger: Logger(label: "test"), metrics: Self.metrics(), probeInterval: .milliseconds(30)
-        ) { _ in }
+        ) { _, _ in }
         defer { writer.stop() }
         store.isDown = true
         var health = writer.health
@@ -174,7 +174,7 @@ final class ScriptedStore: CallLogStore {
         set { state.withLock { $0.down = newValue } }
     }
 
-    func apply(_ writes: [StoreWrite]) throws {
+    func apply(_ writes: [StoreWrite]) throws -> Set<Int64> {
         let fail = state.withLock { state -> Bool in
             state.attempts += 1
             if state.down { return true }
@@ -186,7 +186,7 @@ final class ScriptedStore: CallLogStore {
         if writes.contains(where: { if case .call(let record) = $0 { record.id == poison } else { false } }) {
             throw Failure()
         }
-        try inner.apply(writes)
+        return try inner.apply(writes)
     }
 
     func openCalls() throws -> [CallLogRecord] { try inner.openCalls() }

@@ -9,13 +9,13 @@ import Testing
     let bob = ConnectionID(2)
 
     @Test func outputThatNeedsNoWriteGoesAtOnce() {
-        var gate = OutputGate<ConnectionID, String>()
+        var gate = OutputGate<ConnectionID, String, String>()
         #expect(gate.pass("ring", to: alice, after: 0) == "ring")
         #expect(gate.pass("answer", to: nil, after: 0) == "answer")
     }
 
     @Test func outputWaitsForItsWrite() {
-        var gate = OutputGate<ConnectionID, String>()
+        var gate = OutputGate<ConnectionID, String, String>()
         #expect(gate.pass("ended", to: alice, after: 1) == nil)
         #expect(gate.heldCount == 1)
         #expect(gate.committed(upTo: 1) == ["ended"])
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func laterOutputToTheSameSocketNeverOvertakes() {
-        var gate = OutputGate<ConnectionID, String>()
+        var gate = OutputGate<ConnectionID, String, String>()
         #expect(gate.pass("ended", to: alice, after: 1) == nil)
         #expect(gate.pass("ring", to: alice, after: 0) == nil)
         #expect(gate.pass("ring", to: bob, after: 0) == "ring")
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func outputsLeaveInProductionOrderAsWritesCommit() {
-        var gate = OutputGate<ConnectionID, String>()
+        var gate = OutputGate<ConnectionID, String, String>()
         #expect(gate.pass("a1", to: alice, after: 1) == nil)
         #expect(gate.pass("b2", to: bob, after: 2) == nil)
         #expect(gate.pass("a0", to: alice, after: 0) == nil)
@@ -40,5 +40,18 @@ import Testing
         #expect(gate.committed(upTo: 2) == ["b2", "a0"])
         #expect(gate.heldCount == 0)
         #expect(gate.committed(upTo: 1) == [])
+    }
+
+    @Test func aRevokedCallsPushesAreDroppedAndItsRepliesReplacedInTheirTurn() {
+        var gate = OutputGate<ConnectionID, String, String>()
+        #expect(gate.pass("ring c1", to: bob, after: 1, fence: OutputFence(subject: "c1", instead: nil)) == nil)
+        #expect(gate.pass("ok c1", to: alice, after: 1, fence: OutputFence(subject: "c1", instead: "retry c1")) == nil)
+        #expect(gate.pass("ring c2", to: bob, after: 1, fence: OutputFence(subject: "c2", instead: nil)) == nil)
+        #expect(gate.pass("later", to: alice, after: 0) == nil)
+        #expect(gate.revoke(["c1"]) == 2)
+        #expect(gate.heldCount == 3)
+        #expect(gate.revoke(["c3"]) == 0)
+        #expect(gate.committed(upTo: 1) == ["retry c1", "ring c2", "later"])
+        #expect(gate.pass("next", to: bob, after: 0) == "next", "the dropped push left bob's lane")
     }
 }
