@@ -157,15 +157,48 @@ class ThrowawayPostgres:
             run(as_server_user([str(self.bin / "initdb"), "-D", data, "-U", POSTGRES_ROLE, "-A", "trust", "-E", "UTF8",
                                 "--locale=C.UTF-8", "--no-instructions"], root),
                 self.log, 300, "initdb", cwd=self.directory)
-            self.postmaster = spawn(as_server_user([
+            self.postmaster_argv = as_server_user([
                 str(self.bin / "postgres"), "-D", data, "-p", str(self.port), "-k", str(self.directory),
                 "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=100", "-c", "fsync=on",
-                "-c", "synchronous_commit=on", "-c", "full_page_writes=on"], root), self.log, cwd=self.directory)
-            self.wait_until_ready()
+                "-c", "synchronous_commit=on", "-c", "full_page_writes=on"], root)
+            self.start()
         except BaseException:
             self.shut_down()
             raise
         print(f"{tool()}: PostgreSQL on {HOST}:{self.port} (data in {self.directory})", flush=True)
+
+    def start(self) -> None:
+        """Starts the postmaster on its data directory and port and waits until it accepts connections."""
+        self.postmaster = spawn(self.postmaster_argv, self.log, cwd=self.directory)
+        self.wait_until_ready()
+
+    def restart(self) -> None:
+        """A fast shutdown (sessions ended, a checkpoint written), then the same server started again."""
+        self.stop_postmaster()
+        self.start()
+
+    def set_read_only(self, read_only: bool) -> None:
+        """Makes every new transaction read-only, or writable again, as a failover to a standby
+        does: `default_transaction_read_only` set with ALTER SYSTEM and the configuration reloaded,
+        so that open sessions take it too."""
+        value = "on" if read_only else "off"
+        for query in (f"ALTER SYSTEM SET default_transaction_read_only = {value}", "SELECT pg_reload_conf()"):
+            done = subprocess.run([str(self.bin / "psql"), "-h", HOST, "-p", str(self.port), "-U", POSTGRES_ROLE,
+                                   "-X", "-q", "-d", "postgres", "-c", query], capture_output=True, text=True,
+                                  timeout=60, env={**os.environ, "PGOPTIONS": "-c default_transaction_read_only=off"})
+            if done.returncode != 0:
+                raise StepFailed(f"psql {query!r} failed (exit {done.returncode}): {done.stderr.strip()}")
+
+    def stop_postmaster(self) -> None:
+        """Fast shutdown (SIGINT to the postmaster alone: it ends its sessions and writes a checkpoint)."""
+        if self.postmaster is not None:
+            if self.postmaster.poll() is None:
+                os.kill(self.postmaster.pid, signal.SIGINT)
+                try:
+                    self.postmaster.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    pass
+            stop(self.postmaster)  # off `started`; its whole group killed if it is still up
 
     def wait_until_ready(self) -> None:
         """Polls pg_isready until the server accepts connections; StepFailed if it exits or 30 s pass."""
@@ -202,16 +235,8 @@ class ThrowawayPostgres:
         return dict(line.split("|", 1) for line in output.splitlines() if "|" in line)
 
     def shut_down(self) -> None:
-        """Fast shutdown (SIGINT to the postmaster alone: it ends its sessions and writes a
-        checkpoint), then the temporary directory is removed."""
-        if self.postmaster is not None:
-            if self.postmaster.poll() is None:
-                os.kill(self.postmaster.pid, signal.SIGINT)
-                try:
-                    self.postmaster.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    pass
-            stop(self.postmaster)  # off `started`; its whole group killed if it is still up
+        """Fast shutdown, then the temporary directory is removed."""
+        self.stop_postmaster()
         shutil.rmtree(self.directory, ignore_errors=True)
 
 

@@ -37,6 +37,8 @@ public final class ClusterMembership {
     public let nodeID: String
     /// Tells this run apart from an earlier or later process under the same id.
     public let incarnation: String
+    /// When this node last became live (joined, or came back from a suspension); nil before.
+    public private(set) var liveSince: ContinuousClock.Instant?
     /// Where this node stands now.
     public private(set) var state = State.joining
     /// This run's node number (from Redis, by `NodeIDClaim`).
@@ -174,6 +176,7 @@ public final class ClusterMembership {
             onView()
             if state != .live {
                 state = .live
+                liveSince = .now
                 logger.info("cluster node live", metadata: ["node": "\(nodeID)", "number": "\(number)", "nodes": "\(liveNodes)"])
                 onLive()
             }
@@ -192,6 +195,15 @@ public final class ClusterMembership {
     /// Suspends the node once its last acknowledged heartbeat is `suspendAfter` old: called at
     /// every heartbeat, and by the node before it acts for the cluster (a process that was
     /// frozen learns it here before its first timer runs).
+    /// Whether every other live node has heard of this run since it became live: their
+    /// heartbeats, once a `heartbeatInterval`, read the runs that count (`liveRuns`), so a node
+    /// that has been live for one and a half intervals is counted by all of them. Before that a
+    /// device it takes would be counted nowhere else (`call.ringing`'s `onlineDevices` 0).
+    public var isHeardOfEverywhere: Bool {
+        guard state == .live, let liveSince else { return false }
+        return ContinuousClock.now - liveSince >= timing.heartbeatInterval * 1.5
+    }
+
     public func checkSuspension() {
         guard state == .live, ContinuousClock.now - lastAcknowledged >= timing.suspendAfter else { return }
         suspend("no heartbeat acknowledged by Redis for \(timing.suspendAfter) (\(problem))")

@@ -1,0 +1,166 @@
+"""The checker of the fault-injection harness: judges a quiesced run from the devices' journal, the
+call log and the `call.ringing` webhook messages. Pure: it reads what it is given, so its rules are
+unit-tested on made-up histories (tools/test_chaos.py).
+
+The promises it holds the cluster to, whatever the faults were:
+
+- `log`: every call in the log has exactly one row, and it is terminal (nothing rings or runs on).
+- `unknown call`: every call a device heard of (a reply, a push, `activeCalls`) is in the log:
+  nothing a client hears about a call is lost with its node.
+- `disagreement`: every terminal status a device heard for a call is the log's.
+- `ring left ringing`: a device that rang for a call heard it stop (a stop push, or its own
+  accept or decline), unless its own op on the call went unanswered or it later reconnected
+  without recovering what it missed.
+- `ring after stop`: no device rings for a call after it heard it stop or end, and no connect lists
+  a call the device heard end.
+- `sequence`: within one connection pushes come with increasing `seq`, and two devices of a user
+  never get different pushes under the same epoch and `seq` (no frame the gateway did not send).
+- `offline ring`: a device that got a ring live was counted in `call.ringing`'s `onlineDevices`.
+- `busy`: once no call lives, every user may start one (no busy claim outlives its call for long).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+TERMINAL = frozenset({"rejected", "busy", "cancelled", "unanswered", "ended"})
+CALL_OPS = frozenset({"initiateCall", "acceptCall", "rejectCall", "endCall"})
+# Answers to an accept or a decline that tell the device its ring is over.
+OVER = frozenset({"ERR_CALL_CANCELLED", "ERR_CALL_REJECTED", "ERR_CALL_ENDED", "ERR_CALL_NOT_FOUND",
+                  "ERR_NOT_PARTICIPANT", "ERR_CALL_ALREADY_JOINED"})
+
+
+@dataclass
+class Verdict:
+    violations: list[str] = field(default_factory=list)
+    calls: int = 0  # calls in the log
+    heard: int = 0  # (device, call) pairs judged
+
+    def add(self, rule: str, text: str) -> None:
+        self.violations.append(f"{rule}: {text}")
+
+
+def calls_of(entry: dict) -> list[dict]:
+    """The Call objects a journal entry carries: a push's `call`, a call op's result, a connect's
+    `activeCalls`."""
+    kind = entry["kind"]
+    if kind == "push":
+        call = entry["frame"].get("data", {}).get("call")
+        return [call] if call else []
+    if kind == "reply" and entry["op"] in CALL_OPS and entry.get("reply") and "result" in entry["reply"]:
+        return [entry["reply"]["result"]]
+    if kind == "connected":
+        return list(entry["result"].get("activeCalls", []))
+    return []
+
+
+def stops_ring(reply: dict | None) -> bool:
+    """Whether the answer to this device's accept or decline ended its ring: a success, or an
+    error saying the call does not ring it any more."""
+    return reply is not None and ("result" in reply or reply["error"]["code"] in OVER)
+
+
+def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[str, str], int],
+          busy_grace: float) -> Verdict:
+    """Judges a run. `log`: session id -> the statuses of its rows; `ringing`: (session id, uid) ->
+    `onlineDevices` of its `call.ringing`; `busy_grace`: seconds a user may stay busy with no live
+    call (the busy claim's lease, for a call that was never durable)."""
+    verdict = Verdict(calls=len(log))
+    for session, statuses in sorted(log.items()):
+        if len(statuses) != 1:
+            verdict.add("log", f"{session} has {len(statuses)} rows: {statuses}")
+        elif statuses[0] not in TERMINAL:
+            verdict.add("log", f"{session} is still {statuses[0]}")
+
+    by_device: dict[str, list[dict]] = defaultdict(list)
+    for entry in journal:
+        if "device" in entry:
+            by_device[entry["device"]].append(entry)
+    pushes_by_number: dict[tuple[str, str, int], tuple[str, str | None, str]] = {}
+    for device, entries in sorted(by_device.items()):
+        judge_device(device, entries, log, ringing, pushes_by_number, verdict)
+    for entry in journal:
+        if entry["kind"] == "busy" and (not entry["ok"] or entry["seconds"] > busy_grace):
+            verdict.add("busy", f"{entry['uid']} could not start a call for {entry['seconds']} s after every call "
+                                f"ended (last answer {entry.get('code')})")
+    return verdict
+
+
+def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ringing: dict[tuple[str, str], int],
+                 pushes_by_number: dict, verdict: Verdict) -> None:
+    heard: dict[str, int] = {}  # session -> index of the entry it was first heard in
+    terminals: dict[str, set[str]] = defaultdict(set)
+    ended: set[str] = set()  # calls this device heard end
+    stopped: set[str] = set()  # calls whose ring stopped on this device (or that it heard end)
+    rang: dict[str, int] = {}  # session -> index of its first ring on this device
+    unanswered: set[str] = set()  # calls an op of this device on them went without a reply
+    gaps: list[int] = []  # indexes of connects that did not recover what the device missed
+    last_seq: dict[int, int] = {}
+    for index, entry in enumerate(entries):
+        kind = entry["kind"]
+        if kind == "connected":
+            recovery = entry["result"].get("recovery")
+            if entry.get("recover") and not (recovery and recovery.get("recovered")):
+                gaps.append(index)
+            for call in entry["result"].get("activeCalls", []):
+                if call["sessionId"] in ended:
+                    verdict.add("ring after stop", f"{device} was told {call['sessionId']} is "
+                                                   f"{call['callStatus']} after it heard it end")
+        elif kind == "reply" and entry.get("reply") is None and "sessionId" in entry.get("data", {}):
+            unanswered.add(entry["data"]["sessionId"])
+        elif kind == "reply" and entry["op"] in ("acceptCall", "rejectCall") and stops_ring(entry.get("reply")):
+            stopped.add(entry["data"]["sessionId"])
+        elif kind == "push":
+            judge_push(device, entry, index, last_seq, pushes_by_number, ringing, stopped, ended, rang, verdict)
+        for call in calls_of(entry):
+            session, status = call["sessionId"], call["callStatus"]
+            heard.setdefault(session, index)
+            if status in TERMINAL and kind != "connected":
+                terminals[session].add(status)
+                ended.add(session)
+                stopped.add(session)
+    for session, first in heard.items():
+        verdict.heard += 1
+        statuses = log.get(session)
+        if statuses is None:
+            verdict.add("unknown call", f"{device} heard of {session}, which the log does not have")
+            continue
+        told = terminals.get(session, set())
+        if told and (len(told) > 1 or statuses[-1] not in told):
+            verdict.add("disagreement", f"{device} heard {sorted(told)} for {session}, the log has {statuses}")
+    for session, first in rang.items():
+        if session in stopped or session in unanswered or any(gap > first for gap in gaps):
+            continue
+        verdict.add("ring left ringing", f"{device} rang for {session} and never heard it stop "
+                                         f"(the log has {log.get(session)})")
+
+
+def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], pushes_by_number: dict,
+               ringing: dict[tuple[str, str], int], stopped: set[str], ended: set[str], rang: dict[str, int],
+               verdict: Verdict) -> None:
+    frame = entry["frame"]
+    event, seq, data = frame.get("event"), frame.get("seq"), frame.get("data", {})
+    if not isinstance(seq, int):
+        verdict.add("sequence", f"{device} got a push without a seq: {frame}")
+        return
+    connection = entry["conn"]
+    if connection in last_seq and seq <= last_seq[connection]:
+        verdict.add("sequence", f"{device} got seq {seq} after {last_seq[connection]} on one connection ({event})")
+    last_seq[connection] = seq
+    session = data.get("sessionId") or (data.get("call") or {}).get("sessionId")
+    number = (entry["uid"], entry.get("epoch") or "", seq)
+    what = (event, session, device)
+    if number in pushes_by_number and pushes_by_number[number][:2] != what[:2]:
+        verdict.add("sequence", f"{entry['uid']} seq {seq} was {pushes_by_number[number][:2]} on "
+                                f"{pushes_by_number[number][2]} and {what[:2]} on {device}")
+    pushes_by_number.setdefault(number, what)
+    if event == "onIncomingCallReceived" and session:
+        if session in stopped or session in ended:
+            verdict.add("ring after stop", f"{device} rang for {session} after it heard it stop")
+        rang.setdefault(session, index)
+        online = ringing.get((session, entry["uid"]))
+        if not entry.get("replay") and online == 0:
+            verdict.add("offline ring", f"{device} rang live for {session}, whose call.ringing said onlineDevices 0")
+    elif event == "onIncomingCallCanceled" and session:
+        stopped.add(session)

@@ -1,0 +1,228 @@
+"""The system the fault-injection harness runs and breaks: a throwaway PostgreSQL, a throwaway Redis
+whose ACL gives every node a user of its own (so that one node's links can be cut alone), and N
+`callgate serve` nodes in cluster mode on fixed loopback ports (so that a node restarts where its
+clients look for it). Every process is a child of this one and stopped with it (throwaway.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+import shutil
+import signal
+import socket
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from throwaway import HOST, REDIS_SERVER, StepFailed, ThrowawayPostgres, free_port, spawn, stop, tail
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+ACL_TEMPLATE = ROOT / "deploy/redis/callgate.acl"
+LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through an http_proxy
+
+
+def node_rules(name: str, password: str) -> str:
+    """The ACL line of node `name`: the rules of the `callgate` user of deploy/redis/callgate.acl
+    (what the project documents for production), under this name and password."""
+    for line in ACL_TEMPLATE.read_text().splitlines():
+        words = line.split()
+        if words[:2] == ["user", "callgate"]:
+            rules = [f">{password}" if word.startswith(">") else word for word in words[2:]]
+            return " ".join(["user", name] + rules)
+    raise StepFailed(f"{ACL_TEMPLATE} has no `user callgate` line")
+
+
+class RESPError(Exception):
+    """Redis answered with an error reply."""
+
+
+def resp_command(port: int, *arguments: str, timeout: float = 5.0):
+    """One command to the Redis on `port` as its `default` user, on a connection of its own; the
+    reply as str, int, list or None. Raises RESPError for an error reply, OSError when Redis is
+    away."""
+    payload = b"*%d\r\n" % len(arguments) + b"".join(
+        b"$%d\r\n%s\r\n" % (len(a.encode()), a.encode()) for a in arguments)
+    with socket.create_connection((HOST, port), timeout=timeout) as connection:
+        connection.sendall(payload)
+        reader = connection.makefile("rb")
+        return read_reply(reader)
+
+
+def read_reply(reader):
+    line = reader.readline()
+    if not line:
+        raise OSError("Redis closed the connection")
+    kind, rest = line[:1], line[1:-2].decode()
+    if kind == b"+":
+        return rest
+    if kind == b"-":
+        raise RESPError(rest)
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        length = int(rest)
+        return None if length < 0 else reader.read(length + 2)[:-2].decode()
+    if kind == b"*":
+        count = int(rest)
+        return None if count < 0 else [read_reply(reader) for _ in range(count)]
+    raise OSError(f"unexpected reply {line!r}")
+
+
+class Redis:
+    """redis-server on a fixed free port with an ACL file: `default` (no password, everything) for
+    the harness, and one user per node with the production rules. No persistence: a restart comes
+    back empty, but with its users (they are in the file)."""
+
+    def __init__(self, out: Path, users: list[str]):
+        self.directory = Path(tempfile.mkdtemp(prefix="callgate-chaos-redis-"))
+        self.port = free_port()
+        self.log = out / "redis.log"
+        self.passwords = {user: secrets.token_hex(16) for user in users}
+        self.aclfile = self.directory / "users.acl"
+        self.aclfile.write_text("user default on nopass ~* &* +@all\n" + "".join(
+            node_rules(user, password) + "\n" for user, password in self.passwords.items()))
+        self.server = None
+        self.start()
+
+    def start(self) -> None:
+        """Starts the server and waits (10 s at most) until it answers PING."""
+        self.server = spawn([str(REDIS_SERVER), "--port", str(self.port), "--bind", HOST, "--dir", str(self.directory),
+                             "--save", "", "--appendonly", "no", "--protected-mode", "no",
+                             "--aclfile", str(self.aclfile)], self.log)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.server.poll() is None:
+            try:
+                if resp_command(self.port, "PING", timeout=1) == "PONG":
+                    return
+            except (OSError, RESPError):
+                pass
+            time.sleep(0.05)
+        raise StepFailed(f"Redis did not answer within 10 s; log {self.log}:\n{tail(self.log)}")
+
+    def url(self, user: str) -> str:
+        return f"redis://{user}:{self.passwords[user]}@{HOST}:{self.port}"
+
+    def command(self, *arguments: str):
+        return resp_command(self.port, *arguments)
+
+    def cut(self, user: str) -> None:
+        """Cuts every link of `user` and refuses its new ones: its node loses Redis alone."""
+        self.command("ACL", "SETUSER", user, "off")
+        self.command("CLIENT", "KILL", "USER", user)
+
+    def mend(self, user: str) -> None:
+        self.command("ACL", "SETUSER", user, "on")
+
+    def restart_empty(self) -> None:
+        """SIGKILL and start again on the same port: every key is gone."""
+        stop(self.server, signal.SIGKILL)
+        self.start()
+
+    def shut_down(self) -> None:
+        if self.server is not None:
+            stop(self.server)
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class Node:
+    """One `callgate serve --cluster` process, `node<k>`, on a port of its own for its whole life."""
+
+    def __init__(self, index: int, callgate: str, redis: Redis, database: str, secrets_: dict[str, str], out: Path):
+        self.id = f"node{index}"
+        self.port = free_port()
+        self.log = out / f"{self.id}.log"
+        self.process = None
+        self.frozen = False
+        self.argv = [
+            callgate, "serve", "--host", HOST, "--port", str(self.port), "--cluster", redis.url(self.id),
+            "--database", database, "--node-id", self.id, "--jwt-secret", secrets_["jwt"],
+            "--admin-key", secrets_["admin"], "--cluster-secret", secrets_["cluster"],
+            "--history-seconds", "3600", "--max-calls-per-minute", "1000",
+            "--webhook-url", "http://127.0.0.1:9/hooks", "--webhook-secret", secrets_["webhook"],
+            "--dead-letter-file", str(out / f"{self.id}.dead-letters.jsonl"),
+        ]
+
+    def start(self) -> None:
+        self.process = spawn(self.argv, self.log)
+        self.frozen = False
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        if self.running:
+            stop(self.process, signal.SIGKILL)
+        self.frozen = False
+
+    def freeze(self) -> None:
+        if self.running:
+            os.killpg(self.process.pid, signal.SIGSTOP)
+            self.frozen = True
+
+    def thaw(self) -> None:
+        if self.running:
+            os.killpg(self.process.pid, signal.SIGCONT)
+        self.frozen = False
+
+    def ready(self) -> bool:
+        try:
+            with LOCAL.open(f"http://{HOST}:{self.port}/readyz", timeout=2) as response:
+                return response.status == 200
+        except (urllib.error.URLError, OSError):
+            return False
+
+    def wait_ready(self, seconds: float = 60) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self.ready():
+                return
+            if not self.running:
+                break
+            time.sleep(0.1)
+        raise StepFailed(f"{self.id} was not ready within {seconds:.0f} s; log {self.log}:\n{tail(self.log)}")
+
+    def stop(self) -> None:
+        if self.running:
+            self.thaw()
+            stop(self.process)
+
+
+class World:
+    """PostgreSQL, Redis and the nodes, started together and stopped together."""
+
+    def __init__(self, callgate: str, nodes: int, out: Path):
+        self.out = out
+        self.secrets = {"jwt": secrets.token_hex(32), "admin": secrets.token_hex(32),
+                        "cluster": secrets.token_hex(32), "webhook": "whsec_" + base64.b64encode(os.urandom(32)).decode()}
+        self.postgres = self.redis = None
+        self.nodes: list[Node] = []
+        try:
+            self.postgres = ThrowawayPostgres(out)
+            self.database = self.postgres.create_database("callgate")
+            self.redis = Redis(out, [f"node{k}" for k in range(1, nodes + 1)])
+            self.nodes = [Node(k, callgate, self.redis, self.database, self.secrets, out) for k in range(1, nodes + 1)]
+            for node in self.nodes:
+                node.start()
+            for node in self.nodes:
+                node.wait_ready()
+        except BaseException:
+            self.shut_down()
+            raise
+
+    def sql(self, query: str) -> list[list[str]]:
+        """Rows of `query` (psql, unaligned, `|`-separated), read as the harness's checker does."""
+        output = self.postgres.client("psql", "-X", "-A", "-t", "-F", "\x1f", "-d", "callgate", "-c", query)
+        return [line.split("\x1f") for line in output.splitlines() if line]
+
+    def shut_down(self) -> None:
+        for node in self.nodes:
+            node.stop()
+        if self.redis is not None:
+            self.redis.shut_down()
+        if self.postgres is not None:
+            self.postgres.shut_down()
