@@ -5,6 +5,9 @@
 #                nodes on loopback (tools/cluster; ARGS="--nodes 5" passes its flags); Ctrl-C stops all
 #   make test    install what is missing, check proto/, build, run the tools' tests (browser and
 #                attack tests included) and `swift test`
+#   make chaos   build, then run a three-node cluster under injected faults for DURATION seconds
+#                (default 600) and check it kept its promises (tools/chaos; ARGS="--seed 7" passes
+#                its flags); a 75 s run is part of `make test`
 #   make fuzz    build the libFuzzer targets (tools/fuzz) and fuzz each for FUZZ_TIME seconds
 #   make fuzz-regress  run the fuzz targets once over their seeds and saved crashes
 #
@@ -33,8 +36,9 @@ PY_MODULES := jsonschema referencing pytest selenium standardwebhooks
 PY_IMPORTS := import jsonschema, referencing, pytest, selenium, standardwebhooks
 
 FUZZ_TIME ?= 60
+DURATION ?= 600
 
-.PHONY: deps build run cluster test proto-check fuzz fuzz-regress clean
+.PHONY: deps build run cluster chaos test proto-check fuzz fuzz-regress clean
 
 deps:
 	@set -euo pipefail; \
@@ -83,6 +87,10 @@ run: deps
 cluster: deps
 	$(SWIFT) build -c release --product callgate
 	exec $(PYTHON) tools/cluster --no-build $(ARGS)
+
+chaos: deps
+	$(SWIFT) build --product callgate
+	CALLGATE_BIN=$(CURDIR)/.build/debug/callgate $(PYTHON) tools/chaos --duration $(DURATION) $(ARGS)
 
 proto-check: deps
 	$(PYTHON) tools/proto_check.py

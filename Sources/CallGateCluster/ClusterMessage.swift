@@ -33,6 +33,9 @@ public enum ClusterMessage: Equatable, Sendable {
     /// Node `from` was asked to renew `connections` but does not run them (it let their lease
     /// lapse, or restarted): this node announces them to it again.
     case unknown(from: String, connections: [UInt64])
+    /// Node `from` became live under run `run` (it joined, or came back from a suspension): the
+    /// devices it holds count on this node at once, not from this node's next heartbeat.
+    case live(from: String, run: String)
     /// Node `origin` changed group `guid` (its change is saved).
     case groupChanged(origin: String, guid: String)
     /// A node's probe of its own subscription.
@@ -61,6 +64,8 @@ public enum ClusterMessage: Equatable, Sendable {
             Self.line(["R", from]) + Array(connections.map { String($0) }.joined(separator: " ").utf8)
         case .unknown(let from, let connections):
             Self.line(["U", from]) + Array(connections.map { String($0) }.joined(separator: " ").utf8)
+        case .live(let from, let run):
+            Self.line(["V", from, run])
         case .groupChanged(let origin, let guid):
             Self.line(["G", origin]) + Array(guid.utf8)
         case .probe:
@@ -109,6 +114,9 @@ public enum ClusterMessage: Equatable, Sendable {
             self = kind == "R"
                 ? .renew(from: fields[1], connections: ids.compactMap { $0 })
                 : .unknown(from: fields[1], connections: ids.compactMap { $0 })
+        case ("V", 3):
+            guard body.isEmpty else { return nil }
+            self = .live(from: fields[1], run: fields[2])
         case ("G", 2):
             guard !body.isEmpty else { return nil }
             self = .groupChanged(origin: fields[1], guid: String(decoding: body, as: UTF8.self))

@@ -34,6 +34,7 @@ extension GatewayService {
                     metrics.clusterLive(node.isLive)
                     if node.isLive {
                         finish(.success(()))
+                        tellLive()
                         if wasSuspended {
                             wasSuspended = false
                             reconcile()
@@ -118,6 +119,16 @@ extension GatewayService {
         }
         if !sessions.isEmpty {
             logger.info("call owners written again", metadata: ["calls": "\(sessions.count)"])
+        }
+    }
+
+    /// Tells every other live node that this run is live (it joined, or came back from a
+    /// suspension), so that they count its devices at once (`ClusterMessage.live`).
+    func tellLive() {
+        guard let cluster else { return }
+        let message = ClusterMessage.live(from: cluster.nodeID, run: cluster.membership.incarnation)
+        for node in cluster.membership.liveNodes where node != cluster.nodeID {
+            cluster.bus.send(message, toNode: node) { _ in }
         }
     }
 

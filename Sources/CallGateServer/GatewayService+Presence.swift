@@ -213,8 +213,8 @@ extension GatewayService {
     }
 
     /// How many devices each of `callees` has on every node, by what this node holds and what
-    /// the other nodes' live runs wrote in Redis (`devices`, per callee; a run that is dead, or
-    /// that joined since the last heartbeat, does not count).
+    /// the other nodes' live runs wrote in Redis (`devices`, per callee; a dead run does not
+    /// count, and one that joined since the last heartbeat only once it said so).
     func onlineDevices(of callees: [String], elsewhere devices: [String: [UserPresence.Entry]]) -> [String: Int] {
         guard let cluster else { return [:] }
         let runs = cluster.membership.liveRuns

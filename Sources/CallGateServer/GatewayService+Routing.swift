@@ -123,6 +123,8 @@ extension GatewayService {
             armForwardTimer()
         case .present, .lookFor, .departed, .renew, .unknown:
             receivedPresence(message)
+        case .live(let node, let run):
+            cluster?.membership.heard(run: run, of: node)
         case .push, .groupChanged, .probe:
             return
         }

@@ -16,6 +16,7 @@ import Testing
         .renew(from: "b", connections: [1]),
         .renew(from: "b:8080", connections: [42 << 44 | 7, .max, 0]),
         .unknown(from: "a", connections: [5, 6]),
+        .live(from: "b:8080", run: "k3x9q"),
         .probe,
     ])
     func everyMessageReadsBackAsItWasWritten(_ message: ClusterMessage) {
@@ -24,7 +25,7 @@ import Testing
 
     @Test(arguments: [
         "", "P a - onX\nhead", "P a 12x onX v1 e 1\n", "P a  onX v1 e 1\n", "P a - onX v1 1\n", "P a - onX v1 e -1\n", "P a - onX v1 e\n", "F 1 b 2\nno second line",
-        "F x b 2\n{}\n{}", "A\n", "A -1\n", "W\n", "W x\n", "W 1\nbody", "D 1\nbody", "D\n", "H a 1\n", "H a x\n{}", "G a\n", "L a\n", "K\nbody", "Z\n", "K", "R b\n", "R b\n1 x", "R b\n-1", "R\n1", "U a\n", "U a\nx",
+        "F x b 2\n{}\n{}", "A\n", "A -1\n", "W\n", "W x\n", "W 1\nbody", "D 1\nbody", "D\n", "H a 1\n", "H a x\n{}", "G a\n", "L a\n", "K\nbody", "Z\n", "K", "R b\n", "R b\n1 x", "R b\n-1", "R\n1", "U a\n", "U a\nx", "V a\n", "V a r\nbody", "V a r s\n",
     ])
     func malformedMessagesAreRefused(_ text: String) {
         #expect(ClusterMessage(Array(text.utf8)) == nil)

@@ -15,7 +15,9 @@ The promises it holds the cluster to, whatever the faults were:
   a call the device heard end.
 - `sequence`: within one connection pushes come with increasing `seq`, and two devices of a user
   never get different pushes under the same epoch and `seq` (no frame the gateway did not send).
-- `offline ring`: a device that got a ring live was counted in `call.ringing`'s `onlineDevices`.
+- `offline ring`: a device that got a ring live was counted in `call.ringing`'s `onlineDevices`,
+  but within `REBUILD` seconds of Redis restarting empty (the nodes write their device counts
+  again as they reconnect: a documented limit).
 - `busy`: once no call lives, every user may start one (no busy claim outlives its call for long).
 """
 
@@ -26,6 +28,9 @@ from dataclasses import dataclass, field
 
 TERMINAL = frozenset({"rejected", "busy", "cancelled", "unanswered", "ended"})
 CALL_OPS = frozenset({"initiateCall", "acceptCall", "rejectCall", "endCall"})
+# Seconds after Redis restarted empty during which a device may be counted nowhere: its node
+# reconnects (backoff up to 2 s) and writes its device counts again.
+REBUILD = 3.0
 # Answers to an accept or a decline that tell the device its ring is over.
 OVER = frozenset({"ERR_CALL_CANCELLED", "ERR_CALL_REJECTED", "ERR_CALL_ENDED", "ERR_CALL_NOT_FOUND",
                   "ERR_NOT_PARTICIPANT", "ERR_CALL_ALREADY_JOINED"})
@@ -78,9 +83,12 @@ def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[st
         if "device" in entry:
             by_device[entry["device"]].append(entry)
     pushes_by_number: dict[tuple[str, str, int], tuple[str, str | None, str]] = {}
+    restarts = [entry["t"] for entry in journal if entry["kind"] == "fault" and entry["fault"] == "redis-restart"]
     for device, entries in sorted(by_device.items()):
-        judge_device(device, entries, log, ringing, pushes_by_number, verdict)
+        judge_device(device, entries, log, ringing, restarts, pushes_by_number, verdict)
     for entry in journal:
+        if entry["kind"] == "harness-error":
+            verdict.add("harness", f"{entry['device']} stopped on an error of the harness: {entry['error']}")
         if entry["kind"] == "busy" and (not entry["ok"] or entry["seconds"] > busy_grace):
             verdict.add("busy", f"{entry['uid']} could not start a call for {entry['seconds']} s after every call "
                                 f"ended (last answer {entry.get('code')})")
@@ -88,7 +96,7 @@ def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[st
 
 
 def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ringing: dict[tuple[str, str], int],
-                 pushes_by_number: dict, verdict: Verdict) -> None:
+                 restarts: list[float], pushes_by_number: dict, verdict: Verdict) -> None:
     heard: dict[str, int] = {}  # session -> index of the entry it was first heard in
     terminals: dict[str, set[str]] = defaultdict(set)
     ended: set[str] = set()  # calls this device heard end
@@ -112,7 +120,7 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
         elif kind == "reply" and entry["op"] in ("acceptCall", "rejectCall") and stops_ring(entry.get("reply")):
             stopped.add(entry["data"]["sessionId"])
         elif kind == "push":
-            judge_push(device, entry, index, last_seq, pushes_by_number, ringing, stopped, ended, rang, verdict)
+            judge_push(device, entry, index, last_seq, pushes_by_number, ringing, restarts, stopped, ended, rang, verdict)
         for call in calls_of(entry):
             session, status = call["sessionId"], call["callStatus"]
             heard.setdefault(session, index)
@@ -137,8 +145,8 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
 
 
 def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], pushes_by_number: dict,
-               ringing: dict[tuple[str, str], int], stopped: set[str], ended: set[str], rang: dict[str, int],
-               verdict: Verdict) -> None:
+               ringing: dict[tuple[str, str], int], restarts: list[float], stopped: set[str], ended: set[str],
+               rang: dict[str, int], verdict: Verdict) -> None:
     frame = entry["frame"]
     event, seq, data = frame.get("event"), frame.get("seq"), frame.get("data", {})
     if not isinstance(seq, int):
@@ -160,7 +168,8 @@ def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], p
             verdict.add("ring after stop", f"{device} rang for {session} after it heard it stop")
         rang.setdefault(session, index)
         online = ringing.get((session, entry["uid"]))
-        if not entry.get("replay") and online == 0:
+        rebuilding = any(0 <= entry.get("t", 0.0) - restart <= REBUILD for restart in restarts)
+        if not entry.get("replay") and online == 0 and not rebuilding:
             verdict.add("offline ring", f"{device} rang live for {session}, whose call.ringing said onlineDevices 0")
     elif event == "onIncomingCallCanceled" and session:
         stopped.add(session)

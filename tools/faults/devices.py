@@ -67,6 +67,13 @@ class Device(threading.Thread):
     # ------------------------------------------------------------------ the random life
 
     def run(self) -> None:
+        try:
+            self.live()
+        except Exception as error:  # a bug of the harness: reported as such, never as a pass
+            self.journal.add(kind="harness-error", device=self.device, uid=self.uid, error=repr(error))
+            raise
+
+    def live(self) -> None:
         while not self.stopping.is_set():
             if self.ws is None and not self.connect():
                 self.stopping.wait(0.3)
@@ -107,7 +114,7 @@ class Device(threading.Thread):
         for node in nodes:
             try:
                 ws = RawSocket(node.port, answer_pings=True)
-            except (Refused, OSError, AssertionError):
+            except (Refused, Closed, OSError, AssertionError):
                 continue
             self.ws = ws
             self.conn += 1

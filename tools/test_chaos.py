@@ -1,0 +1,152 @@
+"""tools/chaos: the checker's rules on made-up histories (each must catch what it is for), the
+arguments, and a bounded run of the real harness against a three-node cluster under every fault
+(the executable is $CALLGATE_BIN, else the debug build; CALLGATE_CHAOS_SECONDS sets the run's
+length, default 75, CALLGATE_CHAOS_SEED its seed)."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from faults.checker import check
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "tools/chaos"
+
+
+def load_chaos_script():
+    loader = importlib.machinery.SourceFileLoader("chaos_script", str(SCRIPT))
+    spec = importlib.util.spec_from_loader("chaos_script", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def call(session: str, status: str, initiator: str = "alice") -> dict:
+    return {"sessionId": session, "callStatus": status, "initiator": {"uid": initiator}}
+
+
+def push(device: str, seq: int, event: str, data: dict, conn: int = 1, epoch: str = "e1", replay: bool = False) -> dict:
+    return {"kind": "push", "device": device, "uid": device.split(".")[0], "conn": conn, "epoch": epoch,
+            "replay": replay, "frame": {"event": event, "data": data, "seq": seq}}
+
+
+def reply(device: str, op: str, data: dict, answer: dict | None) -> dict:
+    return {"kind": "reply", "device": device, "uid": device.split(".")[0], "op": op, "data": data, "reply": answer}
+
+
+def connected(device: str, active: list[dict], recover: bool = False, recovered: bool | None = None) -> dict:
+    result = {"activeCalls": active}
+    if recovered is not None:
+        result["recovery"] = {"recovered": recovered, "missed": 0, "epoch": "e1"}
+    return {"kind": "connected", "device": device, "uid": device.split(".")[0], "conn": 1, "recover": recover,
+            "result": result}
+
+
+def rules(verdict) -> list[str]:
+    return [violation.split(":")[0] for violation in verdict.violations]
+
+
+# A call alice made to bob, rung on bob's device, declined by it.
+CLEAN = [
+    reply("alice.0", "initiateCall", {"receiverId": "bob"}, {"result": call("c1", "initiated")}),
+    push("bob.0", 1, "onIncomingCallReceived", {"call": call("c1", "initiated")}),
+    reply("bob.0", "rejectCall", {"sessionId": "c1", "status": "rejected"}, {"result": call("c1", "rejected")}),
+    push("alice.0", 1, "onOutgoingCallRejected", {"call": call("c1", "rejected"), "by": {"uid": "bob"}}),
+]
+
+
+def test_a_clean_history_passes():
+    verdict = check(CLEAN, {"c1": ["rejected"]}, {("c1", "bob"): 1}, busy_grace=35)
+    assert verdict.violations == []
+    assert verdict.calls == 1 and verdict.heard == 2
+
+
+def test_the_log_must_hold_one_terminal_row_per_call():
+    verdict = check(CLEAN, {"c1": ["rejected", "rejected"], "c2": ["ongoing"]}, {}, busy_grace=35)
+    assert rules(verdict) == ["log", "log"]
+
+
+def test_a_call_heard_of_must_be_in_the_log():
+    assert rules(check(CLEAN, {}, {}, busy_grace=35)) == ["unknown call", "unknown call"]
+
+
+def test_a_device_told_another_outcome_than_the_log_is_caught():
+    history = CLEAN[:2] + [push("bob.0", 2, "onIncomingCallCanceled", {"call": call("c1", "cancelled"), "reason": "cancelled"})]
+    assert rules(check(history, {"c1": ["rejected"]}, {}, busy_grace=35)) == ["disagreement"]
+
+
+def test_a_ring_never_stopped_is_caught_unless_the_device_could_not_know():
+    rang = CLEAN[:2]
+    assert rules(check(rang, {"c1": ["unanswered"]}, {}, busy_grace=35)) == ["ring left ringing"]
+    lost = rang + [connected("bob.0", [], recover=True, recovered=False)]
+    assert check(lost, {"c1": ["unanswered"]}, {}, busy_grace=35).violations == []
+    unanswered = rang + [reply("bob.0", "acceptCall", {"sessionId": "c1"}, None)]
+    assert check(unanswered, {"c1": ["unanswered"]}, {}, busy_grace=35).violations == []
+    told = rang + [reply("bob.0", "acceptCall", {"sessionId": "c1"},
+                         {"error": {"code": "ERR_CALL_CANCELLED", "message": ""}})]
+    assert check(told, {"c1": ["cancelled"]}, {}, busy_grace=35).violations == []
+
+
+def test_a_ring_after_its_stop_is_caught():
+    history = CLEAN + [push("bob.0", 2, "onIncomingCallReceived", {"call": call("c1", "initiated")})]
+    assert "ring after stop" in rules(check(history, {"c1": ["rejected"]}, {}, busy_grace=35))
+    listed = CLEAN + [connected("alice.0", [call("c1", "initiated")], recover=True, recovered=True)]
+    assert rules(check(listed, {"c1": ["rejected"]}, {}, busy_grace=35)) == ["ring after stop"]
+
+
+def test_pushes_out_of_order_or_differing_under_one_number_are_caught():
+    backwards = CLEAN + [push("alice.0", 1, "onOutgoingCallRejected", {"call": call("c1", "rejected")})]
+    assert rules(check(backwards, {"c1": ["rejected"]}, {}, busy_grace=35)) == ["sequence"]
+    forged = CLEAN + [push("alice.1", 1, "onIncomingCallReceived", {"call": call("c9", "initiated")}, conn=1)]
+    verdict = check(forged, {"c1": ["rejected"], "c9": ["rejected"]}, {}, busy_grace=35)
+    assert "sequence" in rules(verdict)
+
+
+def test_a_live_ring_counted_offline_is_caught_and_a_replayed_one_is_not():
+    assert rules(check(CLEAN, {"c1": ["rejected"]}, {("c1", "bob"): 0}, busy_grace=35)) == ["offline ring"]
+    restarted = [{"kind": "fault", "fault": "redis-restart", "t": 100.0}] + [dict(entry, t=101.0) for entry in CLEAN]
+    assert check(restarted, {"c1": ["rejected"]}, {("c1", "bob"): 0}, busy_grace=35).violations == []
+    replayed = [CLEAN[0], push("bob.0", 1, "onIncomingCallReceived", {"call": call("c1", "initiated")}, replay=True),
+                *CLEAN[2:]]
+    assert check(replayed, {"c1": ["rejected"]}, {("c1", "bob"): 0}, busy_grace=35).violations == []
+
+
+def test_a_user_busy_with_no_live_call_is_caught():
+    busy = {"kind": "busy", "device": "bob.0", "uid": "bob", "ok": False, "seconds": 40.2, "code": "ERROR_CALL_IN_PROGRESS"}
+    assert "busy" in rules(check(CLEAN + [busy], {"c1": ["rejected"]}, {}, busy_grace=35))
+    quick = dict(busy, ok=True, seconds=3.0)
+    assert check(CLEAN + [quick], {"c1": ["rejected"]}, {}, busy_grace=35).violations == []
+
+
+def test_arguments_are_bounded():
+    chaos = load_chaos_script()
+    args = chaos.parse_args(["--seed", "7"])
+    assert (args.duration, args.nodes, args.users, args.seed) == (60, 3, 9, 7)
+    assert chaos.parse_args(["--faults", "freeze,kill"]).faults == ["freeze", "kill"]
+    for bad in (["--duration", "5"], ["--nodes", "1"], ["--nodes", "6"], ["--users", "1"], ["--faults", "flood"],
+                ["--faults", ","]):
+        with pytest.raises(SystemExit):
+            chaos.parse_args(bad)
+
+
+def test_a_cluster_under_every_fault_keeps_its_promises(tmp_path):
+    """The bounded run of `make test`: its output (faults injected, calls checked, violations)
+    is printed when it fails, with where its journal and logs are."""
+    binary = os.environ.get("CALLGATE_BIN", str(ROOT / ".build/debug/callgate"))
+    seconds = os.environ.get("CALLGATE_CHAOS_SECONDS", "75")
+    argv = [sys.executable, str(SCRIPT), "--duration", seconds, "--callgate", binary, "--out", str(tmp_path)]
+    if "CALLGATE_CHAOS_SEED" in os.environ:
+        argv += ["--seed", os.environ["CALLGATE_CHAOS_SEED"]]
+    run = subprocess.run(argv, capture_output=True, text=True, timeout=float(seconds) + 420)
+    report = run.stdout + run.stderr
+    assert run.returncode == 0, report
+    assert "0 violations" in report
+    injected = [line for line in report.splitlines() if "faults injected" in line]
+    assert injected and not injected[0].split("faults injected: ")[1].startswith("0 "), report
