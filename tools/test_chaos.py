@@ -73,6 +73,11 @@ def test_the_log_must_hold_one_terminal_row_per_call():
     assert rules(verdict) == ["log", "log"]
 
 
+def test_every_meeting_row_must_be_terminal():
+    verdict = check(CLEAN, {"c1": ["rejected"]}, {}, busy_grace=35, meetings={"m": ["ended", "ended"], "n": ["ended", "ongoing"]})
+    assert verdict.violations == ["log: meeting n is still ['ended', 'ongoing']"]
+
+
 def test_a_call_heard_of_must_be_in_the_log():
     assert rules(check(CLEAN, {}, {}, busy_grace=35)) == ["unknown call", "unknown call"]
 

@@ -4,7 +4,9 @@ unit-tested on made-up histories (tools/test_chaos.py).
 
 The promises it holds the cluster to, whatever the faults were:
 
-- `log`: every call in the log has exactly one row, and it is terminal (nothing rings or runs on).
+- `log`: every call in the log has exactly one row, and it is terminal (nothing rings or runs on);
+  every meeting row is terminal too (a meet session id may hold several meetings, one after
+  another).
 - `unknown call`: every call a device heard of (a reply, a push, `activeCalls`) is in the log:
   nothing a client hears about a call is lost with its node.
 - `disagreement`: every terminal status a device heard for a call is the log's.
@@ -67,11 +69,15 @@ def stops_ring(reply: dict | None) -> bool:
 
 
 def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[str, str], int],
-          busy_grace: float) -> Verdict:
-    """Judges a run. `log`: session id -> the statuses of its rows; `ringing`: (session id, uid) ->
-    `onlineDevices` of its `call.ringing`; `busy_grace`: seconds a user may stay busy with no live
-    call (the busy claim's lease, for a call that was never durable)."""
+          busy_grace: float, meetings: dict[str, list[str]] | None = None) -> Verdict:
+    """Judges a run. `log`: call session id -> the statuses of its rows; `ringing`: (session id,
+    uid) -> `onlineDevices` of its `call.ringing`; `busy_grace`: seconds a user may stay busy with
+    no live call (the busy claim's lease, for a call that was never durable); `meetings`: meet
+    session id -> the statuses of its rows."""
     verdict = Verdict(calls=len(log))
+    for session, statuses in sorted((meetings or {}).items()):
+        if any(status not in TERMINAL for status in statuses):
+            verdict.add("log", f"meeting {session} is still {statuses}")
     for session, statuses in sorted(log.items()):
         if len(statuses) != 1:
             verdict.add("log", f"{session} has {len(statuses)} rows: {statuses}")

@@ -2,6 +2,9 @@
 random node, doing random call ops (ring, accept, decline, cancel, end) and reconnecting with
 `recover`, and writing everything it sends and receives to the shared journal the checker reads.
 
+Meetings: a device sometimes joins one of a few meet sessions every user shares
+(`generateToken` + `joinSession`) and later leaves it.
+
 A device acts on what it was told (its view of each call, from replies, pushes and `activeCalls`)
 and takes every error as an answer: under faults many ops fail, and that is not what is judged.
 """
@@ -21,6 +24,7 @@ from raw_ws import Closed, RawSocket, Refused, token  # noqa: E402
 TERMINAL = frozenset({"rejected", "busy", "cancelled", "unanswered", "ended"})
 CALL_OPS = frozenset({"initiateCall", "acceptCall", "rejectCall", "endCall"})
 REPLY_TIMEOUT = 5.0  # seconds a device waits for a reply before it counts the op as unanswered
+MEETINGS = ("meet-a", "meet-b", "meet-c")  # the meet sessions the devices join and leave
 RETRYABLE = frozenset({"ERR_CLUSTER_UNAVAILABLE", "ERR_CALL_OWNER_UNREACHABLE", "ERR_STORE_UNAVAILABLE"})
 
 
@@ -62,6 +66,7 @@ class Device(threading.Thread):
         self.serial = 0
         self.view: dict[str, dict] = {}  # sessionId -> {"status", "initiator", "ringing", "joined"}
         self.active: list[dict] = []  # the last connect's activeCalls
+        self.sessions: set[str] = set()  # the meet sessions this socket has joined
         self.stopping = threading.Event()
 
     # ------------------------------------------------------------------ the random life
@@ -90,6 +95,11 @@ class Device(threading.Thread):
         roll = self.rng.random()
         if roll < 0.04:
             self.drop(abrupt=self.rng.random() < 0.5)
+        elif roll < 0.10:
+            if self.sessions and self.rng.random() < 0.6:
+                self.leave(self.rng.choice(sorted(self.sessions)))
+            else:
+                self.join(self.rng.choice(MEETINGS))
         elif ringing and roll < 0.6:
             session = self.rng.choice(ringing)
             if self.rng.random() < 0.55:
@@ -139,6 +149,7 @@ class Device(threading.Thread):
             self.epoch = result["epoch"]
             self.connection_id = result["connectionId"]
             self.active = result["activeCalls"]
+            self.sessions = {session["sessionId"] for session in result.get("resumedSessions", [])}
             for call in self.active:
                 self.learn(call, ringing=call["callStatus"] == "initiated" and call["initiator"]["uid"] != self.uid)
             return True
@@ -212,6 +223,20 @@ class Device(threading.Thread):
                 self.view[data["sessionId"]]["status"] = "gone"
         return reply
 
+    def join(self, session: str) -> None:
+        """Joins meet session `session` with a fresh call token."""
+        minted = self.request("generateToken", {"sessionId": session})
+        if minted is None or "result" not in minted:
+            return
+        joined = self.request("joinSession", {"callToken": minted["result"]["callToken"], "audioOnly": True})
+        if joined is not None and ("result" in joined or joined["error"]["code"] == "ERR_CALL_ALREADY_JOINED"):
+            self.sessions.add(session)
+
+    def leave(self, session: str) -> None:
+        reply = self.request("leaveSession", {"sessionId": session})
+        if reply is not None and reply.get("error", {}).get("code") not in RETRYABLE:
+            self.sessions.discard(session)
+
     # ------------------------------------------------------------------ what it knows
 
     def learn(self, call: dict, ringing: bool | None = None, joined: bool = False) -> None:
@@ -253,8 +278,16 @@ class Device(threading.Thread):
 
     def settle(self) -> None:
         """Ends every call the last connect listed that this device can end: cancels its user's
-        ringing call, declines a ring, ends an answered call; retries what the cluster could not
-        take yet."""
+        ringing call, declines a ring, ends an answered call; leaves the meet sessions it is in;
+        retries what the cluster could not take yet."""
+        for session in sorted(self.sessions):
+            for _ in range(20):
+                self.leave(session)
+                if session not in self.sessions:
+                    break
+                if self.ws is None and not self.reconnect():
+                    return
+                time.sleep(0.5)
         for call in self.active:
             session, status = call["sessionId"], call["callStatus"]
             if status == "initiated" and call["initiator"]["uid"] == self.uid:

@@ -12,6 +12,7 @@ import secrets
 import shutil
 import signal
 import socket
+import subprocess
 import tempfile
 import time
 import urllib.error
@@ -128,10 +129,17 @@ class Redis:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+def serve_flags(callgate: str) -> str:
+    """`callgate serve --help`: which flags the build takes, so that a build from before a flag
+    (the bus secret) runs under the harness too, to show a fix failing before it."""
+    return subprocess.run([callgate, "serve", "--help"], capture_output=True, text=True, timeout=60).stdout
+
+
 class Node:
     """One `callgate serve --cluster` process, `node<k>`, on a port of its own for its whole life."""
 
-    def __init__(self, index: int, callgate: str, redis: Redis, database: str, secrets_: dict[str, str], out: Path):
+    def __init__(self, index: int, callgate: str, redis: Redis, database: str, secrets_: dict[str, str], out: Path,
+                 flags: str):
         self.id = f"node{index}"
         self.port = free_port()
         self.log = out / f"{self.id}.log"
@@ -140,7 +148,8 @@ class Node:
         self.argv = [
             callgate, "serve", "--host", HOST, "--port", str(self.port), "--cluster", redis.url(self.id),
             "--database", database, "--node-id", self.id, "--jwt-secret", secrets_["jwt"],
-            "--admin-key", secrets_["admin"], "--cluster-secret", secrets_["cluster"],
+            "--admin-key", secrets_["admin"],
+            *(["--cluster-secret", secrets_["cluster"]] if "--cluster-secret" in flags else []),
             "--history-seconds", "3600", "--max-calls-per-minute", "1000",
             "--webhook-url", "http://127.0.0.1:9/hooks", "--webhook-secret", secrets_["webhook"],
             "--dead-letter-file", str(out / f"{self.id}.dead-letters.jsonl"),
@@ -205,7 +214,9 @@ class World:
             self.postgres = ThrowawayPostgres(out)
             self.database = self.postgres.create_database("callgate")
             self.redis = Redis(out, [f"node{k}" for k in range(1, nodes + 1)])
-            self.nodes = [Node(k, callgate, self.redis, self.database, self.secrets, out) for k in range(1, nodes + 1)]
+            flags = serve_flags(callgate)
+            self.nodes = [Node(k, callgate, self.redis, self.database, self.secrets, out, flags)
+                          for k in range(1, nodes + 1)]
             for node in self.nodes:
                 node.start()
             for node in self.nodes:
