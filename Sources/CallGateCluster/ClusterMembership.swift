@@ -37,8 +37,6 @@ public final class ClusterMembership {
     public let nodeID: String
     /// Tells this run apart from an earlier or later process under the same id.
     public let incarnation: String
-    /// When this node last became live (joined, or came back from a suspension); nil before.
-    public private(set) var liveSince: ContinuousClock.Instant?
     /// Where this node stands now.
     public private(set) var state = State.joining
     /// This run's node number (from Redis, by `NodeIDClaim`).
@@ -176,7 +174,6 @@ public final class ClusterMembership {
             onView()
             if state != .live {
                 state = .live
-                liveSince = .now
                 logger.info("cluster node live", metadata: ["node": "\(nodeID)", "number": "\(number)", "nodes": "\(liveNodes)"])
                 onLive()
             }
@@ -195,23 +192,14 @@ public final class ClusterMembership {
     /// Suspends the node once its last acknowledged heartbeat is `suspendAfter` old: called at
     /// every heartbeat, and by the node before it acts for the cluster (a process that was
     /// frozen learns it here before its first timer runs).
-    /// Node `node` says it became live under `run`: its run counts (`liveRuns`) until the next
-    /// heartbeat reads the runs from Redis again, instead of from then. Only a node this one
+    /// Node `node` says it became live under `run`: its run counts (`liveRuns`) at once, not from
+    /// this node's next heartbeat (which reads the runs from Redis again, this one included while
+    /// its lease lives). Only a node this one
     /// counts live, or does not know (one that joined since), is taken at its word; a node
     /// counted lapsed is left to the takeover.
     public func heard(run: String, of node: String) {
         guard node != nodeID, !lapsedNodes.contains(node) else { return }
         liveRuns[node] = run
-    }
-
-    /// Whether every other live node has heard of this run since it became live: their
-    /// heartbeats, once a `heartbeatInterval`, read the runs that count (`liveRuns`), so a node
-    /// that has been live for one and a half intervals is counted by all of them, even if its
-    /// `ClusterMessage.live` was lost. Before that a device it takes might be counted nowhere
-    /// else (`call.ringing`'s `onlineDevices` 0).
-    public var isHeardOfEverywhere: Bool {
-        guard state == .live, let liveSince else { return false }
-        return ContinuousClock.now - liveSince >= timing.heartbeatInterval * 1.5
     }
 
     public func checkSuspension() {

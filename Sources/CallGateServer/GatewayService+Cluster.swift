@@ -215,14 +215,8 @@ extension GatewayService {
     }
 
     /// Why this node may not serve as a cluster member now; nil when it may (or is no member).
-    /// A node live for less than one and a half heartbeats is not ready yet: the others do not
-    /// count its devices until their next heartbeat.
     func clusterUnreadiness() -> String? {
-        guard let cluster else { return nil }
-        if cluster.isLive {
-            return cluster.membership.isHeardOfEverywhere
-                ? nil : "this node became live moments ago; the other nodes count its devices from their next heartbeat"
-        }
+        guard let cluster, !cluster.isLive else { return nil }
         switch cluster.membership.state {
         case .suspended(let reason):
             return "this node is suspended from the cluster: \(reason)"
