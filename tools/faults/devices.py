@@ -97,9 +97,9 @@ class Device(threading.Thread):
             self.drop(abrupt=self.rng.random() < 0.5)
         elif roll < 0.10:
             if self.sessions and self.rng.random() < 0.6:
-                self.leave(self.rng.choice(sorted(self.sessions)))
+                self.leave_meeting(self.rng.choice(sorted(self.sessions)))
             else:
-                self.join(self.rng.choice(MEETINGS))
+                self.join_meeting(self.rng.choice(MEETINGS))
         elif ringing and roll < 0.6:
             session = self.rng.choice(ringing)
             if self.rng.random() < 0.55:
@@ -223,7 +223,7 @@ class Device(threading.Thread):
                 self.view[data["sessionId"]]["status"] = "gone"
         return reply
 
-    def join(self, session: str) -> None:
+    def join_meeting(self, session: str) -> None:
         """Joins meet session `session` with a fresh call token."""
         minted = self.request("generateToken", {"sessionId": session})
         if minted is None or "result" not in minted:
@@ -232,7 +232,7 @@ class Device(threading.Thread):
         if joined is not None and ("result" in joined or joined["error"]["code"] == "ERR_CALL_ALREADY_JOINED"):
             self.sessions.add(session)
 
-    def leave(self, session: str) -> None:
+    def leave_meeting(self, session: str) -> None:
         reply = self.request("leaveSession", {"sessionId": session})
         if reply is not None and reply.get("error", {}).get("code") not in RETRYABLE:
             self.sessions.discard(session)
@@ -282,7 +282,7 @@ class Device(threading.Thread):
         retries what the cluster could not take yet."""
         for session in sorted(self.sessions):
             for _ in range(20):
-                self.leave(session)
+                self.leave_meeting(session)
                 if session not in self.sessions:
                     break
                 if self.ws is None and not self.reconnect():
