@@ -109,6 +109,10 @@ def test_a_ring_after_its_stop_is_caught():
 def test_pushes_out_of_order_or_differing_under_one_number_are_caught():
     backwards = CLEAN + [push("alice.0", 1, "onOutgoingCallRejected", {"call": call("c1", "rejected")})]
     assert rules(check(backwards, {"c1": ["rejected"]}, {}, busy_grace=35)) == ["sequence"]
+    stood_in = CLEAN + [push("bob.1", 1, "onIncomingCallCanceled", {"call": call("c1", "rejected")}, replay=True)]
+    assert check(stood_in, {"c1": ["rejected"]}, {}, busy_grace=35).violations == []
+    live_cancel = CLEAN + [push("bob.1", 1, "onIncomingCallCanceled", {"call": call("c1", "rejected")})]
+    assert rules(check(live_cancel, {"c1": ["rejected"]}, {}, busy_grace=35)) == ["sequence"]
     forged = CLEAN + [push("alice.1", 1, "onIncomingCallReceived", {"call": call("c9", "initiated")}, conn=1)]
     verdict = check(forged, {"c1": ["rejected"], "c9": ["rejected"]}, {}, busy_grace=35)
     assert "sequence" in rules(verdict)

@@ -150,6 +150,18 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
                                          f"(the log has {log.get(session)})")
 
 
+def same_push(first: tuple, second: tuple) -> bool:
+    """Whether two pushes under one number are the same push: the same event about the same
+    session, or a ring and the `onIncomingCallCanceled` a replay sends in its place once the call
+    stopped ringing (proto/README.md, Reconnecting)."""
+    if first[:2] == second[:2]:
+        return True
+    if first[1] != second[1]:
+        return False
+    events = {first[0]: first[3], second[0]: second[3]}
+    return set(events) == {"onIncomingCallReceived", "onIncomingCallCanceled"} and events["onIncomingCallCanceled"]
+
+
 def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], pushes_by_number: dict,
                ringing: dict[tuple[str, str], int], restarts: list[float], stopped: set[str], ended: set[str],
                rang: dict[str, int], verdict: Verdict) -> None:
@@ -164,8 +176,8 @@ def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], p
     last_seq[connection] = seq
     session = data.get("sessionId") or (data.get("call") or {}).get("sessionId")
     number = (entry["uid"], entry.get("epoch") or "", seq)
-    what = (event, session, device)
-    if number in pushes_by_number and pushes_by_number[number][:2] != what[:2]:
+    what = (event, session, device, bool(entry.get("replay")))
+    if number in pushes_by_number and not same_push(pushes_by_number[number], what):
         verdict.add("sequence", f"{entry['uid']} seq {seq} was {pushes_by_number[number][:2]} on "
                                 f"{pushes_by_number[number][2]} and {what[:2]} on {device}")
     pushes_by_number.setdefault(number, what)
