@@ -1,4 +1,5 @@
 import CallGateCore
+import CallGateProtocol
 @testable import CallGateStorePostgres
 import Logging
 import PostgresNIO
@@ -86,8 +87,8 @@ import Testing
                 let back = try store.takeOverOpenCalls(of: "node-b", by: "node-b")
                 #expect(back.map(\.record.id) == [1, 2, 4])
                 #expect(back.map(\.epoch) == [2, 2, 1])
-                #expect(try store.callIDsOwnedElsewhere(than: "node-a", among: [1, 2, 3, 4, 5, 99]) == [1, 2, 4])
                 #expect(try store.callIDsOwnedElsewhere(than: "node-b", among: [1, 2, 3, 4]) == [3])
+                #expect(try store.callIDsOwnedElsewhere(than: "node-a", among: [1, 2, 3, 4, 5, 99]) == [1, 2, 4])
                 #expect(try store.callIDsOwnedElsewhere(than: "node-b", among: []).isEmpty)
             }
         }
@@ -172,6 +173,44 @@ import Testing
                 try survivor.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)]))
                 #expect(try survivor.openCalls().isEmpty)
                 #expect(try survivor.calls(sessionId: "s1", visibleTo: "alice").map(\.callStatus) == [.ended])
+            }
+        }
+    }
+
+    /// Every write of a call is fenced by the epoch its owner holds it under: the writes of a
+    /// node whose call was taken over (by a survivor, or by a later run of the same node id) are
+    /// left out whole (row, member rows, webhook messages of its session) and reported.
+    @Test func aWriteOfACallTakenOverIsFencedOutWithItsMemberRowsAndWebhooks() async throws {
+        try await withTestDatabase { url, _ in
+            let location = try PostgresLocation(url)
+            let lost = try await PostgresCallLogStore.open(location, logger: Self.logger, owner: "node-a")
+            defer { lost.close() }
+            let survivor = try await PostgresCallLogStore.open(location, logger: Self.logger, owner: "node-b")
+            defer { survivor.close() }
+            let restarted = try await PostgresCallLogStore.open(location, logger: Self.logger, owner: "node-a")
+            defer { restarted.close() }
+            try await offPool {
+                try lost.putWebhookEndpoint(WebhookEndpoint(
+                    id: "hook", url: "http://127.0.0.1:1/hook", secrets: [WebhookSecret(value: "whsec_x")], eventTypes: nil,
+                    enabled: true, createdAt: 1))
+                #expect(try lost.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ongoing)])).isEmpty)
+                #expect(try survivor.takeOverOpenCalls(of: "node-a", by: "node-b").map(\.epoch) == [1])
+                let pending = try survivor.webhookBacklog().pending
+
+                let elsewhere = TestCalls.direct(1, from: "alice", to: "carol", status: .ended)
+                let ended = StoreWrite.webhook(WebhookMessage(
+                    id: "msg_end", timestamp: 1, event: WebhookEvent(type: .callEnded, data: WebhookData(sessionId: "s1"))))
+                #expect(try lost.apply([.call(elsewhere), ended]) == [1])
+                #expect(try survivor.openCalls().map(\.callStatus) == [.ongoing])
+                #expect(try survivor.calls(sessionId: "s1", visibleTo: "carol").isEmpty, "no member row was written")
+                #expect(try survivor.webhookBacklog().pending == pending, "no webhook message was enqueued")
+
+                #expect(try restarted.takeOverOpenCalls(of: "node-b", by: "node-a").map(\.epoch) == [2])
+                #expect(try survivor.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])) == [1])
+                #expect(try lost.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])) == [1],
+                        "the same node id under an older epoch is fenced out too")
+                #expect(try restarted.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])).isEmpty)
+                #expect(try restarted.calls(sessionId: "s1", visibleTo: "bob").map(\.callStatus) == [.ended])
             }
         }
     }
