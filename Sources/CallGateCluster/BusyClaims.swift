@@ -7,7 +7,10 @@ import Logging
 /// accepter) the node claims them atomically (`claim`); a claim of another node refuses the op.
 /// After every op the node writes each changed engagement as its Core has it (`hold`, `release`),
 /// and every `renewInterval` it renews the claims of every user its calls engage, so that the
-/// claims of a node that died lapse after `lease`. Service thread only.
+/// claims of a node that died lapse after `lease`. Each node also keeps the set of users it may
+/// hold a claim of (`ClusterKeys.claimed`), so that a survivor taking it over, or its own next
+/// run, releases at once the claims of calls nobody took over (they died before they were
+/// durable) instead of after the lease. Service thread only.
 public final class BusyClaims {
     /// How the claims are timed.
     public struct Timing: Sendable {
@@ -60,6 +63,7 @@ public final class BusyClaims {
         _ uid: String, ringing: [String] = [], start: CallStarts.Start? = nil,
         then done: @escaping (Result<Claim, RedisFailure>) -> Void
     ) {
+        noteClaimed(uid)
         replace(uid, with: "\(nodeID)|-|p", replacingOwn: false, reading: ringing, start: start) { result in
             done(result.map { found in
                 if found.startsUsedUp {
@@ -90,6 +94,7 @@ public final class BusyClaims {
 
     /// Records that `uid` is engaged in this node's call `sessionId`.
     public func hold(_ uid: String, in sessionId: String, answered: Bool) {
+        noteClaimed(uid)
         let claim = value(in: sessionId, answered: answered)
         replace(uid, with: claim, replacingOwn: true, reading: []) { [logger] result in
             if case .success(let found) = result, let holder = found.holder {
@@ -104,11 +109,13 @@ public final class BusyClaims {
     /// them in none. Another node's claim stays.
     public func release(_ uid: String) {
         release([uid], heldBy: nodeID)
+        client.send(["SREM", ClusterKeys.claimed(by: nodeID), uid]) { _ in }
     }
 
     /// Claims `uid`, engaged in call `sessionId` taken over from `node`, in place of that node's
     /// claim, in one step.
     public func adopt(_ uid: String, from node: String, in sessionId: String, answered: Bool) {
+        noteClaimed(uid)
         let claim = value(in: sessionId, answered: answered)
         client.run(
             ClusterScripts.adoptUser, keys: [ClusterKeys.busy(uid)],
@@ -132,8 +139,39 @@ public final class BusyClaims {
         }
     }
 
-    /// Renews the claims of `engaged` (uid -> its claim), in batches.
+    /// The users node `node` may hold a claim of (`ClusterKeys.claimed`); empty when Redis
+    /// could not be read (their claims then lapse with their lease).
+    public func claimedUsers(by node: String, then done: @escaping ([String]) -> Void) {
+        client.send(["SMEMBERS", ClusterKeys.claimed(by: node)]) { result in
+            done(((try? result.get())?.elements ?? []).compactMap(\.text))
+        }
+    }
+
+    /// Releases every claim a node taken over still holds, once the claims of the calls taken
+    /// over are this node's (`adopt`, sent before on the same connection): what is left are
+    /// the claims of calls that died with the node before they were durable.
+    public func releaseAll(heldBy node: String) {
+        claimedUsers(by: node) { [self] uids in
+            guard !uids.isEmpty else { return }
+            release(uids, heldBy: node)
+            client.send(["SREM", ClusterKeys.claimed(by: node)] + uids) { _ in }
+        }
+    }
+
+    /// Adds `uid` to the users this node may hold a claim of, before the claim is written.
+    private func noteClaimed(_ uid: String) {
+        client.run(
+            ClusterScripts.noteClaimed, keys: [ClusterKeys.claimed(by: nodeID)],
+            arguments: [Array(uid.utf8), Array(String(timing.lease.microseconds / 1000).utf8)]
+        ) { _ in }
+    }
+
+    /// Renews the claims of `engaged` (uid -> its claim), in batches, and the set of the users
+    /// this node may hold a claim of.
     public func renew(_ engaged: [(uid: String, claim: String)]) {
+        client.send([
+            "PEXPIRE", ClusterKeys.claimed(by: nodeID), String(timing.lease.microseconds / 1000),
+        ]) { _ in }
         var start = 0
         while start < engaged.count {
             let batch = engaged[start..<min(engaged.count, start + Self.renewBatch)]

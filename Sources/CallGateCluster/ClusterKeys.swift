@@ -13,6 +13,13 @@ public enum ClusterKeys {
         "cg:{cluster}:takeover:" + node
     }
 
+    /// The users `node` may hold a busy claim of: a set, with the claims' lease, that a
+    /// survivor taking the node over reads to release the claims of calls it did not take over
+    /// (calls that died before they were durable).
+    public static func claimed(by node: String) -> String {
+        "cg:{cluster}:claimed:" + node
+    }
+
     /// The heartbeat key of `node`.
     public static func node(_ node: String) -> String {
         nodePrefix + node

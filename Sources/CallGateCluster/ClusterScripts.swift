@@ -158,6 +158,13 @@ enum ClusterScripts {
         return 0
         """)
 
+    /// Adds a user to the set of those a node may hold a claim of, and gives the set the claims'
+    /// lease. KEYS: the set. ARGV: the uid, the lease in ms.
+    static let noteClaimed = RedisScript(name: "note-claimed", source: """
+        redis.call('SADD', KEYS[1], ARGV[1])
+        return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        """)
+
     /// Moves a user's claim from a node taken over to this node in one step, so that no other
     /// node can claim the user in between: sets it unless another node's claim holds them.
     /// KEYS: the user's busy key. ARGV: the taken node's prefix, this node's prefix, the claim,

@@ -110,6 +110,11 @@ extension GatewayService {
             cluster.owners.record(sessionId) { _ in }
         }
         renewClaims()
+        // Claims of this node's earlier run (or of this run, lost by Redis) that no call of its
+        // Core engages: the calls died before they were durable; release them.
+        cluster.busy.claimedUsers(by: cluster.nodeID) { [self] uids in
+            writeClaims(of: uids)
+        }
         indexActiveCalls(of: Array(core.usersWithActiveCalls))
         var present = Set<String>()
         for connection in connections.values where connection.isConnected {

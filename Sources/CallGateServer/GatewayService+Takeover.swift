@@ -7,8 +7,9 @@ import Foundation
 /// each under a raised epoch (`ClusterStore.takeOverOpenCalls`, one transaction), and runs them
 /// from their records (`GatewayCore.adopt`): rings go on until their timeout, callers and
 /// participants get their grace periods to come back, on any node. It then says so in Redis:
-/// owner records, busy claims and active-call entries become its own, and the nodes holding
-/// devices of those users are asked to announce them, which ends their grace periods.
+/// owner records, busy claims and active-call entries become its own (the node's other claims,
+/// of calls that died before they were durable, are released), and the nodes holding devices
+/// of those users are asked to announce them, which ends their grace periods.
 /// Service thread, but for the database (on `storeReads`).
 extension GatewayService {
     /// The heartbeat saw these nodes lapsed: takes over those not under way already.
@@ -58,6 +59,7 @@ extension GatewayService {
             }
         }
         cluster.busy.release(users, heldBy: node)
+        cluster.busy.releaseAll(heldBy: node)
         send(outcome)
         indexActiveCalls(of: users)
         for uid in users {

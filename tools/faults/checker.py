@@ -20,7 +20,8 @@ The promises it holds the cluster to, whatever the faults were:
 - `offline ring`: a device that got a ring live was counted in `call.ringing`'s `onlineDevices`,
   but within `REBUILD` seconds of Redis restarting empty (the nodes write their device counts
   again as they reconnect: a documented limit).
-- `busy`: once no call lives, every user may start one (no busy claim outlives its call for long).
+- `busy`: once no call lives, every user may start one within `busy_grace` seconds (no busy claim
+  outlives its call, not even one of a call that died with its node before it was durable).
 """
 
 from __future__ import annotations
@@ -71,9 +72,9 @@ def stops_ring(reply: dict | None) -> bool:
 def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[str, str], int],
           busy_grace: float, meetings: dict[str, list[str]] | None = None) -> Verdict:
     """Judges a run. `log`: call session id -> the statuses of its rows; `ringing`: (session id,
-    uid) -> `onlineDevices` of its `call.ringing`; `busy_grace`: seconds a user may stay busy with
-    no live call (the busy claim's lease, for a call that was never durable); `meetings`: meet
-    session id -> the statuses of its rows."""
+    uid) -> `onlineDevices` of its `call.ringing`; `busy_grace`: seconds a user may stay busy once
+    no call lives (claims are written asynchronously); `meetings`: meet session id -> the statuses
+    of its rows."""
     verdict = Verdict(calls=len(log))
     for session, statuses in sorted((meetings or {}).items()):
         if any(status not in TERMINAL for status in statuses):
