@@ -8,9 +8,9 @@ import Logging
 /// After every op the node writes each changed engagement as its Core has it (`hold`, `release`),
 /// and every `renewInterval` it renews the claims of every user its calls engage, so that the
 /// claims of a node that died lapse after `lease`. Each node also keeps the set of users it may
-/// hold a claim of (`ClusterKeys.claimed`), so that a survivor taking it over, or its own next
-/// run, releases at once the claims of calls nobody took over (they died before they were
-/// durable) instead of after the lease. Service thread only.
+/// hold a claim of (`ClusterKeys.claimed`), so that its next run (or the same run, when Redis
+/// comes back) releases at once the claims its Core does not engage (of calls that died with
+/// the previous run before they were durable) instead of after the lease. Service thread only.
 public final class BusyClaims {
     /// How the claims are timed.
     public struct Timing: Sendable {
@@ -144,17 +144,6 @@ public final class BusyClaims {
     public func claimedUsers(by node: String, then done: @escaping ([String]) -> Void) {
         client.send(["SMEMBERS", ClusterKeys.claimed(by: node)]) { result in
             done(((try? result.get())?.elements ?? []).compactMap(\.text))
-        }
-    }
-
-    /// Releases every claim a node taken over still holds, once the claims of the calls taken
-    /// over are this node's (`adopt`, sent before on the same connection): what is left are
-    /// the claims of calls that died with the node before they were durable.
-    public func releaseAll(heldBy node: String) {
-        claimedUsers(by: node) { [self] uids in
-            guard !uids.isEmpty else { return }
-            release(uids, heldBy: node)
-            client.send(["SREM", ClusterKeys.claimed(by: node)] + uids) { _ in }
         }
     }
 

@@ -13,9 +13,9 @@ public enum ClusterKeys {
         "cg:{cluster}:takeover:" + node
     }
 
-    /// The users `node` may hold a busy claim of: a set, with the claims' lease, that a
-    /// survivor taking the node over reads to release the claims of calls it did not take over
-    /// (calls that died before they were durable).
+    /// The users `node` may hold a busy claim of: a set, with the claims' lease, that the
+    /// node's next run reads to release the claims of calls that died with the previous run
+    /// before they were durable.
     public static func claimed(by node: String) -> String {
         "cg:{cluster}:claimed:" + node
     }

@@ -189,19 +189,18 @@ public final class ClusterMembership {
         lastProblem ?? client.lastError ?? "no reply"
     }
 
-    /// Suspends the node once its last acknowledged heartbeat is `suspendAfter` old: called at
-    /// every heartbeat, and by the node before it acts for the cluster (a process that was
-    /// frozen learns it here before its first timer runs).
     /// Node `node` says it became live under `run`: its run counts (`liveRuns`) at once, not from
     /// this node's next heartbeat (which reads the runs from Redis again, this one included while
-    /// its lease lives). Only a node this one
-    /// counts live, or does not know (one that joined since), is taken at its word; a node
-    /// counted lapsed is left to the takeover.
+    /// its lease lives). Only a node this one counts live, or does not know (one that joined
+    /// since), is taken at its word; a node counted lapsed is left to the takeover.
     public func heard(run: String, of node: String) {
         guard node != nodeID, !lapsedNodes.contains(node) else { return }
         liveRuns[node] = run
     }
 
+    /// Suspends the node once its last acknowledged heartbeat is `suspendAfter` old: called at
+    /// every heartbeat, and by the node before it acts for the cluster (a process that was
+    /// frozen learns it here before its first timer runs).
     public func checkSuspension() {
         guard state == .live, ContinuousClock.now - lastAcknowledged >= timing.suspendAfter else { return }
         suspend("no heartbeat acknowledged by Redis for \(timing.suspendAfter) (\(problem))")

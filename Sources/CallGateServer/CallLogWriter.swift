@@ -165,7 +165,10 @@ final class CallLogWriter: @unchecked Sendable {
     /// event is never sent for a change that was not committed), and so are those of a call it
     /// fenced out, which it adds to `fenced`. Returns what is left when the store stopped taking
     /// writes meanwhile.
-    private func applySeparately(_ writes: ArraySlice<StoreWrite>, fenced: inout Set<Int64>) -> ArraySlice<StoreWrite> {
+    private func applySeparately(_ batch: ArraySlice<StoreWrite>, fenced: inout Set<Int64>) -> ArraySlice<StoreWrite> {
+        // Every webhook message after the saves: a message is written only once the call it
+        // reports was saved (not refused, not fenced out), whatever order coalescing left.
+        let writes = ArraySlice(batch.filter { !$0.isWebhook } + batch.filter(\.isWebhook))
         let started = ContinuousClock.now
         var applied = 0
         var refusedSessions = Set<String>()

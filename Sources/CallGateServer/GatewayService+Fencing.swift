@@ -18,10 +18,13 @@ extension GatewayService {
             metadata: ["calls": "\(sessions.count)"])
     }
 
-    /// Stops running the calls of `sessions`, drops what it held back for them, and writes the
-    /// active-call entries of their users again.
+    /// Stops running the calls of `sessions`, drops what it held back for them (and the pushes
+    /// about them waiting for Redis), and writes the active-call entries of their users again.
     func letGo(_ sessions: Set<String>) {
         pipeline.revoke(sessions)
+        if !unsentPushes.isEmpty {
+            unsentPushes.removeAll { sessions.contains($0.push.frame.sessionId) }
+        }
         let users = Array(core.usersWithActiveCalls)
         send(core.relinquish(Array(sessions)))
         indexActiveCalls(of: users)

@@ -7,14 +7,17 @@ import Foundation
 /// each under a raised epoch (`ClusterStore.takeOverOpenCalls`, one transaction), and runs them
 /// from their records (`GatewayCore.adopt`): rings go on until their timeout, callers and
 /// participants get their grace periods to come back, on any node. It then says so in Redis:
-/// owner records, busy claims and active-call entries become its own (the node's other claims,
-/// of calls that died before they were durable, are released), and the nodes holding devices
-/// of those users are asked to announce them, which ends their grace periods.
+/// owner records, busy claims and active-call entries become its own, and the nodes holding
+/// devices of those users are asked to announce them, which ends their grace periods. The lapsed
+/// node's other claims are left to their lease: it may be frozen, not dead, and still run a call
+/// it has not written yet.
 /// Service thread, but for the database (on `storeReads`).
 extension GatewayService {
-    /// The heartbeat saw these nodes lapsed: takes over those not under way already.
+    /// The heartbeat saw these nodes lapsed: takes over those not under way already. A node
+    /// back from a suspension takes over nobody until it has let go of what it lost itself
+    /// (`reconcile`): a call it took back would meet its own stale copy.
     func takeOver(_ lapsed: [String]) {
-        guard let cluster, let shared = store as? any ClusterStore else { return }
+        guard let cluster, let shared = store as? any ClusterStore, !wasSuspended, !reconciling else { return }
         for node in lapsed where node != cluster.nodeID && takeovers.insert(node).inserted {
             cluster.takeover.claim(node) { [self] won in
                 guard won else {
@@ -59,7 +62,6 @@ extension GatewayService {
             }
         }
         cluster.busy.release(users, heldBy: node)
-        cluster.busy.releaseAll(heldBy: node)
         send(outcome)
         indexActiveCalls(of: users)
         for uid in users {

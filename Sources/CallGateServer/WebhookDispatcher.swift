@@ -99,8 +99,10 @@ final class WebhookDispatcher: @unchecked Sendable {
             ended.removeAll()
             woken = false
             condition.unlock()
+            var recorded = false
             do {
                 try outbox.recordWebhookAttempts(results)
+                recorded = true
                 condition.lock()
                 inFlight.subtract(results.map(\.deliveryID))
                 condition.unlock()
@@ -109,21 +111,29 @@ final class WebhookDispatcher: @unchecked Sendable {
                     lastHousekeeping = now
                     housekeep(now: now)
                 }
-                let full = startDue(now: now)
-                storeFailures = 0
+                let full = try startDue(now: now)
+                let next = full ? nil : try outbox.nextWebhookAttempt()
+                if storeFailures > 0 {
+                    logger.notice("webhook outbox available again", metadata: ["failures": "\(storeFailures)"])
+                    storeFailures = 0
+                }
                 // Full: only an attempt ending makes room, so the outbox need not be read (a busy
                 // gateway wakes the dispatcher at every commit).
-                sleep(until: full ? nil : try outbox.nextWebhookAttempt(), full: full)
+                sleep(until: next, full: full)
             } catch {
-                // The store refuses (an outage): keep the results, wait, try again.
-                condition.lock()
-                ended.insert(contentsOf: results, at: 0)
-                condition.unlock()
-                storeFailures += 1
-                if storeFailures == 1 {
-                    logger.error("webhook outbox unavailable; retrying", metadata: ["error": "\(error)"])
+                // The store refuses (an outage, or a read-only failover): keep the results not
+                // recorded yet, and back off, whatever ends or wakes meanwhile.
+                if !recorded {
+                    condition.lock()
+                    ended.insert(contentsOf: results, at: 0)
+                    condition.unlock()
                 }
-                sleep(until: clock.nowMillis() + min(5_000, 100 << min(storeFailures, 6)))
+                storeFailures += 1
+                metrics.storeFailed()
+                if storeFailures == 1 {
+                    logger.error("webhook outbox unavailable; backing off", metadata: ["error": "\(error)"])
+                }
+                backOff(milliseconds: Self.backoff(after: storeFailures))
             }
         }
         finished.signal()
@@ -147,15 +157,29 @@ final class WebhookDispatcher: @unchecked Sendable {
         }
     }
 
+    /// How long the dispatcher waits after `failures` store errors in a row: 100 ms doubling, at
+    /// most 5 s.
+    static func backoff(after failures: Int) -> Int64 {
+        min(5_000, 100 << min(max(failures - 1, 0), 6))
+    }
+
+    /// Waits `milliseconds` unless stopping: ended attempts and wakes do not cut it short.
+    private func backOff(milliseconds: Int64) {
+        let deadline = Date.now.addingTimeInterval(Double(milliseconds) / 1000)
+        condition.lock()
+        while !stopping, condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
     /// Starts an attempt for every due delivery there is room for; returns whether every slot
-    /// is taken now.
-    private func startDue(now: Int64) -> Bool {
+    /// is taken now. Throws when the store cannot be read.
+    private func startDue(now: Int64) throws -> Bool {
         condition.lock()
         let room = configuration.concurrency - inFlight.count
         let busy = inFlight
         condition.unlock()
         guard room > 0 else { return true }
-        guard let due = try? outbox.dueWebhookDeliveries(at: now, limit: room, excluding: busy) else { return false }
+        let due = try outbox.dueWebhookDeliveries(at: now, limit: room, excluding: busy)
         condition.lock()
         inFlight.formUnion(due.map(\.id))
         condition.unlock()

@@ -25,6 +25,7 @@ final class WebhookMetrics: Sendable {
     private let attempts: [AttemptResult: CoreMetrics.Counter]
     private let queueDepth: CoreMetrics.Gauge
     private let oldestPending: CoreMetrics.Gauge
+    private let storeErrors: CoreMetrics.Counter
 
     /// Registers the metrics through `factory`.
     init(factory: PrometheusMetricsFactory) {
@@ -38,6 +39,7 @@ final class WebhookMetrics: Sendable {
         })
         queueDepth = CoreMetrics.Gauge(label: "callgate_webhook_queue_depth", factory: factory)
         oldestPending = CoreMetrics.Gauge(label: "callgate_webhook_oldest_pending_seconds", factory: factory)
+        storeErrors = CoreMetrics.Counter(label: "callgate_webhook_store_errors_total", factory: factory)
         queueDepth.record(0)
         oldestPending.record(0)
     }
@@ -47,6 +49,11 @@ final class WebhookMetrics: Sendable {
         attempts[result]?.increment()
         if wasDelivered { delivered.increment() }
         if wasFailed { failed.increment() }
+    }
+
+    /// The outbox could not be read or written; the dispatcher backs off.
+    func storeFailed() {
+        storeErrors.increment()
     }
 
     /// The outbox holds `pending` deliveries, the oldest waiting `oldestSeconds`.

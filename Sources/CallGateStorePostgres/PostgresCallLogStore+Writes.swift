@@ -50,7 +50,7 @@ extension PostgresCallLogStore {
                 return (saved, fenced)
             }
         }
-        committedMembers.commit(saved)
+        committedMembers.commit(saved.merging(fenced.map { ($0, [String]?.none) }) { kept, _ in kept })
         ownedEpochs.forget(saved.compactMap { $0.value == nil ? $0.key : nil })
         ownedEpochs.forget(fenced)
         return fenced

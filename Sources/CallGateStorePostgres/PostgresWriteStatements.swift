@@ -22,7 +22,8 @@ struct PostgresWrite<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
 /// PostgresNIO has no arrays of optionals: a missing receiver is an empty type and a missing time
 /// `$15`, both turned back into NULL here. `$16` is the owner node (cluster mode; empty for
 /// none), written on every row, and `$17` the epoch this node owns each call under. The owner's
-/// fence: a row another node owns now, or that this node owns under another epoch (a survivor
+/// fence (cluster mode; one process owns its database and writes every row): a row another
+/// node owns now, or that this node owns under another epoch (a survivor
 /// took the call over, or a later run of this node took it back), is left as it is and its id
 /// is not returned, so a node that lost a call cannot write it back.
 enum UpsertCalls: PostgresWriteSQL {
@@ -45,7 +46,7 @@ enum UpsertCalls: PostgresWriteSQL {
             initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
             has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants,
             owner_node = excluded.owner_node, owner_epoch = excluded.owner_epoch
-        WHERE calls.owner_node IS NULL
+        WHERE $16::text = '' OR calls.owner_node IS NULL
            OR (calls.owner_node = excluded.owner_node AND calls.owner_epoch = excluded.owner_epoch)
         RETURNING id
         """

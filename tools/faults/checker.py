@@ -21,7 +21,7 @@ The promises it holds the cluster to, whatever the faults were:
   but within `REBUILD` seconds of Redis restarting empty (the nodes write their device counts
   again as they reconnect: a documented limit).
 - `busy`: once no call lives, every user may start one within `busy_grace` seconds (no busy claim
-  outlives its call, not even one of a call that died with its node before it was durable).
+  outlives its call by more than its lease).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[st
           busy_grace: float, meetings: dict[str, list[str]] | None = None) -> Verdict:
     """Judges a run. `log`: call session id -> the statuses of its rows; `ringing`: (session id,
     uid) -> `onlineDevices` of its `call.ringing`; `busy_grace`: seconds a user may stay busy once
-    no call lives (claims are written asynchronously); `meetings`: meet session id -> the statuses
+    no call lives (the claim of a call that died with its node lapses with its lease); `meetings`: meet session id -> the statuses
     of its rows."""
     verdict = Verdict(calls=len(log))
     for session, statuses in sorted((meetings or {}).items()):
