@@ -16,9 +16,10 @@ The promises it holds the cluster to, whatever the faults were:
 - `ring after stop`: no device rings for a call after it heard it stop or end, and no connect lists
   a call the device heard end.
 - `sequence`: within one connection pushes come with increasing `seq`, and two devices of a user
-  never get different pushes under the same epoch and `seq` (no frame the gateway did not send).
-- `offline ring`: a device that got a ring live was counted in `call.ringing`'s `onlineDevices`,
-  but within `REBUILD` seconds of Redis restarting empty (the nodes write their device counts
+  never get different frames (but for `seq`) under the same epoch and `seq` (no frame the gateway
+  did not send).
+- `offline ring`: a device that got a ring live was counted in `call.ringing`'s `onlineDevices`
+  (and that event is in the outbox), but within `REBUILD` seconds of Redis restarting empty (the nodes write their device counts
   again as they reconnect: a documented limit).
 - `busy`: once no call lives, every user may start one within `busy_grace` seconds (no busy claim
   outlives its call by more than its lease).
@@ -26,6 +27,7 @@ The promises it holds the cluster to, whatever the faults were:
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -152,10 +154,10 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
 
 
 def same_push(first: tuple, second: tuple) -> bool:
-    """Whether two pushes under one number are the same push: the same event about the same
-    session, or a ring and the `onIncomingCallCanceled` a replay sends in its place once the call
-    stopped ringing (proto/README.md, Reconnecting)."""
-    if first[:2] == second[:2]:
+    """Whether two pushes under one number are the same push: the same frame but its `seq`, or a
+    ring and the `onIncomingCallCanceled` a replay sends in its place once the call stopped
+    ringing (proto/README.md, Reconnecting)."""
+    if first[4] == second[4]:
         return True
     if first[1] != second[1]:
         return False
@@ -177,7 +179,8 @@ def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], p
     last_seq[connection] = seq
     session = data.get("sessionId") or (data.get("call") or {}).get("sessionId")
     number = (entry["uid"], entry.get("epoch") or "", seq)
-    what = (event, session, device, bool(entry.get("replay")))
+    body = json.dumps({key: value for key, value in frame.items() if key != "seq"}, sort_keys=True)
+    what = (event, session, device, bool(entry.get("replay")), body)
     if number in pushes_by_number and not same_push(pushes_by_number[number], what):
         verdict.add("sequence", f"{entry['uid']} seq {seq} was {pushes_by_number[number][:2]} on "
                                 f"{pushes_by_number[number][2]} and {what[:2]} on {device}")
@@ -188,7 +191,9 @@ def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], p
         rang.setdefault(session, index)
         online = ringing.get((session, entry["uid"]))
         rebuilding = any(0 <= entry.get("t", 0.0) - restart <= REBUILD for restart in restarts)
-        if not entry.get("replay") and online == 0 and not rebuilding:
+        if not entry.get("replay") and online is None:
+            verdict.add("offline ring", f"{device} rang live for {session}, which has no call.ringing in the outbox")
+        elif not entry.get("replay") and online == 0 and not rebuilding:
             verdict.add("offline ring", f"{device} rang live for {session}, whose call.ringing said onlineDevices 0")
     elif event == "onIncomingCallCanceled" and session:
         stopped.add(session)
