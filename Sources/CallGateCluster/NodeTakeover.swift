@@ -34,18 +34,28 @@ public final class NodeTakeover {
     /// Takes this node's own takeover lock, back from a suspension, while it checks which of its
     /// calls a survivor took over: no survivor starts taking them over during the check, and one
     /// under way has finished (freeing the lock) before the check may read. `done` says whether
-    /// the lock was taken (false: a survivor holds it, or Redis did not answer; ask again).
+    /// the lock is this node's (taken now, or already: a reply lost after Redis took it); false
+    /// when a survivor holds it or Redis did not answer (ask again). The lock lives
+    /// `ownLockLease`, so a node that dies holding it blocks survivors only that long.
     public func lockOwn(then done: @escaping (Bool) -> Void) {
-        client.send([
-            "SET", ClusterKeys.takeover(of: nodeID), nodeID, "NX", "PX", String(lease.microseconds / 1000),
-        ]) { result in
-            if case .success(.status) = result {
+        let key = ClusterKeys.takeover(of: nodeID)
+        client.send(["SET", key, nodeID, "NX", "PX", String(Self.ownLockLease.microseconds / 1000)]) { [client, nodeID] result in
+            switch result {
+            case .success(.status):
                 done(true)
-            } else {
+            case .success(.null):
+                client.send(["GET", key]) { holder in
+                    done((try? holder.get())?.text == nodeID)
+                }
+            default:
                 done(false)
             }
         }
     }
+
+    /// How long the lock `lockOwn` takes lives unless freed: longer than the check it covers (one
+    /// database read) takes, short enough that survivors are not kept waiting long.
+    public static let ownLockLease: Duration = .seconds(10)
 
     /// Frees the lock `lockOwn` took, if this node still holds it.
     public func unlockOwn() {
