@@ -242,7 +242,7 @@ enum ClusterScripts {
     /// stream of the lost sequence goes: its ids could be ahead); in the same epoch, raises the
     /// seq to the one given and renews the lifetime; leaves another epoch alone (a push began it
     /// already). KEYS: the user's sequence, their stream. ARGV: the epoch, the seq, its lifetime
-    /// in ms. Returns 1 when it put the sequence back.
+    /// in ms. Returns 1 when it put the sequence back, 2 when another epoch is current, else 0.
     static let restoreSequence = RedisScript(name: "restore-sequence", source: """
         local epoch = redis.call('HGET', KEYS[1], 'epoch')
         if not epoch then
@@ -256,7 +256,8 @@ enum ClusterScripts {
             redis.call('HSET', KEYS[1], 'seq', ARGV[2])
           end
           redis.call('PEXPIRE', KEYS[1], ARGV[3])
+          return 0
         end
-        return 0
+        return 2
         """)
 }

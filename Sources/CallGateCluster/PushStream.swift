@@ -119,11 +119,17 @@ public final class PushStream {
     /// Puts back `uid`'s sequence at `epoch` and `seq` if Redis lost it, or raises its seq to
     /// `seq` in that epoch and renews it (see `ClusterScripts.restoreSequence`). Should it
     /// fail, the user's devices find their sequence broken at their next push, and reconnect.
-    public func restore(_ uid: String, epoch: String, seq: UInt64) {
+    /// `movedOn` runs when another epoch is current: a push began it after Redis lost the
+    /// sequence, and this node, not subscribed yet, may have missed it.
+    public func restore(_ uid: String, epoch: String, seq: UInt64, movedOn: @escaping () -> Void) {
         client.run(
             ClusterScripts.restoreSequence, keys: [ClusterKeys.pushSequence(of: uid), ClusterKeys.pushes(of: uid)],
             arguments: [Array(epoch.utf8), Array(String(seq).utf8), Self.millis(sequenceLifetime)]
-        ) { _ in }
+        ) { result in
+            if (try? result.get().integer) == 2 {
+                movedOn()
+            }
+        }
     }
 
     /// The largest seq a client may name (the protocol's `Seq` maximum).

@@ -124,7 +124,9 @@ extension GatewayService {
 
     /// Puts back in Redis the push sequence of every user with a device here, as this node last
     /// saw it, for a Redis that lost them (restarted empty): their devices go on, instead of
-    /// all finding their sequence broken at the next push.
+    /// all finding their sequence broken at the next push. A user whose sequence another push
+    /// began meanwhile (before this node listened again, so it may have missed that push) has
+    /// their devices here closed with 4011, to recover what the new sequence holds.
     func restoreSequences() {
         guard let cluster else { return }
         var positions: [String: HistoryPosition] = [:]
@@ -134,7 +136,20 @@ extension GatewayService {
             positions[uid] = position
         }
         for (uid, position) in positions {
-            cluster.pushes.restore(uid, epoch: position.epoch, seq: position.seq)
+            cluster.pushes.restore(uid, epoch: position.epoch, seq: position.seq) { [weak self] in
+                self?.sequenceMovedOn(for: uid, from: position.epoch)
+            }
+        }
+    }
+
+    /// `uid`'s sequence is no longer `epoch`: their devices here that still follow it are closed
+    /// with 4011 (they reconnect with `recover`, and learn that they must rebuild).
+    private func sequenceMovedOn(for uid: String, from epoch: String) {
+        for id in localConnections(of: uid) {
+            guard let connection = connections[id], connection.sequence?.epoch == epoch else { continue }
+            connection.sequence = nil
+            logger.info("push sequence moved on while Redis was away", metadata: ["connection": "\(id)", "had": "\(epoch)"])
+            emit(.close(id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"))
         }
     }
 }

@@ -1,4 +1,5 @@
 import CallGateCluster
+import Synchronization
 import TestSupport
 import Testing
 
@@ -30,8 +31,13 @@ import Testing
             }
         }
 
-        func restore(_ uid: String, epoch: String, seq: UInt64) async {
-            await fixture.loop.onLoop { [self] in stream?.restore(uid, epoch: epoch, seq: seq) }
+        /// Restores `uid`'s sequence; whether Redis said another epoch is current.
+        @discardableResult
+        func restore(_ uid: String, epoch: String, seq: UInt64) async -> Bool {
+            let movedOn = Mutex(false)
+            await fixture.loop.onLoop { [self] in stream?.restore(uid, epoch: epoch, seq: seq) { movedOn.withLock { $0 = true } } }
+            _ = await append("", to: "nobody-\(uid)")
+            return movedOn.withLock { $0 }
         }
 
         func read(_ uid: String, from position: (String, UInt64)?) async throws -> PushStream.Recall {
@@ -101,8 +107,8 @@ import Testing
             await streams.restore("bob", epoch: epoch, seq: 2)
             var now = try await streams.read("bob", from: nil)
             #expect(now.epoch == epoch && now.seq == 3, "put back; a node that saw less lowers nothing")
-            await streams.restore("bob", epoch: epoch, seq: 5)
-            await streams.restore("bob", epoch: "another", seq: 9)
+            #expect(await streams.restore("bob", epoch: epoch, seq: 5) == false)
+            #expect(await streams.restore("bob", epoch: "another", seq: 9), "a node that followed another epoch is told")
             now = try await streams.read("bob", from: nil)
             #expect(now.epoch == epoch && now.seq == 5, "raised in its epoch; another epoch is left alone")
             #expect(await streams.append("y", to: "bob") == .success(6))
