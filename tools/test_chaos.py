@@ -115,6 +115,8 @@ def test_a_ring_after_its_stop_is_caught():
     assert "ring after stop" in rules(check(history, {"c1": ["rejected"]}, RANG, busy_grace=35))
     listed = CLEAN + [connected("alice.0", [call("c1", "initiated")], recover=True, recovered=True)]
     assert rules(check(listed, {"c1": ["rejected"]}, RANG, busy_grace=35)) == ["ring after stop"]
+    told_again = listed + [push("alice.0", 2, "onOutgoingCallRejected", {"call": call("c1", "rejected")})]
+    assert check(told_again, {"c1": ["rejected"]}, RANG, busy_grace=35).violations == []
 
 
 def test_pushes_out_of_order_or_differing_under_one_number_are_caught():

@@ -13,8 +13,9 @@ The promises it holds the cluster to, whatever the faults were:
 - `ring left ringing`: a device that rang for a call heard it stop (a stop push, or its own
   accept or decline), unless its own op on the call went unanswered or it later reconnected
   without recovering what it missed.
-- `ring after stop`: no device rings for a call after it heard it stop or end, and no connect lists
-  a call the device heard end.
+- `ring after stop`: no device rings for a call after it heard it stop or end, and a connect that
+  lists a call the device heard end is followed on that connection by its end again (another
+  node's active-call entry may lag a Redis blip, never for good).
 - `sequence`: within one connection pushes come with increasing `seq`, and two devices of a user
   never get different frames (but for `seq`) under the same epoch and `seq` (no frame the gateway
   did not send).
@@ -114,6 +115,10 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
     unanswered: set[str] = set()  # calls an op of this device on them went without a reply
     gaps: list[int] = []  # indexes of connects that did not recover what the device missed
     last_seq: dict[int, int] = {}
+    # Calls a connect listed after the device heard them end, until that connection hears the
+    # end again: another node's active-call entry may lag the end by a Redis blip, then the
+    # end's push follows.
+    relisted: dict[str, tuple[int, str]] = {}
     for index, entry in enumerate(entries):
         kind = entry["kind"]
         if kind == "connected":
@@ -122,8 +127,7 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
                 gaps.append(index)
             for call in entry["result"].get("activeCalls", []):
                 if call["sessionId"] in ended:
-                    verdict.add("ring after stop", f"{device} was told {call['sessionId']} is "
-                                                   f"{call['callStatus']} after it heard it end")
+                    relisted[call["sessionId"]] = (entry["conn"], call["callStatus"])
         elif kind == "reply" and entry.get("reply") is None and "sessionId" in entry.get("data", {}):
             unanswered.add(entry["data"]["sessionId"])
         elif kind == "reply" and entry["op"] in ("acceptCall", "rejectCall") and stops_ring(entry.get("reply")):
@@ -137,6 +141,11 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
                 terminals[session].add(status)
                 ended.add(session)
                 stopped.add(session)
+                if session in relisted and relisted[session][0] == entry.get("conn"):
+                    del relisted[session]
+    for session, (_, status) in sorted(relisted.items()):
+        verdict.add("ring after stop", f"{device} was told {session} is {status} after it heard it end, "
+                                       "and never heard it end again")
     for session, first in heard.items():
         verdict.heard += 1
         statuses = log.get(session)
