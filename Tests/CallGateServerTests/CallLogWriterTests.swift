@@ -155,7 +155,7 @@ extension CallLogWriterTests {
 /// A store that fails on cue: its first `failures` writes throw (an outage its probe sees too),
 /// every write throws while `isDown` (probe included), and any batch holding the call `poison`
 /// throws while the probe commits (a write that can never succeed).
-final class ScriptedStore: CallLogStore {
+final class ScriptedStore: CallLogStore, ForwardingWebhookOutbox {
     struct Failure: Error {}
 
     let inner = InMemoryCallLogStore()
@@ -200,23 +200,4 @@ final class ScriptedStore: CallLogStore {
         try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
     }
     func isWritable() -> Bool { state.withLock { !$0.down && $0.failures == 0 } }
-    func webhookEndpoints() throws -> [WebhookEndpoint] { try inner.webhookEndpoints() }
-    func putWebhookEndpoint(_ endpoint: WebhookEndpoint) throws { try inner.putWebhookEndpoint(endpoint) }
-    func deleteWebhookEndpoint(id: String) throws -> Bool { try inner.deleteWebhookEndpoint(id: id) }
-    func dueWebhookDeliveries(at now: Int64, limit: Int, excluding: Set<Int64>) throws -> [WebhookDelivery] {
-        try inner.dueWebhookDeliveries(at: now, limit: limit, excluding: excluding)
-    }
-    func nextWebhookAttempt() throws -> Int64? { try inner.nextWebhookAttempt() }
-    func recordWebhookAttempts(_ attempts: [WebhookAttempt]) throws { try inner.recordWebhookAttempts(attempts) }
-    func resumeWebhookDeliveries(at now: Int64) throws { try inner.resumeWebhookDeliveries(at: now) }
-    func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
-        try inner.webhookDeliveries(endpoint: endpoint, limit: limit)
-    }
-    func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool {
-        try inner.redeliverWebhook(id: id, endpoint: endpoint, at: now)
-    }
-    func webhookBacklog() throws -> WebhookBacklog { try inner.webhookBacklog() }
-    func pruneWebhookDeliveries(finishedBefore cutoff: Int64) throws -> Int {
-        try inner.pruneWebhookDeliveries(finishedBefore: cutoff)
-    }
 }

@@ -9,7 +9,7 @@ import Testing
 
 /// An outbox that refuses to record attempts while `down`, as PostgreSQL switched read-only
 /// does (reads still work), and counts how often it was asked.
-private final class ReadOnlyOutbox: WebhookOutbox, Sendable {
+private final class ReadOnlyOutbox: ForwardingWebhookOutbox, Sendable {
     let inner = InMemoryCallLogStore()
     private let state = Mutex((down: false, refusals: 0))
 
@@ -30,25 +30,6 @@ private final class ReadOnlyOutbox: WebhookOutbox, Sendable {
         }
         if refused { throw ReadOnly() }
         try inner.recordWebhookAttempts(attempts)
-    }
-
-    func webhookEndpoints() throws -> [WebhookEndpoint] { try inner.webhookEndpoints() }
-    func putWebhookEndpoint(_ endpoint: WebhookEndpoint) throws { try inner.putWebhookEndpoint(endpoint) }
-    func deleteWebhookEndpoint(id: String) throws -> Bool { try inner.deleteWebhookEndpoint(id: id) }
-    func dueWebhookDeliveries(at now: Int64, limit: Int, excluding: Set<Int64>) throws -> [WebhookDelivery] {
-        try inner.dueWebhookDeliveries(at: now, limit: limit, excluding: excluding)
-    }
-    func nextWebhookAttempt() throws -> Int64? { try inner.nextWebhookAttempt() }
-    func resumeWebhookDeliveries(at now: Int64) throws { try inner.resumeWebhookDeliveries(at: now) }
-    func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
-        try inner.webhookDeliveries(endpoint: endpoint, limit: limit)
-    }
-    func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool {
-        try inner.redeliverWebhook(id: id, endpoint: endpoint, at: now)
-    }
-    func webhookBacklog() throws -> WebhookBacklog { try inner.webhookBacklog() }
-    func pruneWebhookDeliveries(finishedBefore cutoff: Int64) throws -> Int {
-        try inner.pruneWebhookDeliveries(finishedBefore: cutoff)
     }
 }
 
