@@ -139,10 +139,11 @@ public final class BusyClaims {
         }
     }
 
-    /// The users node `node` may hold a claim of (`ClusterKeys.claimed`); empty when Redis
-    /// could not be read (their claims then lapse with their lease).
-    public func claimedUsers(by node: String, then done: @escaping ([String]) -> Void) {
-        client.send(["SMEMBERS", ClusterKeys.claimed(by: node)]) { result in
+    /// The users this node (this run or an earlier one) may hold a claim of
+    /// (`ClusterKeys.claimed`); empty when Redis could not be read (their claims then lapse with
+    /// their lease).
+    public func claimedUsers(then done: @escaping ([String]) -> Void) {
+        client.send(["SMEMBERS", ClusterKeys.claimed(by: nodeID)]) { result in
             done(((try? result.get())?.elements ?? []).compactMap(\.text))
         }
     }

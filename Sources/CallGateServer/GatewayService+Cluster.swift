@@ -112,7 +112,7 @@ extension GatewayService {
         renewClaims()
         // Claims of this node's earlier run (or of this run, lost by Redis) that no call of its
         // Core engages: the calls died before they were durable; release them.
-        cluster.busy.claimedUsers(by: cluster.nodeID) { [self] uids in
+        cluster.busy.claimedUsers { [self] uids in
             writeClaims(of: uids)
         }
         indexActiveCalls(of: Array(core.usersWithActiveCalls))

@@ -29,9 +29,4 @@ final class OwnedEpochs: Sendable {
             }
         }
     }
-
-    /// How many calls it holds.
-    var count: Int {
-        entries.withLock { $0.count }
-    }
 }
