@@ -12,6 +12,7 @@ import pytest
 
 import bench_report as br
 import throwaway
+from script_module import load_script
 
 FULL = br.Plan(sockets=19_000, ring_rate=500, group_size=100, duration=30, group_rate=610)
 QUICK = br.Plan(sockets=1_000, ring_rate=100, group_size=100, duration=5)
@@ -250,16 +251,8 @@ def test_load_results_by_file_name(tmp_path):
 
 
 def load_bench_script():
-    """tools/bench has no .py suffix; load it as a module without running main()."""
-    import importlib.machinery
-    import importlib.util
-
-    path = str(br.Path(__file__).resolve().parent / "bench")
-    loader = importlib.machinery.SourceFileLoader("bench_script", path)
-    spec = importlib.util.spec_from_loader("bench_script", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    """tools/bench as a module, without running main()."""
+    return load_script(br.Path(__file__).resolve().parent / "bench")
 
 
 def test_listen_lines_of_callgate_and_peers():

@@ -6,8 +6,6 @@ same random choices, though not the same timings; `make chaos` explores fresh se
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
@@ -16,17 +14,14 @@ from pathlib import Path
 import pytest
 
 from faults.checker import check
+from script_module import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tools/chaos"
 
 
 def load_chaos_script():
-    loader = importlib.machinery.SourceFileLoader("chaos_script", str(SCRIPT))
-    spec = importlib.util.spec_from_loader("chaos_script", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 def call(session: str, status: str, initiator: str = "alice") -> dict:

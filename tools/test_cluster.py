@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 import signal
@@ -17,17 +15,14 @@ from pathlib import Path
 import pytest
 
 import throwaway
+from script_module import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tools/cluster"
 
 
 def load_cluster_script():
-    loader = importlib.machinery.SourceFileLoader("cluster_script", str(SCRIPT))
-    spec = importlib.util.spec_from_loader("cluster_script", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 def test_arguments_are_bounded():
