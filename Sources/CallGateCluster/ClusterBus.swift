@@ -44,6 +44,8 @@ public final class ClusterBus {
     public var onUserMessage: (_ uid: String, ClusterMessage) -> Void = { _, _ in }
     /// Another node changed group `guid`.
     public var onGroupChanged: (_ guid: String) -> Void = { _ in }
+    /// Another node changed the webhook endpoints.
+    public var onWebhooksChanged: () -> Void = {}
     /// A message on this node's channel (probes are not passed on).
     public var onNodeMessage: (ClusterMessage) -> Void = { _ in }
     /// The node's channel is subscribed (again), or no longer is.
@@ -80,6 +82,7 @@ public final class ClusterBus {
     public func start() {
         subscriber.subscribe(channel)
         subscriber.subscribe(ClusterKeys.groupsChannel)
+        subscriber.subscribe(ClusterKeys.webhooksChannel)
         subscriber.start()
         probeTimer.schedule(afterMicroseconds: timing.probeInterval.microseconds)
     }
@@ -121,6 +124,16 @@ public final class ClusterBus {
         publish(message, on: ClusterKeys.groupsChannel) { [logger] result in
             if case .failure(let failure) = result {
                 logger.warning("group change not announced", metadata: ["guid": "\(guid)", "error": "\(failure)"])
+            }
+        }
+    }
+
+    /// Tells every node that the webhook endpoints changed (the change is saved); what fails is
+    /// lost (logged): the other nodes read the endpoints every second anyway.
+    public func announceWebhooksChange() {
+        publish(.webhooksChanged(origin: nodeID), on: ClusterKeys.webhooksChannel) { [logger] result in
+            if case .failure(let failure) = result {
+                logger.warning("webhook endpoint change not announced", metadata: ["error": "\(failure)"])
             }
         }
     }
@@ -176,6 +189,10 @@ public final class ClusterBus {
         } else if messageChannel == ClusterKeys.groupsChannel {
             if case .groupChanged(let origin, let guid) = message, origin != nodeID {
                 onGroupChanged(guid)
+            }
+        } else if messageChannel == ClusterKeys.webhooksChannel {
+            if case .webhooksChanged(let origin) = message, origin != nodeID {
+                onWebhooksChanged()
             }
         } else if messageChannel.hasPrefix(ClusterKeys.userChannelPrefix) {
             onUserMessage(String(messageChannel.dropFirst(ClusterKeys.userChannelPrefix.count)), message)

@@ -75,6 +75,9 @@ public enum ClusterKeys {
     /// The channel of group changes: every node keeps every group in memory.
     public static let groupsChannel = "cg:groups"
 
+    /// The channel of webhook endpoint changes: every node reads the endpoints again at once.
+    public static let webhooksChannel = "cg:webhooks"
+
     /// What every user's channel begins with.
     public static let userChannelPrefix = "cg:u:"
 

@@ -38,6 +38,8 @@ public enum ClusterMessage: Equatable, Sendable {
     case live(from: String, run: String)
     /// Node `origin` changed group `guid` (its change is saved).
     case groupChanged(origin: String, guid: String)
+    /// Node `origin` changed the webhook endpoints (its change is saved).
+    case webhooksChanged(origin: String)
     /// A node's probe of its own subscription.
     case probe
 
@@ -68,6 +70,8 @@ public enum ClusterMessage: Equatable, Sendable {
             Self.line(["V", from, run])
         case .groupChanged(let origin, let guid):
             Self.line(["G", origin]) + Array(guid.utf8)
+        case .webhooksChanged(let origin):
+            Self.line(["E", origin])
         case .probe:
             Self.line(["K"])
         }
@@ -120,6 +124,9 @@ public enum ClusterMessage: Equatable, Sendable {
         case ("G", 2):
             guard !body.isEmpty else { return nil }
             self = .groupChanged(origin: fields[1], guid: String(decoding: body, as: UTF8.self))
+        case ("E", 2):
+            guard body.isEmpty else { return nil }
+            self = .webhooksChanged(origin: fields[1])
         case ("K", 1):
             guard body.isEmpty else { return nil }
             self = .probe

@@ -28,45 +28,61 @@ extension InMemoryCallLogStore {
         }
     }
 
-    /// The due deliveries, per session in order.
-    public func dueWebhookDeliveries(at now: Int64, limit: Int, excluding: Set<Int64>) throws -> [WebhookDelivery] {
+    /// Claims due deliveries per endpoint, per session in order.
+    public func claimWebhookDeliveries(_ claim: WebhookClaim) throws -> [WebhookDelivery] {
         state.withLock { state in
-            let outbox = state.outbox
-            var blocked = Set<String>()
-            var due: [(Int64, WebhookDelivery)] = []
-            for delivery in outbox.deliveries where delivery.status == .pending {
-                let key = delivery.endpointID + " " + delivery.message.event.sessionId
-                guard blocked.insert(key).inserted else { continue }
-                guard !excluding.contains(delivery.id), delivery.nextAttemptAt <= now,
-                      let endpoint = outbox.endpoints.first(where: { $0.id == delivery.endpointID }), endpoint.enabled
+            var room = claim.room
+            var due: [WebhookDelivery] = []
+            // The first pending delivery of each session to each endpoint, in due order.
+            var queued = Set<String>()
+            let heads = state.outbox.deliveries.indices.filter { index in
+                let delivery = state.outbox.deliveries[index]
+                return delivery.status == .pending
+                    && queued.insert(delivery.endpointID + " " + delivery.message.event.sessionId).inserted
+            }.sorted { (state.outbox.deliveries[$0].nextAttemptAt, $0) < (state.outbox.deliveries[$1].nextAttemptAt, $1) }
+            for index in heads {
+                let delivery = state.outbox.deliveries[index]
+                guard (room[delivery.endpointID] ?? 0) > 0, delivery.nextAttemptAt <= claim.now,
+                      delivery.claimExpiresAt.map({ $0 <= claim.now }) ?? true,
+                      let endpoint = state.outbox.endpoints.first(where: { $0.id == delivery.endpointID }), endpoint.enabled
                 else { continue }
-                due.append((delivery.nextAttemptAt, WebhookDelivery(
+                room[delivery.endpointID, default: 0] -= 1
+                state.outbox.deliveries[index].claimedBy = claim.holder
+                state.outbox.deliveries[index].claimExpiresAt = claim.until
+                due.append(WebhookDelivery(
                     id: delivery.id, endpoint: endpoint, messageID: delivery.message.id, type: delivery.message.event.type,
                     sessionId: delivery.message.event.sessionId, body: delivery.body, attempts: delivery.attempts.count,
-                    createdAt: delivery.message.timestamp)))
+                    createdAt: delivery.message.timestamp))
             }
-            return due.sorted { ($0.0, $0.1.id) < ($1.0, $1.1.id) }.prefix(max(0, limit)).map(\.1)
+            return due
         }
     }
 
-    /// The earliest next attempt of a pending delivery to an enabled endpoint.
-    public func nextWebhookAttempt() throws -> Int64? {
+    /// The earliest time a pending delivery to one of `endpoints` may be claimed.
+    public func nextWebhookAttempt(endpoints: Set<String>) throws -> Int64? {
         state.withLock { state in
-            let enabled = Set(state.outbox.endpoints.filter(\.enabled).map(\.id))
-            return state.outbox.deliveries
-                .filter { $0.status == .pending && enabled.contains($0.endpointID) }
-                .map(\.nextAttemptAt).min()
+            state.outbox.deliveries
+                .filter { $0.status == .pending && endpoints.contains($0.endpointID) }
+                .map { max($0.nextAttemptAt, $0.claimExpiresAt ?? $0.nextAttemptAt) }.min()
         }
     }
 
-    /// Records attempts and their deliveries' new state.
-    public func recordWebhookAttempts(_ attempts: [WebhookAttempt]) throws {
+    /// Records attempts under `holder`'s claims.
+    @discardableResult
+    public func recordWebhookAttempts(_ attempts: [WebhookAttempt], holder: String) throws -> Int {
         state.withLock { state in
+            var recorded = 0
             for attempt in attempts {
-                guard let index = state.outbox.deliveries.firstIndex(where: { $0.id == attempt.deliveryID }) else { continue }
+                guard let index = state.outbox.deliveries.firstIndex(where: { $0.id == attempt.deliveryID }),
+                      state.outbox.deliveries[index].claimedBy == holder
+                else { continue }
+                recorded += 1
                 state.outbox.deliveries[index].attempts.append(attempt)
                 state.outbox.deliveries[index].status = attempt.status
                 state.outbox.deliveries[index].nextAttemptAt = attempt.nextAttemptAt ?? attempt.at
+                state.outbox.deliveries[index].failureReason = attempt.failureReason
+                state.outbox.deliveries[index].claimedBy = nil
+                state.outbox.deliveries[index].claimExpiresAt = nil
                 if attempt.status != .pending {
                     state.outbox.deliveries[index].finishedAt = attempt.at + attempt.durationMillis
                 }
@@ -76,14 +92,31 @@ extension InMemoryCallLogStore {
                     state.outbox.endpoints[endpoint].disabledReason = reason
                 }
             }
+            return recorded
         }
     }
 
-    /// Makes every pending delivery due now.
-    public func resumeWebhookDeliveries(at now: Int64) throws {
+    /// Ends every claim `holder` holds.
+    public func releaseWebhookClaims(holder: String) throws {
         state.withLock { state in
-            for index in state.outbox.deliveries.indices where state.outbox.deliveries[index].status == .pending {
-                state.outbox.deliveries[index].nextAttemptAt = min(state.outbox.deliveries[index].nextAttemptAt, now)
+            for index in state.outbox.deliveries.indices where state.outbox.deliveries[index].claimedBy == holder {
+                state.outbox.deliveries[index].claimedBy = nil
+                state.outbox.deliveries[index].claimExpiresAt = nil
+            }
+        }
+    }
+
+    /// Ends the claims of `node`'s earlier runs and makes every pending delivery due now.
+    public func resumeWebhookDeliveries(at now: Int64, node: String) throws {
+        state.withLock { state in
+            for index in state.outbox.deliveries.indices {
+                if state.outbox.deliveries[index].claimedBy?.hasPrefix(node + "/") == true {
+                    state.outbox.deliveries[index].claimedBy = nil
+                    state.outbox.deliveries[index].claimExpiresAt = nil
+                }
+                if state.outbox.deliveries[index].status == .pending {
+                    state.outbox.deliveries[index].nextAttemptAt = min(state.outbox.deliveries[index].nextAttemptAt, now)
+                }
             }
         }
     }
@@ -104,15 +137,54 @@ extension InMemoryCallLogStore {
             state.outbox.deliveries[index].status = .pending
             state.outbox.deliveries[index].nextAttemptAt = now
             state.outbox.deliveries[index].finishedAt = nil
+            state.outbox.deliveries[index].failureReason = nil
             return true
         }
     }
 
-    /// The pending count and the oldest pending event's time.
-    public func webhookBacklog() throws -> WebhookBacklog {
+    /// Per endpoint: the pending count and the oldest pending event's time.
+    public func webhookBacklogs() throws -> [String: WebhookBacklog] {
         state.withLock { state in
-            let pending = state.outbox.deliveries.filter { $0.status == .pending }
-            return WebhookBacklog(pending: pending.count, oldestPendingAt: pending.map(\.message.timestamp).min())
+            var backlogs: [String: WebhookBacklog] = [:]
+            for delivery in state.outbox.deliveries where delivery.status == .pending {
+                var backlog = backlogs[delivery.endpointID] ?? WebhookBacklog(pending: 0, oldestPendingAt: nil)
+                backlog.pending += 1
+                backlog.oldestPendingAt = min(backlog.oldestPendingAt ?? .max, delivery.message.timestamp)
+                backlogs[delivery.endpointID] = backlog
+            }
+            return backlogs
+        }
+    }
+
+    /// Fails the unclaimed pending deliveries past the retry period, then those beyond each
+    /// endpoint's newest `backlogLimit`.
+    public func expireWebhookDeliveries(createdBefore cutoff: Int64, backlogLimit: Int, at now: Int64) throws -> WebhookExpiry {
+        state.withLock { state in
+            var expiry = WebhookExpiry(expired: 0, overflowed: 0)
+            func unclaimed(_ index: Int) -> Bool {
+                state.outbox.deliveries[index].status == .pending
+                    && (state.outbox.deliveries[index].claimExpiresAt.map { $0 <= now } ?? true)
+            }
+            func fail(_ index: Int, _ reason: WebhookFailureReason) {
+                state.outbox.deliveries[index].status = .failed
+                state.outbox.deliveries[index].finishedAt = now
+                state.outbox.deliveries[index].failureReason = reason
+            }
+            for index in state.outbox.deliveries.indices
+            where unclaimed(index) && state.outbox.deliveries[index].message.timestamp < cutoff {
+                fail(index, .expired)
+                expiry.expired += 1
+            }
+            var newer: [String: Int] = [:]
+            for index in state.outbox.deliveries.indices.reversed() where state.outbox.deliveries[index].status == .pending {
+                let endpoint = state.outbox.deliveries[index].endpointID
+                newer[endpoint, default: 0] += 1
+                if newer[endpoint, default: 0] > backlogLimit, unclaimed(index) {
+                    fail(index, .backlog)
+                    expiry.overflowed += 1
+                }
+            }
+            return expiry
         }
     }
 
@@ -135,14 +207,18 @@ struct InMemoryOutbox {
         let message: WebhookMessage
         let body: String
         var status: WebhookDeliveryStatus = .pending
+        var failureReason: WebhookFailureReason?
         var nextAttemptAt: Int64
         var finishedAt: Int64?
         var attempts: [WebhookAttempt] = []
+        var claimedBy: String?
+        var claimExpiresAt: Int64?
 
         var record: WebhookDeliveryRecord {
             WebhookDeliveryRecord(
                 id: id, endpointID: endpointID, messageID: message.id, type: message.event.type,
-                sessionId: message.event.sessionId, status: status, createdAt: message.timestamp,
+                sessionId: message.event.sessionId, status: status, failureReason: failureReason,
+                createdAt: message.timestamp,
                 nextAttemptAt: status == .pending ? nextAttemptAt : nil, body: body, attempts: attempts)
         }
     }

@@ -1,12 +1,16 @@
 import CallGateProtocol
 
-/// Where webhook endpoints and their deliveries are kept: the outbox.
+/// Where webhook endpoints and their deliveries are kept: the outbox, shared by every node of a
+/// cluster.
 ///
 /// An event enters it through `CallLogStore.apply` (`StoreWrite.webhook`), in the transaction
-/// of the call log change it reports, as one delivery per enabled endpoint that wants its type;
-/// the dispatcher takes due deliveries out, posts them, and records each attempt here. A
-/// delivery is due when it is pending, its next attempt time passed, its endpoint is enabled, and
-/// no earlier delivery of the same session to the same endpoint is pending: per call, in order.
+/// of the call log change it reports, as one delivery per enabled endpoint that wants its type.
+/// A dispatcher claims due deliveries for a while (a lease: `WebhookClaim`), posts them, and
+/// records each attempt here; only the holder of a claim records a result, so a delivery is
+/// attempted by one node at a time and a late answer cannot undo a newer one. A delivery is due
+/// when it is pending, its next attempt time passed, nobody holds a live claim on it, its
+/// endpoint is enabled, and no earlier delivery of the same session to the same endpoint is
+/// pending: per call, in order.
 ///
 /// Thread-safe; every call may block on disk, so none runs on the service thread.
 public protocol WebhookOutbox: Sendable {
@@ -14,28 +18,91 @@ public protocol WebhookOutbox: Sendable {
     func webhookEndpoints() throws -> [WebhookEndpoint]
     /// Creates or replaces the endpoint with `endpoint.id`.
     func putWebhookEndpoint(_ endpoint: WebhookEndpoint) throws
-    /// Removes an endpoint and its deliveries; false when there was none.
+    /// Removes an endpoint and its deliveries; false when there was none. Attempts in flight to
+    /// it end without a trace: their results find no delivery to record.
     func deleteWebhookEndpoint(id: String) throws -> Bool
-    /// Up to `limit` due deliveries at `now` (Unix ms), oldest due first, leaving out those in
-    /// `excluding` (being attempted) and anything queued behind them.
-    func dueWebhookDeliveries(at now: Int64, limit: Int, excluding: Set<Int64>) throws -> [WebhookDelivery]
-    /// When the next pending delivery to an enabled endpoint falls due (Unix ms); nil for none.
-    func nextWebhookAttempt() throws -> Int64?
-    /// Records attempts and what each left its delivery: delivered, failed, or pending until a
-    /// later time; an attempt answered 410 disables its endpoint.
-    func recordWebhookAttempts(_ attempts: [WebhookAttempt]) throws
-    /// Makes every pending delivery due at `now`: after a restart, they are attempted at once.
-    func resumeWebhookDeliveries(at now: Int64) throws
+    /// Claims due deliveries for `claim.holder` until `claim.until`: for each endpoint of
+    /// `claim.room`, up to its room, oldest due first. On PostgreSQL the rows are taken with
+    /// `FOR UPDATE SKIP LOCKED`, so two nodes claiming at once get different deliveries.
+    func claimWebhookDeliveries(_ claim: WebhookClaim) throws -> [WebhookDelivery]
+    /// When a delivery to one of `endpoints` may next be claimed (Unix ms): the earliest next
+    /// attempt, or the end of a claim someone holds; nil for none pending.
+    func nextWebhookAttempt(endpoints: Set<String>) throws -> Int64?
+    /// Records attempts made under `holder`'s claims and what each left its delivery
+    /// (delivered, failed, or pending until a later time), ending the claims; an attempt answered
+    /// 410 disables its endpoint. An attempt whose claim `holder` no longer holds (it lapsed and
+    /// another node took the delivery, or the endpoint was deleted) is not recorded. Returns how
+    /// many were.
+    @discardableResult
+    func recordWebhookAttempts(_ attempts: [WebhookAttempt], holder: String) throws -> Int
+    /// Ends every claim `holder` still holds: those deliveries are due again at once.
+    func releaseWebhookClaims(holder: String) throws
+    /// At a node's start: ends the claims a previous run of `node` left (holders `node/...`) and
+    /// makes every pending delivery due at `now`, so they are attempted at once.
+    func resumeWebhookDeliveries(at now: Int64, node: String) throws
     /// The newest `limit` deliveries to `endpoint`, with their attempts.
     func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord]
     /// Makes delivery `id` to `endpoint` pending and due at `now` again (whatever its status),
     /// keeping its message id; false when that endpoint has no such delivery.
     func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool
-    /// How many deliveries are pending and since when the oldest waits (Unix ms).
-    func webhookBacklog() throws -> WebhookBacklog
+    /// Per endpoint with a pending delivery: how many are pending and since when the oldest waits.
+    func webhookBacklogs() throws -> [String: WebhookBacklog]
+    /// Gives up pending deliveries nobody holds a claim on: those whose event happened before
+    /// `cutoff` (Unix ms; failure reason `expired`), and per endpoint the oldest beyond the
+    /// newest `backlogLimit` (`backlog`). They are marked failed at `now`.
+    func expireWebhookDeliveries(createdBefore cutoff: Int64, backlogLimit: Int, at now: Int64) throws -> WebhookExpiry
     /// Deletes the deliveries that were delivered or failed before `cutoff` (Unix ms), and the
     /// messages no delivery needs any more. Returns how many deliveries went.
     func pruneWebhookDeliveries(finishedBefore cutoff: Int64) throws -> Int
+}
+
+/// A dispatcher's request for deliveries: who claims, for how long, and how many per endpoint.
+public struct WebhookClaim: Hashable, Sendable {
+    /// Who holds the claims: `node/run`, unique to one run of one node.
+    public var holder: String
+    /// The time the claims are made at, Unix ms.
+    public var now: Int64
+    /// When the claims lapse unless recorded, Unix ms: after it another node may take them.
+    public var until: Int64
+    /// Endpoint id -> how many deliveries to it may be claimed.
+    public var room: [String: Int]
+
+    /// Makes a claim request.
+    public init(holder: String, now: Int64, until: Int64, room: [String: Int]) {
+        self.holder = holder
+        self.now = now
+        self.until = until
+        self.room = room
+    }
+
+    /// The holder for one run of `node`: `node/run`.
+    public static func holder(node: String, run: String) -> String {
+        node + "/" + run
+    }
+}
+
+/// Why a delivery was given up.
+public enum WebhookFailureReason: String, Codable, Hashable, Sendable, CaseIterable {
+    /// The endpoint answered 410 Gone (and was disabled).
+    case gone
+    /// The retry period passed before it was delivered.
+    case expired
+    /// Its endpoint's backlog was over the cap and it was among the oldest.
+    case backlog
+}
+
+/// What `expireWebhookDeliveries` gave up.
+public struct WebhookExpiry: Hashable, Sendable {
+    /// Deliveries past the retry period.
+    public var expired: Int
+    /// Deliveries beyond their endpoint's backlog cap.
+    public var overflowed: Int
+
+    /// Makes a count.
+    public init(expired: Int, overflowed: Int) {
+        self.expired = expired
+        self.overflowed = overflowed
+    }
 }
 
 /// A receiver of webhooks: a URL, the secrets its payloads are signed with, and the event types
@@ -160,6 +227,12 @@ public struct WebhookAttempt: Codable, Hashable, Sendable {
     /// Set when the endpoint answered 410 Gone: it is disabled with this reason.
     public var disablesEndpoint: String?
 
+    /// Why the delivery was given up, when this attempt failed it for good.
+    public var failureReason: WebhookFailureReason? {
+        guard status == .failed else { return nil }
+        return disablesEndpoint == nil ? .expired : .gone
+    }
+
     /// Makes an attempt.
     public init(
         deliveryID: Int64, at: Int64, durationMillis: Int64, statusCode: Int?, error: String?,
@@ -190,6 +263,8 @@ public struct WebhookDeliveryRecord: Hashable, Sendable {
     public var sessionId: String
     /// Where it stands.
     public var status: WebhookDeliveryStatus
+    /// Why a failed delivery was given up; nil unless failed.
+    public var failureReason: WebhookFailureReason?
     /// When the event happened, Unix ms.
     public var createdAt: Int64
     /// When a pending delivery is attempted next, Unix ms.
@@ -202,7 +277,8 @@ public struct WebhookDeliveryRecord: Hashable, Sendable {
     /// Makes a record.
     public init(
         id: Int64, endpointID: String, messageID: String, type: WebhookEventType, sessionId: String,
-        status: WebhookDeliveryStatus, createdAt: Int64, nextAttemptAt: Int64?, body: String, attempts: [WebhookAttempt]
+        status: WebhookDeliveryStatus, failureReason: WebhookFailureReason? = nil, createdAt: Int64, nextAttemptAt: Int64?,
+        body: String, attempts: [WebhookAttempt]
     ) {
         self.id = id
         self.endpointID = endpointID
@@ -210,6 +286,7 @@ public struct WebhookDeliveryRecord: Hashable, Sendable {
         self.type = type
         self.sessionId = sessionId
         self.status = status
+        self.failureReason = failureReason
         self.createdAt = createdAt
         self.nextAttemptAt = nextAttemptAt
         self.body = body
@@ -217,9 +294,9 @@ public struct WebhookDeliveryRecord: Hashable, Sendable {
     }
 }
 
-/// The outbox's queue depth, for metrics.
+/// One endpoint's queue depth, for metrics.
 public struct WebhookBacklog: Hashable, Sendable {
-    /// Deliveries pending (to enabled endpoints or not).
+    /// Deliveries pending.
     public var pending: Int
     /// When the oldest pending delivery's event happened, Unix ms; nil when none is pending.
     public var oldestPendingAt: Int64?

@@ -21,14 +21,18 @@ public final class AdminRouter {
     public let tokens: TokenService
     private let groups: any GroupStore
     private let adminKey: [UInt8]
+    /// Whether webhook endpoints may name addresses inside the network (`WebhookAddressRules`).
+    private let allowsPrivateWebhooks: Bool
 
-    /// A router over `groups` that admits requests bearing `adminKey`.
+    /// A router over `groups` that admits requests bearing `adminKey`; webhook endpoint URLs may
+    /// point inside the network when `allowsPrivateWebhooks`.
     ///
     /// An empty `adminKey` disables the `/v1` routes: every request to them gets 401.
-    public init(groups: any GroupStore, adminKey: String, tokens: TokenService) {
+    public init(groups: any GroupStore, adminKey: String, tokens: TokenService, allowsPrivateWebhooks: Bool) {
         self.groups = groups
         self.adminKey = Array(adminKey.utf8)
         self.tokens = tokens
+        self.allowsPrivateWebhooks = allowsPrivateWebhooks
     }
 
     /// Decides what to do with `request`; a group change or a recording URL is refused with 503
@@ -120,7 +124,9 @@ public final class AdminRouter {
         case (.tokens, _):
             return .mintToken(try Self.decode(TokenBody.self, from: request.body).validated())
         case (.webhooks, _), (.webhook, _), (.webhookDeliveries, _), (.webhookRedeliver, _):
-            guard let webhookRequest = try WebhookAdminRequest.parse(endpoint, request) else { return .respond(Self.notFound) }
+            guard let webhookRequest = try WebhookAdminRequest.parse(
+                endpoint, request, allowsPrivateNetworks: allowsPrivateWebhooks)
+            else { return .respond(Self.notFound) }
             return .webhooks(webhookRequest)
         case (.recording(let rawSessionID, let rawRID), _):
             let sessionId = String(rawSessionID)

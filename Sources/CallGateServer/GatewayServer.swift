@@ -77,7 +77,8 @@ public final class GatewayServer: Sendable {
                             return try shared?.takeOverOpenCalls(of: cluster.nodeID, by: cluster.nodeID).map(\.record) ?? []
                         } ?? store.openCalls()
                         return (try store.groups(), openCalls, try store.lastCallID(),
-                                try webhookConfiguration.applyDefaultEndpoint(to: store, now: SystemClock().nowMillis()),
+                                try webhookConfiguration.applyDefaultEndpoint(
+                                    to: store, now: SystemClock().nowMillis(), shared: cluster != nil),
                                 try shared.flatMap { cluster == nil ? nil : try $0.reserveCallIDs() }, number)
                     } catch {
                         if let cluster, let number {

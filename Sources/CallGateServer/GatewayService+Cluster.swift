@@ -63,6 +63,7 @@ extension GatewayService {
                     liveness()
                 }
                 node.bus.onGroupChanged = { [unowned self] guid in reloadGroup(guid) }
+                node.bus.onWebhooksChanged = { [webhooks] in webhooks.endpointsChanged() }
                 node.bus.onRejected = { [metrics] rejection in metrics.busMessageRejected(rejection) }
                 node.pushes.onRejected = { [metrics] rejection in metrics.busMessageRejected(rejection) }
                 node.onReady = { [unowned self] in registerAgain() }

@@ -60,8 +60,9 @@ extension GatewayService: HTTPHandler {
     }
 
     /// Performs a webhook admin request on `storeReads`; after a change to the endpoints, tells
-    /// the service whether any is enabled (so outcomes write events or not); after a change or a
-    /// redelivery, wakes the dispatcher.
+    /// the service whether any is enabled (so outcomes write events or not), has the dispatcher
+    /// read them again and, in cluster mode, tells the other nodes to; after a redelivery, wakes
+    /// the dispatcher.
     private func handleWebhookAdmin(_ request: WebhookAdminRequest, for exchange: ServiceThreadBox<HTTPExchange>) {
         let store = store
         let clock = clock
@@ -77,7 +78,10 @@ extension GatewayService: HTTPHandler {
                 if let active {
                     webhooksActive = active
                 }
-                if request.wakesDispatcher {
+                if request.changesEndpoints {
+                    webhooks.endpointsChanged()
+                    cluster?.bus.announceWebhooksChange()
+                } else if request.wakesDispatcher {
                     webhooks.wake()
                 }
                 emit(.http(exchange, response))

@@ -125,7 +125,7 @@ extension GatewayService {
             receivedPresence(message)
         case .live(let node, let run):
             cluster?.membership.heard(run: run, of: node)
-        case .push, .groupChanged, .probe:
+        case .push, .groupChanged, .webhooksChanged, .probe:
             return
         }
     }

@@ -42,10 +42,16 @@ final class GatewayService: @unchecked Sendable {
     let storeReads = DispatchQueue(label: "callgate.store-reads", attributes: .concurrent)
     /// Each user's recent pushes, numbered, for devices that reconnect (`+Recovery`).
     let history: any PushHistory
-    /// Posts the webhook outbox's deliveries, on its own thread.
-    let webhooks: WebhookDispatcher
+    /// Posts the webhook outbox's deliveries, on its own thread; started by `init`.
+    lazy var webhooks = WebhookDispatcher(
+        outbox: store, configuration: configuration.webhooks, node: configuration.cluster?.nodeID ?? "local",
+        clock: clock, metrics: metrics.webhooks, logger: logger
+    ) { [unowned self] active in
+        context.post { [unowned self] in webhooksActive = active }
+    }
     /// Whether some webhook endpoint is enabled: only then do outcomes put their events in the
     /// outbox (the store checks each event's type against the endpoints in the transaction).
+    /// The dispatcher keeps it in step with the store, where any node may change the endpoints.
     var webhooksActive: Bool
     /// Every open socket's connection, connected or not, by the Core's connection id: the one
     /// registry of sockets in the service.
@@ -160,14 +166,15 @@ final class GatewayService: @unchecked Sendable {
         arrivingPushes = ArrivingPushes(maxHeld: configuration.history.maxEntriesPerUser)
         history = InMemoryPushHistory(
             limits: configuration.history, clock: clock, origin: String(UInt64.random(in: 0...UInt64.max), radix: 36))
-        router = AdminRouter(groups: self.groups, adminKey: configuration.adminKey, tokens: tokens)
+        router = AdminRouter(
+            groups: self.groups, adminKey: configuration.adminKey, tokens: tokens,
+            allowsPrivateWebhooks: configuration.webhooks.allowsPrivateNetworks)
         webApp = WebAppRouter(
             servesFiles: configuration.servesWebApp, mintsDevTokens: configuration.mintsDevTokens,
             webhookURL: configuration.webhooks.url)
         admission = AdmissionControl(configuration: configuration)
         self.webhooksActive = webhooksActive
-        webhooks = WebhookDispatcher(
-            outbox: store, configuration: configuration.webhooks, clock: clock, metrics: metrics.webhooks, logger: logger)
+        _ = webhooks
     }
 
     /// Takes back the calls a previous run left open and writes what that changed (calls whose

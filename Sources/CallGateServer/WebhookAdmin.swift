@@ -39,15 +39,17 @@ public enum WebhookAdminRequest: Sendable {
         changesEndpoints || { if case .redeliver = self { true } else { false } }()
     }
 
-    /// The request for `endpoint` with `method`, the body and query validated; the method is one
-    /// the endpoint allows.
-    static func parse(_ endpoint: AdminEndpoint, _ request: HTTPRequest) throws(FieldError) -> WebhookAdminRequest? {
+    /// The request for `endpoint` with `method`, the body and query validated (a URL inside the
+    /// network only when `allowsPrivateNetworks`); the method is one the endpoint allows.
+    static func parse(
+        _ endpoint: AdminEndpoint, _ request: HTTPRequest, allowsPrivateNetworks: Bool
+    ) throws(FieldError) -> WebhookAdminRequest? {
         switch (endpoint, request.method) {
         case (.webhooks, .get):
             return .list
         case (.webhooks, _):
             let body = try AdminRouter.decode(WebhookCreateBody.self, from: request.body)
-            try body.validate()
+            try body.validate(allowsPrivateNetworks: allowsPrivateNetworks)
             return .create(body)
         case (.webhook(let raw), let method):
             let id = try endpointID(raw)
@@ -56,7 +58,7 @@ public enum WebhookAdminRequest: Sendable {
             case .delete: return .delete(id: id)
             default:
                 let body = try AdminRouter.decode(WebhookUpdateBody.self, from: request.body)
-                try body.validate()
+                try body.validate(allowsPrivateNetworks: allowsPrivateNetworks)
                 return .update(id: id, body)
             }
         case (.webhookDeliveries(let raw), _):
@@ -147,8 +149,8 @@ public struct WebhookCreateBody: Decodable, Sendable {
     var eventTypes: [WebhookEventType]?
 
     /// Throws unless the URL, the secret and the event types are valid.
-    func validate() throws(FieldError) {
-        try WebhookUpdateBody.check(url: url, secret: secret)
+    func validate(allowsPrivateNetworks: Bool) throws(FieldError) {
+        try WebhookUpdateBody.check(url: url, secret: secret, allowsPrivateNetworks: allowsPrivateNetworks)
         try WebhookUpdateBody.check(eventTypes)
     }
 }
@@ -177,16 +179,16 @@ public struct WebhookUpdateBody: Decodable, Sendable {
     }
 
     /// Throws unless the members given are valid.
-    func validate() throws(FieldError) {
-        try Self.check(url: url, secret: secret)
+    func validate(allowsPrivateNetworks: Bool) throws(FieldError) {
+        try Self.check(url: url, secret: secret, allowsPrivateNetworks: allowsPrivateNetworks)
         if let eventTypes {
             try Self.check(eventTypes)
         }
     }
 
     /// A URL an endpoint may have, and a secret it may sign with, when given.
-    static func check(url: String?, secret: String?) throws(FieldError) {
-        if let url, let problem = WebhookURL.problem(url) {
+    static func check(url: String?, secret: String?, allowsPrivateNetworks: Bool) throws(FieldError) {
+        if let url, let problem = WebhookURL.problem(url, allowsPrivateNetworks: allowsPrivateNetworks) {
             throw FieldError(field: "url", rule: problem)
         }
         if let secret, WebhookSignature.key(of: secret) == nil {
@@ -262,6 +264,7 @@ struct WebhookDeliveryBody: Encodable {
     var type: WebhookEventType
     var sessionId: String
     var status: WebhookDeliveryStatus
+    var failureReason: WebhookFailureReason?
     var createdAt: Int64
     var nextAttemptAt: Int64?
     var attempts: [Attempt]
@@ -273,6 +276,7 @@ struct WebhookDeliveryBody: Encodable {
         type = record.type
         sessionId = record.sessionId
         status = record.status
+        failureReason = record.failureReason
         createdAt = record.createdAt
         nextAttemptAt = record.nextAttemptAt
         attempts = record.attempts.map {

@@ -5,54 +5,81 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 
-/// Takes due deliveries out of the outbox and POSTs them, signed, on a thread of its own:
+/// Claims due deliveries from the outbox and POSTs them, signed, on a thread of its own:
 /// nothing here runs on the service thread, so a slow or dead receiver never delays a ring.
 ///
-/// At most `concurrency` attempts are in flight, each a task on AsyncHTTPClient's event loop;
-/// memory holds only those (every payload waits in the store), so a backlog of any size costs
-/// none. Each attempt is recorded before the next delivery of the same session to the same
-/// endpoint is taken (the outbox holds it back while the earlier one is pending), so per call
-/// events arrive in order. A delivery whose attempt was not recorded (the process died) is still
-/// pending and is attempted again: at least once, with the same `webhook-id`.
+/// Every node of a cluster runs one over the shared outbox. A delivery is claimed in the store
+/// for `claimLease` by this run (`holder`), attempted, and its result recorded under the claim:
+/// two nodes never attempt one delivery at once, and a result whose claim lapsed (the node froze)
+/// is dropped, not written over a newer one. Each attempt is recorded before the next delivery
+/// of the same session to the same endpoint is due (the outbox holds it back while the earlier
+/// one is pending), so per call events arrive in order, across nodes too. A delivery whose
+/// attempt was never recorded (the node died) is claimed again once the lease lapses: at least
+/// once, with the same `webhook-id`.
 ///
-/// The thread sleeps until the next delivery is due, an attempt ends, or `wake` is called (a
-/// commit that wrote events, an admin change). It also prunes finished deliveries past their
-/// retention and publishes the backlog metrics.
+/// Each enabled endpoint is a `WebhookLane`: its own share of `--webhook-concurrency`, its own
+/// circuit breaker and HTTP client, so an endpoint that never answers holds up no other. The
+/// endpoints are read from the store every second (and at once after `endpointsChanged`): a
+/// change made on any node reaches every node. Attempts are tasks on AsyncHTTPClient's event
+/// loop; memory holds only those (every payload waits in the store).
+///
+/// The thread sleeps until a delivery may be due, an attempt ends, or `wake` is called (a commit
+/// that wrote events). It also gives up deliveries past the retry period or beyond their
+/// endpoint's backlog cap, prunes finished ones past their retention and publishes the backlog
+/// metrics. When the store refuses, it backs off (100 ms doubling to 5 s), logging once per
+/// change of state.
 final class WebhookDispatcher: @unchecked Sendable {
+    /// An attempt that ended, for the dispatcher thread.
+    private struct Ended {
+        let endpointID: String
+        let attempt: WebhookAttempt
+        /// Whether it counts against the endpoint's breaker (no answer, 5xx, 429, refused).
+        let failed: Bool
+    }
+
     private let outbox: any WebhookOutbox
     private let configuration: WebhookConfiguration
     private let clock: any CoreClock
     private let metrics: WebhookMetrics
     private let logger: Logger
-    private let client: HTTPClient
-    /// Guards every member below it.
+    /// This node's id (`local` for a single process), whose earlier runs' claims are released at start.
+    private let node: String
+    /// Who this run's claims are held by: `node/run`.
+    let holder: String
+    /// Told, on the dispatcher thread, whether some endpoint is enabled whenever that changes.
+    private let onActiveChanged: @Sendable (Bool) -> Void
+
+    /// Guards every member down to `finished`.
     private let condition = NSCondition()
-    private var inFlight: Set<Int64> = []
-    /// Attempts that ended and are not recorded yet.
-    private var ended: [WebhookAttempt] = []
+    private var ended: [Ended] = []
+    private var inFlight = 0
     private var woken = true
+    private var rereadRequested = true
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts the dispatcher thread over `outbox`; pending deliveries are attempted at once.
-    init(outbox: any WebhookOutbox, configuration: WebhookConfiguration, clock: any CoreClock, metrics: WebhookMetrics, logger: Logger) {
+    // The dispatcher thread's own.
+    private var lanes: [String: WebhookLane] = [:]
+    private var unrecorded: [WebhookAttempt] = []
+    private var active: Bool?
+    private var lastReread: Int64?
+    private var lastHousekeeping: Int64?
+    private var storeFailures = 0
+
+    /// Starts the dispatcher thread over `outbox` as `node`; pending deliveries are attempted at once.
+    init(
+        outbox: any WebhookOutbox, configuration: WebhookConfiguration, node: String, clock: any CoreClock,
+        metrics: WebhookMetrics, logger: Logger, onActiveChanged: @escaping @Sendable (Bool) -> Void
+    ) {
         self.outbox = outbox
         self.configuration = configuration
         self.clock = clock
         self.metrics = metrics
         self.logger = logger
-        var http = HTTPClient.Configuration()
-        http.redirectConfiguration = .disallow
-        http.timeout = .init(connect: Self.timeAmount(configuration.timeout), read: Self.timeAmount(configuration.timeout))
-        http.decompression = .disabled
-        if let caFile = configuration.caFile {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.file(caFile)]
-            http.tlsConfiguration = tls
-        }
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        self.node = node
+        self.onActiveChanged = onActiveChanged
+        holder = WebhookClaim.holder(node: node, run: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         let thread = Thread { [self] in run() }
         thread.name = "callgate-webhooks"
         thread.start()
@@ -66,28 +93,39 @@ final class WebhookDispatcher: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Stops taking deliveries, gives the attempts in flight up to `timeout` to end and records
-    /// those that did (the others stay pending for the next run), and shuts the HTTP client
-    /// down. Any thread but the dispatcher's; blocks until done.
+    /// The endpoints changed (here or, announced on the bus, on another node): read them again
+    /// now. Any thread; returns at once.
+    func endpointsChanged() {
+        condition.lock()
+        woken = true
+        rereadRequested = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Stops claiming, gives the attempts in flight up to `timeout` to end, records those that
+    /// did and lets go of the other claims (those deliveries are due again at once, for any
+    /// node), and shuts the HTTP clients down. Any thread but the dispatcher's; blocks until done.
     func stop(timeout: Duration = .seconds(2)) {
         condition.lock()
         stopping = true
         condition.signal()
         condition.unlock()
         finished.wait()
-        let deadline = Date.now.addingTimeInterval(Self.seconds(timeout))
+        let deadline = Date.now.addingTimeInterval(Double(timeout.wholeMilliseconds) / 1000)
         condition.lock()
-        while !Set(ended.map(\.deliveryID)).isSuperset(of: inFlight), condition.wait(until: deadline) {}
+        while inFlight > 0, condition.wait(until: deadline) {}
         let last = ended
         ended.removeAll()
         condition.unlock()
-        try? outbox.recordWebhookAttempts(last)
-        try? client.syncShutdown()
+        try? outbox.recordWebhookAttempts(unrecorded + last.map(\.attempt), holder: holder)
+        try? outbox.releaseWebhookClaims(holder: holder)
+        for lane in lanes.values {
+            lane.route.shutdown()
+        }
     }
 
     private func run() {
-        var lastHousekeeping: Int64?
-        var storeFailures = 0
         resume()
         while true {
             condition.lock()
@@ -95,43 +133,36 @@ final class WebhookDispatcher: @unchecked Sendable {
                 condition.unlock()
                 break
             }
-            let results = ended
+            let justEnded = ended
             ended.removeAll()
+            let reread = rereadRequested
+            rereadRequested = false
             woken = false
             condition.unlock()
-            var recorded = false
-            do {
-                try outbox.recordWebhookAttempts(results)
-                recorded = true
-                condition.lock()
-                inFlight.subtract(results.map(\.deliveryID))
-                condition.unlock()
-                let now = clock.nowMillis()
-                if lastHousekeeping.map({ now - $0 >= 5_000 }) ?? true {
-                    lastHousekeeping = now
-                    housekeep(now: now)
+            let now = clock.nowMillis()
+            for attempt in justEnded {
+                unrecorded.append(attempt.attempt)
+                if lanes[attempt.endpointID]?.ended(failed: attempt.failed, at: now) == true,
+                   let lane = lanes[attempt.endpointID] {
+                    breakerChanged(lane)
                 }
-                let full = try startDue(now: now)
-                let next = full ? nil : try outbox.nextWebhookAttempt()
+            }
+            do {
+                try serve(now: now, reread: reread)
                 if storeFailures > 0 {
                     logger.notice("webhook outbox available again", metadata: ["failures": "\(storeFailures)"])
                     storeFailures = 0
                 }
-                // Full: only an attempt ending makes room, so the outbox need not be read (a busy
-                // gateway wakes the dispatcher at every commit).
-                sleep(until: next, full: full)
             } catch {
-                // The store refuses (an outage, or a read-only failover): keep the results not
-                // recorded yet, and back off, whatever ends or wakes meanwhile.
-                if !recorded {
-                    condition.lock()
-                    ended.insert(contentsOf: results, at: 0)
-                    condition.unlock()
-                }
                 storeFailures += 1
                 metrics.storeFailed()
                 if storeFailures == 1 {
                     logger.error("webhook outbox unavailable; backing off", metadata: ["error": "\(error)"])
+                }
+                if reread {
+                    condition.lock()
+                    rereadRequested = true
+                    condition.unlock()
                 }
                 backOff(milliseconds: Self.backoff(after: storeFailures))
             }
@@ -139,12 +170,114 @@ final class WebhookDispatcher: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Makes every pending delivery due now (after a restart), retrying while the store refuses.
+    /// One round at `now`: records what ended, reads the endpoints when due, keeps house, claims
+    /// what each lane has room for and starts it, then sleeps until something may be due.
+    /// Throws when the store refuses.
+    private func serve(now: Int64, reread: Bool) throws {
+        if !unrecorded.isEmpty {
+            try outbox.recordWebhookAttempts(unrecorded, holder: holder)
+            unrecorded.removeAll()
+        }
+        if reread || lastReread.map({ now - $0 >= 1_000 }) ?? true {
+            try readEndpoints()
+            lastReread = now
+        }
+        if lastHousekeeping.map({ now - $0 >= 5_000 }) ?? true {
+            try housekeep(now: now)
+            lastHousekeeping = now
+        }
+        let share = configuration.share(among: lanes.count)
+        var room: [String: Int] = [:]
+        for id in lanes.keys {
+            let free = lanes[id]?.room(share: share, at: now) ?? 0
+            if free > 0 {
+                room[id] = free
+            }
+        }
+        let claimed = try outbox.claimWebhookDeliveries(WebhookClaim(
+            holder: holder, now: now, until: now + configuration.claimLease.wholeMilliseconds, room: room))
+        start(claimed)
+        for delivery in claimed {
+            room[delivery.endpoint.id, default: 1] -= 1
+        }
+        let waiting = Set(room.filter { $0.value > 0 }.keys)
+        var next = try outbox.nextWebhookAttempt(endpoints: waiting)
+        for lane in lanes.values {
+            if let reopens = lane.breaker.reopensAt {
+                next = min(next ?? reopens, reopens)
+            }
+        }
+        sleep(until: next)
+    }
+
+    /// Starts an attempt for each of `deliveries`, counted in its lane.
+    private func start(_ deliveries: [WebhookDelivery]) {
+        for delivery in deliveries {
+            // Claimed for a lane it has: the claims name no other endpoint.
+            guard var lane = lanes[delivery.endpoint.id] else { continue }
+            let before = lane.breaker.gaugeValue
+            lane.started(1)
+            lanes[delivery.endpoint.id] = lane
+            if lane.breaker.gaugeValue != before {
+                breakerChanged(lane)
+            }
+            condition.lock()
+            inFlight += 1
+            condition.unlock()
+            let route = lane.route
+            Task { [self] in
+                end(await attempt(delivery, through: route))
+            }
+        }
+    }
+
+    /// Reads the endpoints: a lane for each enabled one (its breaker kept across reads, its
+    /// route new when its URL changed), none for the others; tells the service when whether any
+    /// is enabled changed.
+    private func readEndpoints() throws {
+        let endpoints = try outbox.webhookEndpoints()
+        let enabled = endpoints.filter(\.enabled)
+        var next: [String: WebhookLane] = [:]
+        for endpoint in enabled {
+            if var lane = lanes.removeValue(forKey: endpoint.id), lane.endpoint.url == endpoint.url {
+                lane.endpoint = endpoint
+                next[endpoint.id] = lane
+            } else {
+                next[endpoint.id] = WebhookLane(endpoint: endpoint, configuration: configuration)
+            }
+        }
+        for lane in lanes.values {
+            retire(lane.route)
+        }
+        lanes = next
+        let isActive = !enabled.isEmpty
+        if active != isActive {
+            active = isActive
+            onActiveChanged(isActive)
+        }
+    }
+
+    /// Shuts `route` down once the attempts through it had time to end.
+    private func retire(_ route: WebhookRoute) {
+        let grace = configuration.timeout + .seconds(1)
+        Task {
+            try? await Task.sleep(for: grace)
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    route.shutdown()
+                    continuation.resume()
+                }
+            }
+        }
+    }
+
+    /// Makes every pending delivery due now and lets go of the claims of this node's earlier
+    /// runs, retrying while the store refuses.
     private func resume() {
         var delay = 0.1
         while true {
             do {
-                try outbox.resumeWebhookDeliveries(at: clock.nowMillis())
+                try outbox.resumeWebhookDeliveries(at: clock.nowMillis(), node: node)
                 return
             } catch {
                 logger.error("webhook outbox unavailable at start; retrying", metadata: ["error": "\(error)"])
@@ -171,82 +304,78 @@ final class WebhookDispatcher: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Starts an attempt for every due delivery there is room for; returns whether every slot
-    /// is taken now. Throws when the store cannot be read.
-    private func startDue(now: Int64) throws -> Bool {
-        condition.lock()
-        let room = configuration.concurrency - inFlight.count
-        let busy = inFlight
-        condition.unlock()
-        guard room > 0 else { return true }
-        let due = try outbox.dueWebhookDeliveries(at: now, limit: room, excluding: busy)
-        condition.lock()
-        inFlight.formUnion(due.map(\.id))
-        condition.unlock()
-        for delivery in due {
-            Task { [self] in
-                end(await attempt(delivery))
-            }
-        }
-        return due.count == room
-    }
-
     /// Hands an ended attempt to the dispatcher thread. Any thread.
-    private func end(_ attempt: WebhookAttempt) {
+    private func end(_ result: Ended) {
         condition.lock()
-        ended.append(attempt)
+        ended.append(result)
+        inFlight -= 1
         condition.signal()
         condition.unlock()
     }
 
-    /// Waits until `next` (Unix ms; nil: no delivery pending), an ended attempt or a wake (when
-    /// `full`, a wake is not enough: only an ended attempt makes room). A delivery due already but
-    /// held back behind one in flight waits for that one to end; the wait is at most 5 s, for
-    /// housekeeping.
-    private func sleep(until next: Int64?, full: Bool = false) {
+    /// Waits until `next` (Unix ms; nil, or passed: a delivery due but held back behind one in
+    /// flight, here or on another node), an ended attempt or a wake; at most a second, when the
+    /// endpoints are read again.
+    private func sleep(until next: Int64?) {
         let now = clock.nowMillis()
-        var wait: Int64 = 5_000
+        var wait: Int64 = 1_000
         if let next, next > now {
             wait = min(wait, next - now)
         }
         condition.lock()
-        if full || !woken, ended.isEmpty, !stopping {
+        if !woken, ended.isEmpty, !stopping {
             _ = condition.wait(until: Date.now.addingTimeInterval(Double(wait) / 1000))
         }
         condition.unlock()
     }
 
-    /// Publishes the backlog and drops deliveries finished longer ago than the retention.
-    private func housekeep(now: Int64) {
-        if let backlog = try? outbox.webhookBacklog() {
-            let age = backlog.oldestPendingAt.map { max(0, Double(now - $0) / 1000) } ?? 0
-            metrics.backlog(pending: backlog.pending, oldestSeconds: age)
+    /// Gives up deliveries past the retry period or beyond their endpoint's cap, publishes the
+    /// backlogs and drops deliveries finished longer ago than the retention.
+    private func housekeep(now: Int64) throws {
+        let expiry = try outbox.expireWebhookDeliveries(
+            createdBefore: now - configuration.retryPeriod.wholeMilliseconds, backlogLimit: configuration.backlogLimit,
+            at: now)
+        metrics.gaveUp(expiry.expired, .expired)
+        metrics.gaveUp(expiry.overflowed, .backlog)
+        if expiry.overflowed > 0 {
+            logger.warning(
+                "webhook deliveries given up: an endpoint's backlog is over its cap",
+                metadata: ["given-up": "\(expiry.overflowed)", "cap": "\(configuration.backlogLimit)"])
         }
-        _ = try? outbox.pruneWebhookDeliveries(finishedBefore: now - configuration.retention.wholeMilliseconds)
+        metrics.backlogs(try outbox.webhookBacklogs(), served: Set(lanes.keys), at: now)
+        for lane in lanes.values {
+            metrics.breaker(lane.endpoint.id, lane.breaker.gaugeValue)
+        }
+        _ = try outbox.pruneWebhookDeliveries(finishedBefore: now - configuration.retention.wholeMilliseconds)
     }
 
-    /// POSTs one delivery and says where that leaves it. Any thread.
-    private func attempt(_ delivery: WebhookDelivery) async -> WebhookAttempt {
+    /// Publishes and logs `lane`'s breaker state after it changed.
+    private func breakerChanged(_ lane: WebhookLane) {
+        metrics.breaker(lane.endpoint.id, lane.breaker.gaugeValue)
+        switch lane.breaker.state {
+        case .open(let until, let cooldown):
+            logger.warning(
+                "webhook endpoint failing; its circuit breaker is open",
+                metadata: ["endpoint": "\(lane.endpoint.id)", "cooldown-ms": "\(cooldown)", "until": "\(until)"])
+        case .halfOpen:
+            logger.info("webhook endpoint probed", metadata: ["endpoint": "\(lane.endpoint.id)"])
+        case .closed:
+            logger.notice("webhook endpoint answering again; its circuit breaker is closed",
+                          metadata: ["endpoint": "\(lane.endpoint.id)"])
+        }
+    }
+
+    /// POSTs one delivery through `route` and says where that leaves it. Any thread.
+    private func attempt(_ delivery: WebhookDelivery, through route: WebhookRoute) async -> Ended {
         let started = clock.nowMillis()
         let timer = ContinuousClock.now
-        let body = Data(delivery.body.utf8)
-        var request = HTTPClientRequest(url: delivery.endpoint.url)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/json")
-        request.headers.add(name: "user-agent", value: "CallGate-Webhooks/1")
-        request.headers.add(name: "webhook-id", value: delivery.messageID)
-        request.headers.add(name: "webhook-timestamp", value: String(started / 1000))
-        request.headers.add(
-            name: "webhook-signature",
-            value: WebhookSignature.header(
-                id: delivery.messageID, timestamp: started / 1000, body: body,
-                secrets: delivery.endpoint.signingSecrets(at: started)))
-        request.body = .bytes(ByteBuffer(bytes: body))
         var statusCode: Int?
         var failure: String?
         var result: WebhookMetrics.AttemptResult
         do {
-            let response = try await client.execute(request, timeout: Self.timeAmount(configuration.timeout))
+            let client = try await route.client(for: delivery.endpoint.url)
+            let response = try await client.execute(
+                request(for: delivery, at: started), timeout: .milliseconds(configuration.timeout.wholeMilliseconds))
             statusCode = Int(response.status.code)
             // The answer's body means nothing here; read a little of it so the connection is reused.
             _ = try? await response.body.collect(upTo: 16 * 1024)
@@ -255,6 +384,9 @@ final class WebhookDispatcher: @unchecked Sendable {
             case 410: result = .gone
             default: result = .httpError
             }
+        } catch let error as WebhookAddressError {
+            result = .refused
+            failure = "\(error)"
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
             result = .timeout
             failure = "no answer within \(configuration.timeout)"
@@ -272,7 +404,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         case .gone:
             status = .failed
             disables = "the endpoint answered 410 Gone"
-        case .httpError, .timeout, .transportError:
+        case .httpError, .timeout, .transportError, .refused:
             let retryAt = started + duration + retryDelay(after: delivery.attempts)
             if retryAt <= delivery.createdAt + configuration.retryPeriod.wholeMilliseconds {
                 status = .pending
@@ -281,16 +413,40 @@ final class WebhookDispatcher: @unchecked Sendable {
                 status = .failed
             }
         }
-        metrics.attempted(result, delivered: status == .delivered, failed: status == .failed)
+        let attempt = WebhookAttempt(
+            deliveryID: delivery.id, at: started, durationMillis: duration, statusCode: statusCode, error: failure,
+            status: status, nextAttemptAt: next, disablesEndpoint: disables)
+        metrics.attempted(result, delivered: status == .delivered, failed: attempt.failureReason)
         if status == .failed {
             logger.warning(
                 "webhook delivery failed for good",
                 metadata: ["endpoint": "\(delivery.endpoint.id)", "webhook-id": "\(delivery.messageID)",
                            "type": "\(delivery.type.rawValue)", "last": "\(statusCode.map(String.init) ?? failure ?? "")"])
         }
-        return WebhookAttempt(
-            deliveryID: delivery.id, at: started, durationMillis: duration, statusCode: statusCode, error: failure,
-            status: status, nextAttemptAt: next, disablesEndpoint: disables)
+        let countsAgainst = switch result {
+        case .success, .gone: false
+        case .httpError: statusCode.map { $0 >= 500 || $0 == 429 } ?? true
+        case .timeout, .transportError, .refused: true
+        }
+        return Ended(endpointID: delivery.endpoint.id, attempt: attempt, failed: countsAgainst)
+    }
+
+    /// The signed POST of `delivery` at `started` (Unix ms).
+    private func request(for delivery: WebhookDelivery, at started: Int64) -> HTTPClientRequest {
+        let body = Data(delivery.body.utf8)
+        var request = HTTPClientRequest(url: delivery.endpoint.url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: "user-agent", value: "CallGate-Webhooks/1")
+        request.headers.add(name: "webhook-id", value: delivery.messageID)
+        request.headers.add(name: "webhook-timestamp", value: String(started / 1000))
+        request.headers.add(
+            name: "webhook-signature",
+            value: WebhookSignature.header(
+                id: delivery.messageID, timestamp: started / 1000, body: body,
+                secrets: delivery.endpoint.signingSecrets(at: started)))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        return request
     }
 
     /// The wait after `attempts` failed attempts: the schedule's entry (its last one repeats),
@@ -299,13 +455,5 @@ final class WebhookDispatcher: @unchecked Sendable {
         let schedule = configuration.retrySchedule
         let base = schedule[min(max(0, attempts), schedule.count - 1)].wholeMilliseconds
         return Int64(Double(base) * Double.random(in: 0.8...1.2))
-    }
-
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        .milliseconds(duration.wholeMilliseconds)
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.wholeMilliseconds) / 1000
     }
 }

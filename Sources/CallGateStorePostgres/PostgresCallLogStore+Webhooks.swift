@@ -3,9 +3,9 @@ import CallGateProtocol
 import Foundation
 import PostgresNIO
 
-/// The webhook outbox on PostgreSQL. Messages enter it in the call log's own transactions
-/// (`apply`); these methods serve the dispatcher and the admin API, each in a transaction of its
-/// own. Any thread that may block, as every method of this store.
+/// The webhook outbox on PostgreSQL, shared by every node of a cluster. Messages enter it in the
+/// call log's own transactions (`apply`); these methods serve the dispatchers and the admin API,
+/// each in a transaction of its own. Any thread that may block, as every method of this store.
 extension PostgresCallLogStore {
     /// Every endpoint, oldest first.
     public func webhookEndpoints() throws -> [WebhookEndpoint] {
@@ -52,36 +52,56 @@ extension PostgresCallLogStore {
         }
     }
 
-    /// The due deliveries: pending, due by `now`, to an enabled endpoint, and first in their
-    /// endpoint's queue for their session; at most `limit`, none of `excluding` (in flight).
-    public func dueWebhookDeliveries(at now: Int64, limit: Int, excluding: Set<Int64>) throws -> [WebhookDelivery] {
-        guard limit > 0 else { return [] }
+    /// Claims due deliveries per endpoint, each endpoint's queue read in due order with
+    /// `FOR UPDATE SKIP LOCKED`: a row another node is claiming at this moment is passed over,
+    /// and the per-session order check sees it still pending, so nothing queued behind it is
+    /// taken either.
+    public func claimWebhookDeliveries(_ claim: WebhookClaim) throws -> [WebhookDelivery] {
+        let wanted = claim.room.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        guard !wanted.isEmpty else { return [] }
+        let endpointIDs = wanted.map(\.key)
+        let rooms = wanted.map { Int64($0.value) }
         return try blocking { [self] in
-            try await reading("reading due webhook deliveries") { [self] connection in
-                let enabled = try await endpoints(connection.query("""
+            try await transaction("claiming webhook deliveries") { [self] connection in
+                var claimed: [Int64] = []
+                for try await id in try await connection.query("""
+                    WITH picked AS (
+                        SELECT q.id FROM unnest(\(endpointIDs)::text[], \(rooms)::bigint[]) AS w (endpoint_id, room)
+                        JOIN webhook_endpoints AS e ON e.id = w.endpoint_id AND e.enabled
+                        CROSS JOIN LATERAL (
+                            SELECT d.id FROM webhook_deliveries AS d
+                            WHERE d.endpoint_id = w.endpoint_id AND d.status = 'pending'
+                            AND d.next_attempt_at <= callgate_time(\(claim.now))
+                            AND (d.claim_expires_at IS NULL OR d.claim_expires_at <= callgate_time(\(claim.now)))
+                            AND NOT EXISTS (
+                                SELECT 1 FROM webhook_deliveries AS p
+                                WHERE p.endpoint_id = d.endpoint_id AND p.session_id = d.session_id
+                                AND p.status = 'pending' AND p.id < d.id)
+                            ORDER BY d.next_attempt_at, d.id LIMIT w.room
+                            FOR UPDATE OF d SKIP LOCKED) AS q)
+                    UPDATE webhook_deliveries AS d SET claimed_by = \(claim.holder), claim_expires_at = callgate_time(\(claim.until))
+                    FROM picked WHERE d.id = picked.id
+                    RETURNING d.id
+                    """, logger: logger).decode(Int64.self) {
+                    claimed.append(id)
+                }
+                guard !claimed.isEmpty else { return [] }
+                let endpoints = Dictionary(uniqueKeysWithValues: try await endpoints(connection.query("""
                     SELECT id, url, secrets::text, event_types::text, enabled, disabled_reason, callgate_milliseconds(created_at)
-                    FROM webhook_endpoints WHERE enabled ORDER BY created_at, id
-                    """, logger: logger))
-                let byID = Dictionary(uniqueKeysWithValues: enabled.map { ($0.id, $0) })
-                guard !byID.isEmpty else { return [] }
+                    FROM webhook_endpoints WHERE id = ANY (\(endpointIDs)::text[])
+                    """, logger: logger)).map { ($0.id, $0) })
+                var due: [WebhookDelivery] = []
                 let rows = try await connection.query("""
                     SELECT d.id, d.endpoint_id, d.session_id, m.id, m.type, m.body, callgate_milliseconds(m.created_at),
                         (SELECT count(*) FROM webhook_attempts AS a WHERE a.delivery_id = d.id)
                     FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
-                    WHERE d.status = 'pending' AND d.next_attempt_at <= callgate_time(\(now))
-                    AND NOT EXISTS (
-                        SELECT 1 FROM webhook_deliveries AS q
-                        WHERE q.endpoint_id = d.endpoint_id AND q.session_id = d.session_id AND q.status = 'pending'
-                        AND q.id < d.id)
-                    ORDER BY d.next_attempt_at, d.id LIMIT \(limit + excluding.count)
+                    WHERE d.id = ANY (\(claimed)::bigint[])
+                    ORDER BY d.next_attempt_at, d.id
                     """, logger: logger)
-                var due: [WebhookDelivery] = []
                 for try await (id, endpointID, sessionId, messageID, typeName, body, createdAt, attempts) in rows.decode(
                     (Int64, String, String, String, String, String, Int64, Int).self
                 ) {
-                    guard !excluding.contains(id), due.count < limit, let endpoint = byID[endpointID],
-                          let type = WebhookEventType(rawValue: typeName)
-                    else { continue }
+                    guard let endpoint = endpoints[endpointID], let type = WebhookEventType(rawValue: typeName) else { continue }
                     due.append(WebhookDelivery(
                         id: id, endpoint: endpoint, messageID: messageID, type: type, sessionId: sessionId, body: body,
                         attempts: attempts, createdAt: createdAt))
@@ -91,16 +111,17 @@ extension PostgresCallLogStore {
         }
     }
 
-    /// The earliest next attempt of a pending delivery to an enabled endpoint.
-    public func nextWebhookAttempt() throws -> Int64? {
-        try blocking { [self] in
+    /// The earliest time a pending delivery to one of `endpoints` may be claimed.
+    public func nextWebhookAttempt(endpoints: Set<String>) throws -> Int64? {
+        guard !endpoints.isEmpty else { return nil }
+        let ids = Array(endpoints)
+        return try blocking { [self] in
             try await reading("reading the next webhook attempt") { [self] connection in
                 var next: Int64?
                 for try await value in try await connection.query("""
-                    SELECT callgate_milliseconds(d.next_attempt_at) FROM webhook_deliveries AS d
-                    WHERE d.status = 'pending' AND d.endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled)
-                    ORDER BY d.next_attempt_at, d.id LIMIT 1
-                    """, logger: logger).decode(Int64.self) {
+                    SELECT callgate_milliseconds(min(greatest(next_attempt_at, coalesce(claim_expires_at, next_attempt_at))))
+                    FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id = ANY (\(ids)::text[])
+                    """, logger: logger).decode(Int64?.self) {
                     next = value
                 }
                 return next
@@ -108,23 +129,31 @@ extension PostgresCallLogStore {
         }
     }
 
-    /// Records attempts and their deliveries' new state in one transaction.
-    public func recordWebhookAttempts(_ attempts: [WebhookAttempt]) throws {
-        guard !attempts.isEmpty else { return }
-        try blocking { [self] in
+    /// Records attempts under `holder`'s claims in one transaction. The delivery's row is
+    /// updated first, which locks it: an endpoint deleted meanwhile waits for this transaction, or
+    /// has already taken the row away and the attempt is left out.
+    @discardableResult
+    public func recordWebhookAttempts(_ attempts: [WebhookAttempt], holder: String) throws -> Int {
+        guard !attempts.isEmpty else { return 0 }
+        return try blocking { [self] in
             try await transaction("recording \(attempts.count) webhook attempts") { [self] connection in
+                var recorded = 0
                 for attempt in attempts {
+                    let finished = attempt.status == .pending ? nil : attempt.at + attempt.durationMillis
+                    let held = try await count(connection.query("""
+                        UPDATE webhook_deliveries SET status = \(attempt.status.rawValue),
+                            next_attempt_at = callgate_time(\(attempt.nextAttemptAt ?? attempt.at)),
+                            finished_at = callgate_time(\(finished)), failure_reason = \(attempt.failureReason?.rawValue),
+                            claimed_by = NULL, claim_expires_at = NULL
+                        WHERE id = \(attempt.deliveryID) AND claimed_by = \(holder)
+                        RETURNING 1
+                        """, logger: logger))
+                    guard held > 0 else { continue }
+                    recorded += 1
                     try await connection.query("""
                         INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
-                        SELECT id, callgate_time(\(attempt.at)), \(attempt.durationMillis), \(attempt.statusCode), \(attempt.error),
-                               \(attempt.status.rawValue), callgate_time(\(attempt.nextAttemptAt))
-                        FROM webhook_deliveries WHERE id = \(attempt.deliveryID)
-                        """, logger: logger)
-                    let finished = attempt.status == .pending ? nil : attempt.at + attempt.durationMillis
-                    try await connection.query("""
-                        UPDATE webhook_deliveries SET status = \(attempt.status.rawValue),
-                            next_attempt_at = callgate_time(\(attempt.nextAttemptAt ?? attempt.at)), finished_at = callgate_time(\(finished))
-                        WHERE id = \(attempt.deliveryID)
+                        VALUES (\(attempt.deliveryID), callgate_time(\(attempt.at)), \(attempt.durationMillis), \(attempt.statusCode),
+                                \(attempt.error), \(attempt.status.rawValue), callgate_time(\(attempt.nextAttemptAt)))
                         """, logger: logger)
                     if let reason = attempt.disablesEndpoint {
                         try await connection.query("""
@@ -133,14 +162,32 @@ extension PostgresCallLogStore {
                             """, logger: logger)
                     }
                 }
+                return recorded
             }
         }
     }
 
-    /// Makes every pending delivery due at `now` at the latest.
-    public func resumeWebhookDeliveries(at now: Int64) throws {
+    /// Ends every claim `holder` holds.
+    public func releaseWebhookClaims(holder: String) throws {
+        try blocking { [self] in
+            try await transaction("releasing webhook claims") { [self] connection in
+                _ = try await connection.query("""
+                    UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at = NULL WHERE claimed_by = \(holder)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    /// Ends the claims of `node`'s earlier runs and makes every pending delivery due at `now`
+    /// at the latest.
+    public func resumeWebhookDeliveries(at now: Int64, node: String) throws {
+        let prefix = node + "/"
         try blocking { [self] in
             try await transaction("resuming webhook deliveries") { [self] connection in
+                _ = try await connection.query("""
+                    UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at = NULL
+                    WHERE claimed_by IS NOT NULL AND left(claimed_by, \(Int32(prefix.count))) = \(prefix)
+                    """, logger: logger)
                 _ = try await connection.query("""
                     UPDATE webhook_deliveries SET next_attempt_at = callgate_time(\(now))
                     WHERE status = 'pending' AND next_attempt_at > callgate_time(\(now))
@@ -156,20 +203,20 @@ extension PostgresCallLogStore {
                 var records: [WebhookDeliveryRecord] = []
                 let rows = try await connection.query("""
                     SELECT d.id, d.endpoint_id, d.session_id, d.status, callgate_milliseconds(d.next_attempt_at), m.id, m.type,
-                        callgate_milliseconds(m.created_at), m.body
+                        callgate_milliseconds(m.created_at), m.body, d.failure_reason
                     FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
                     WHERE d.endpoint_id = \(endpoint) ORDER BY d.id DESC LIMIT \(max(0, limit))
                     """, logger: logger)
-                for try await (id, endpointID, sessionId, statusName, next, messageID, typeName, createdAt, body) in rows.decode(
-                    (Int64, String, String, String, Int64, String, String, Int64, String).self
-                ) {
+                for try await (id, endpointID, sessionId, statusName, next, messageID, typeName, createdAt, body, reason)
+                    in rows.decode((Int64, String, String, String, Int64, String, String, Int64, String, String?).self)
+                {
                     guard let type = WebhookEventType(rawValue: typeName),
                           let status = WebhookDeliveryStatus(rawValue: statusName)
                     else { continue }
                     records.append(WebhookDeliveryRecord(
                         id: id, endpointID: endpointID, messageID: messageID, type: type, sessionId: sessionId,
-                        status: status, createdAt: createdAt, nextAttemptAt: status == .pending ? next : nil, body: body,
-                        attempts: []))
+                        status: status, failureReason: reason.flatMap(WebhookFailureReason.init(rawValue:)),
+                        createdAt: createdAt, nextAttemptAt: status == .pending ? next : nil, body: body, attempts: []))
                 }
                 guard !records.isEmpty else { return records }
                 let ids = records.map(\.id)
@@ -196,26 +243,56 @@ extension PostgresCallLogStore {
         try blocking { [self] in
             try await transaction("redelivering webhook delivery \(id)") { [self] connection in
                 try await count(connection.query("""
-                    UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = callgate_time(\(now)), finished_at = NULL
+                    UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = callgate_time(\(now)), finished_at = NULL,
+                        failure_reason = NULL
                     WHERE id = \(id) AND endpoint_id = \(endpoint) RETURNING 1
                     """, logger: logger)) > 0
             }
         }
     }
 
-    /// How many deliveries are pending, and the oldest one's event time.
-    public func webhookBacklog() throws -> WebhookBacklog {
+    /// Per endpoint: how many deliveries are pending, and the oldest one's event time.
+    public func webhookBacklogs() throws -> [String: WebhookBacklog] {
         try blocking { [self] in
             try await reading("reading the webhook backlog") { [self] connection in
-                var backlog = WebhookBacklog(pending: 0, oldestPendingAt: nil)
-                for try await (pending, oldest) in try await connection.query("""
-                    SELECT count(*), callgate_milliseconds(min(m.created_at))
+                var backlogs: [String: WebhookBacklog] = [:]
+                for try await (endpoint, pending, oldest) in try await connection.query("""
+                    SELECT d.endpoint_id, count(*), callgate_milliseconds(min(m.created_at))
                     FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
-                    WHERE d.status = 'pending'
-                    """, logger: logger).decode((Int, Int64?).self) {
-                    backlog = WebhookBacklog(pending: pending, oldestPendingAt: oldest)
+                    WHERE d.status = 'pending' GROUP BY d.endpoint_id
+                    """, logger: logger).decode((String, Int, Int64?).self) {
+                    backlogs[endpoint] = WebhookBacklog(pending: pending, oldestPendingAt: oldest)
                 }
-                return backlog
+                return backlogs
+            }
+        }
+    }
+
+    /// Fails the unclaimed pending deliveries past the retry period, then those beyond each
+    /// endpoint's newest `backlogLimit`.
+    public func expireWebhookDeliveries(createdBefore cutoff: Int64, backlogLimit: Int, at now: Int64) throws -> WebhookExpiry {
+        try blocking { [self] in
+            try await transaction("expiring webhook deliveries") { [self] connection in
+                let expired = try await count(connection.query("""
+                    UPDATE webhook_deliveries AS d SET status = 'failed', finished_at = callgate_time(\(now)),
+                        failure_reason = 'expired'
+                    FROM webhook_messages AS m
+                    WHERE m.id = d.message_id AND d.status = 'pending' AND m.created_at < callgate_time(\(cutoff))
+                    AND (d.claim_expires_at IS NULL OR d.claim_expires_at <= callgate_time(\(now)))
+                    RETURNING 1
+                    """, logger: logger))
+                let overflowed = try await count(connection.query("""
+                    UPDATE webhook_deliveries SET status = 'failed', finished_at = callgate_time(\(now)), failure_reason = 'backlog'
+                    WHERE id IN (
+                        SELECT id FROM (
+                            SELECT id, claim_expires_at,
+                                row_number() OVER (PARTITION BY endpoint_id ORDER BY id DESC) AS newest
+                            FROM webhook_deliveries WHERE status = 'pending') AS ranked
+                        WHERE newest > \(Int64(backlogLimit))
+                        AND (claim_expires_at IS NULL OR claim_expires_at <= callgate_time(\(now))))
+                    RETURNING 1
+                    """, logger: logger))
+                return WebhookExpiry(expired: expired, overflowed: overflowed)
             }
         }
     }

@@ -139,11 +139,13 @@ extension StoreTable {
             FROM json_to_recordset($1::json) AS r (id text, type text, session_id text, created_at bigint, body text)
             """
         case .webhookDeliveries: """
-            INSERT INTO webhook_deliveries (id, message_id, endpoint_id, session_id, status, next_attempt_at, finished_at)
-            SELECT id, message_id, endpoint_id, session_id, status, callgate_time(next_attempt_at), callgate_time(finished_at)
+            INSERT INTO webhook_deliveries (
+                id, message_id, endpoint_id, session_id, status, next_attempt_at, finished_at, failure_reason)
+            SELECT id, message_id, endpoint_id, session_id, status, callgate_time(next_attempt_at), callgate_time(finished_at),
+                failure_reason
             FROM json_to_recordset($1::json) AS r (
                 id bigint, message_id text, endpoint_id text, session_id text, status text, next_attempt_at bigint,
-                finished_at bigint)
+                finished_at bigint, failure_reason text)
             """
         case .webhookAttempts: """
             INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)

@@ -131,6 +131,20 @@ public enum PostgresMigrations {
                 (SELECT coalesce(max(last_call_id), 0) FROM store_state), (SELECT coalesce(max(id), 0) FROM calls)) + 1, false)
             """,
         ]),
+        // Webhooks across nodes: a delivery is claimed by one node's run (`claimed_by`, `node/run`)
+        // until `claim_expires_at`, so two nodes never attempt it at once; a failed one says why
+        // (`failure_reason`: gone, expired, backlog). Each endpoint's queue is read in due order.
+        Migration(version: 4, name: "webhook delivery claims", statements: [
+            """
+            ALTER TABLE webhook_deliveries ADD COLUMN claimed_by text COLLATE "C", ADD COLUMN claim_expires_at timestamptz,
+                ADD COLUMN failure_reason text
+            """,
+            """
+            CREATE INDEX webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint_id, next_attempt_at, id)
+            WHERE status = 'pending'
+            """,
+            "CREATE INDEX webhook_deliveries_claimed ON webhook_deliveries (claimed_by) WHERE claimed_by IS NOT NULL",
+        ]),
     ]
 
     /// The newest version this build knows.

@@ -3,7 +3,7 @@ import CallGateProtocol
 import Foundation
 import GRDB
 
-/// The webhook outbox in the store's file (schema v3). Messages enter it in the call log's own
+/// The webhook outbox in the store's file (schema v3, claims from v4). Messages enter it in the call log's own
 /// transactions (`StoreTransaction.enqueue`); these methods serve the dispatcher and the admin
 /// API, each in a transaction of its own. Any thread but the service thread.
 extension SQLiteCallLogStore {
@@ -44,70 +44,86 @@ extension SQLiteCallLogStore {
         }
     }
 
-    /// The due deliveries: pending, due by `now`, to an enabled endpoint, and first in their
-    /// endpoint's queue for their session.
-    public func dueWebhookDeliveries(at now: Int64, limit: Int, excluding: Set<Int64>) throws -> [WebhookDelivery] {
-        guard limit > 0 else { return [] }
-        return try read("reading due webhook deliveries") { db in
-            let endpoints = Dictionary(
-                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT * FROM webhook_endpoints WHERE enabled = 1")
-                    .map(Self.endpoint).map { ($0.id, $0) })
-            guard !endpoints.isEmpty else { return [] }
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT d.id, d.endpoint_id, d.session_id, m.id AS message_id, m.type, m.body, m.created_at,
-                    (SELECT count(*) FROM webhook_attempts AS a WHERE a.delivery_id = d.id) AS attempts
-                FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
-                WHERE d.status = 'pending' AND d.next_attempt_at <= ?
-                AND NOT EXISTS (
-                    SELECT 1 FROM webhook_deliveries AS q
-                    WHERE q.endpoint_id = d.endpoint_id AND q.session_id = d.session_id AND q.status = 'pending' AND q.id < d.id
-                )
-                ORDER BY d.next_attempt_at, d.id LIMIT ?
-                """), arguments: [now, limit + excluding.count])
+    /// Claims due deliveries per endpoint, each endpoint's queue read in due order, in one write
+    /// transaction (the file has one writer, so no two claims meet).
+    public func claimWebhookDeliveries(_ claim: WebhookClaim) throws -> [WebhookDelivery] {
+        let wanted = claim.room.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        guard !wanted.isEmpty else { return [] }
+        return try write("claiming webhook deliveries") { db in
             var due: [WebhookDelivery] = []
-            for row in rows {
-                let id: Int64 = row["id"]
-                guard !excluding.contains(id), due.count < limit,
-                      let endpoint = endpoints[row["endpoint_id"]],
-                      let type = WebhookEventType(rawValue: row["type"])
+            for (endpointID, room) in wanted {
+                guard let endpoint = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM webhook_endpoints WHERE id = ? AND enabled = 1"),
+                    arguments: [endpointID]).map(Self.endpoint)
                 else { continue }
-                due.append(WebhookDelivery(
-                    id: id, endpoint: endpoint, messageID: row["message_id"], type: type, sessionId: row["session_id"],
-                    body: row["body"], attempts: row["attempts"], createdAt: row["created_at"]))
+                let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT d.id, d.session_id, m.id AS message_id, m.type, m.body, m.created_at,
+                        (SELECT count(*) FROM webhook_attempts AS a WHERE a.delivery_id = d.id) AS attempts
+                    FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
+                    WHERE d.endpoint_id = ? AND d.status = 'pending' AND d.next_attempt_at <= ?
+                    AND (d.claim_expires_at IS NULL OR d.claim_expires_at <= ?)
+                    AND NOT EXISTS (
+                        SELECT 1 FROM webhook_deliveries AS q
+                        WHERE q.endpoint_id = d.endpoint_id AND q.session_id = d.session_id AND q.status = 'pending' AND q.id < d.id
+                    )
+                    ORDER BY d.next_attempt_at, d.id LIMIT ?
+                    """), arguments: [endpointID, claim.now, claim.now, room])
+                for row in rows {
+                    guard let type = WebhookEventType(rawValue: row["type"]) else { continue }
+                    let id: Int64 = row["id"]
+                    try db.cachedStatement(sql: "UPDATE webhook_deliveries SET claimed_by = ?, claim_expires_at = ? WHERE id = ?")
+                        .execute(arguments: [claim.holder, claim.until, id])
+                    due.append(WebhookDelivery(
+                        id: id, endpoint: endpoint, messageID: row["message_id"], type: type, sessionId: row["session_id"],
+                        body: row["body"], attempts: row["attempts"], createdAt: row["created_at"]))
+                }
             }
             return due
         }
     }
 
-    /// The earliest next attempt of a pending delivery to an enabled endpoint.
-    public func nextWebhookAttempt() throws -> Int64? {
-        try read("reading the next webhook attempt") { db in
-            // In the order of the `webhook_deliveries_due` index, so the first row ends the scan.
-            try Int64.fetchOne(db.cachedStatement(sql: """
-                SELECT d.next_attempt_at FROM webhook_deliveries AS d
-                WHERE d.status = 'pending' AND d.endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 1)
-                ORDER BY d.next_attempt_at, d.id LIMIT 1
-                """))
+    /// The earliest time a pending delivery to one of `endpoints` may be claimed.
+    public func nextWebhookAttempt(endpoints: Set<String>) throws -> Int64? {
+        guard !endpoints.isEmpty else { return nil }
+        return try read("reading the next webhook attempt") { db in
+            var next: Int64?
+            for endpoint in endpoints {
+                let value = try Int64.fetchOne(db.cachedStatement(sql: """
+                    SELECT min(max(next_attempt_at, coalesce(claim_expires_at, next_attempt_at))) FROM webhook_deliveries
+                    WHERE endpoint_id = ? AND status = 'pending'
+                    """), arguments: [endpoint])
+                if let value {
+                    next = min(next ?? value, value)
+                }
+            }
+            return next
         }
     }
 
-    /// Records attempts and their deliveries' new state in one transaction.
-    public func recordWebhookAttempts(_ attempts: [WebhookAttempt]) throws {
-        guard !attempts.isEmpty else { return }
-        try write("recording \(attempts.count) webhook attempts") { db in
+    /// Records attempts under `holder`'s claims in one transaction.
+    @discardableResult
+    public func recordWebhookAttempts(_ attempts: [WebhookAttempt], holder: String) throws -> Int {
+        guard !attempts.isEmpty else { return 0 }
+        return try write("recording \(attempts.count) webhook attempts") { db in
+            var recorded = 0
             for attempt in attempts {
-                try db.cachedStatement(sql: """
-                    INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
-                    SELECT id, ?, ?, ?, ?, ?, ? FROM webhook_deliveries WHERE id = ?
-                    """).execute(arguments: [
-                        attempt.at, attempt.durationMillis, attempt.statusCode, attempt.error,
-                        attempt.status.rawValue, attempt.nextAttemptAt, attempt.deliveryID,
-                    ])
                 let finished = attempt.status == .pending ? nil : attempt.at + attempt.durationMillis
                 try db.cachedStatement(sql: """
-                    UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, finished_at = ? WHERE id = ?
+                    UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, finished_at = ?, failure_reason = ?,
+                        claimed_by = NULL, claim_expires_at = NULL
+                    WHERE id = ? AND claimed_by = ?
                     """).execute(arguments: [
-                        attempt.status.rawValue, attempt.nextAttemptAt ?? attempt.at, finished, attempt.deliveryID,
+                        attempt.status.rawValue, attempt.nextAttemptAt ?? attempt.at, finished, attempt.failureReason?.rawValue,
+                        attempt.deliveryID, holder,
+                    ])
+                guard db.changesCount > 0 else { continue }
+                recorded += 1
+                try db.cachedStatement(sql: """
+                    INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [
+                        attempt.deliveryID, attempt.at, attempt.durationMillis, attempt.statusCode, attempt.error,
+                        attempt.status.rawValue, attempt.nextAttemptAt,
                     ])
                 if let reason = attempt.disablesEndpoint {
                     try db.cachedStatement(sql: """
@@ -116,12 +132,30 @@ extension SQLiteCallLogStore {
                         """).execute(arguments: [reason, attempt.deliveryID])
                 }
             }
+            return recorded
         }
     }
 
-    /// Makes every pending delivery due at `now` at the latest.
-    public func resumeWebhookDeliveries(at now: Int64) throws {
+    /// Ends every claim `holder` holds.
+    public func releaseWebhookClaims(holder: String) throws {
+        try write("releasing webhook claims") { db in
+            try db.execute(
+                sql: "UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at = NULL WHERE claimed_by = ?",
+                arguments: [holder])
+        }
+    }
+
+    /// Ends the claims of `node`'s earlier runs and makes every pending delivery due at `now`
+    /// at the latest.
+    public func resumeWebhookDeliveries(at now: Int64, node: String) throws {
+        let prefix = node + "/"
         try write("resuming webhook deliveries") { db in
+            try db.execute(
+                sql: """
+                    UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at = NULL
+                    WHERE claimed_by IS NOT NULL AND substr(claimed_by, 1, ?) = ?
+                    """,
+                arguments: [prefix.utf8.count, prefix])
             try db.execute(
                 sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?",
                 arguments: [now, now])
@@ -132,8 +166,8 @@ extension SQLiteCallLogStore {
     public func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
         try read("reading webhook deliveries") { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT d.id, d.endpoint_id, d.session_id, d.status, d.next_attempt_at, m.id AS message_id, m.type,
-                    m.created_at, m.body
+                SELECT d.id, d.endpoint_id, d.session_id, d.status, d.next_attempt_at, d.failure_reason, m.id AS message_id,
+                    m.type, m.created_at, m.body
                 FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
                 WHERE d.endpoint_id = ? ORDER BY d.id DESC LIMIT ?
                 """, arguments: [endpoint, max(0, limit)])
@@ -153,7 +187,9 @@ extension SQLiteCallLogStore {
                 }
                 return WebhookDeliveryRecord(
                     id: id, endpointID: row["endpoint_id"], messageID: row["message_id"], type: type,
-                    sessionId: row["session_id"], status: status, createdAt: row["created_at"],
+                    sessionId: row["session_id"], status: status,
+                    failureReason: (row["failure_reason"] as String?).flatMap(WebhookFailureReason.init(rawValue:)),
+                    createdAt: row["created_at"],
                     nextAttemptAt: status == .pending ? row["next_attempt_at"] : nil, body: row["body"],
                     attempts: attempts)
             }
@@ -165,7 +201,8 @@ extension SQLiteCallLogStore {
         try write("redelivering webhook delivery \(id)") { db in
             try db.execute(
                 sql: """
-                    UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, finished_at = NULL
+                    UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, finished_at = NULL,
+                        failure_reason = NULL
                     WHERE id = ? AND endpoint_id = ?
                     """,
                 arguments: [now, id, endpoint])
@@ -173,15 +210,44 @@ extension SQLiteCallLogStore {
         }
     }
 
-    /// How many deliveries are pending, and the oldest one's event time.
-    public func webhookBacklog() throws -> WebhookBacklog {
+    /// Per endpoint: how many deliveries are pending, and the oldest one's event time.
+    public func webhookBacklogs() throws -> [String: WebhookBacklog] {
         try read("reading the webhook backlog") { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT count(*) AS pending, min(m.created_at) AS oldest
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT d.endpoint_id, count(*) AS pending, min(m.created_at) AS oldest
                 FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
-                WHERE d.status = 'pending'
+                WHERE d.status = 'pending' GROUP BY d.endpoint_id
                 """)
-            return WebhookBacklog(pending: row?["pending"] ?? 0, oldestPendingAt: row?["oldest"])
+            return Dictionary(uniqueKeysWithValues: rows.map { row in
+                (row["endpoint_id"] as String, WebhookBacklog(pending: row["pending"], oldestPendingAt: row["oldest"]))
+            })
+        }
+    }
+
+    /// Fails the unclaimed pending deliveries past the retry period, then those beyond each
+    /// endpoint's newest `backlogLimit`.
+    public func expireWebhookDeliveries(createdBefore cutoff: Int64, backlogLimit: Int, at now: Int64) throws -> WebhookExpiry {
+        try write("expiring webhook deliveries") { db in
+            try db.execute(
+                sql: """
+                    UPDATE webhook_deliveries SET status = 'failed', finished_at = ?, failure_reason = 'expired'
+                    WHERE status = 'pending' AND (claim_expires_at IS NULL OR claim_expires_at <= ?)
+                    AND message_id IN (SELECT id FROM webhook_messages WHERE created_at < ?)
+                    """,
+                arguments: [now, now, cutoff])
+            let expired = db.changesCount
+            try db.execute(
+                sql: """
+                    UPDATE webhook_deliveries SET status = 'failed', finished_at = ?, failure_reason = 'backlog'
+                    WHERE id IN (
+                        SELECT id FROM (
+                            SELECT id, claim_expires_at,
+                                row_number() OVER (PARTITION BY endpoint_id ORDER BY id DESC) AS newest
+                            FROM webhook_deliveries WHERE status = 'pending')
+                        WHERE newest > ? AND (claim_expires_at IS NULL OR claim_expires_at <= ?))
+                    """,
+                arguments: [now, backlogLimit, now])
+            return WebhookExpiry(expired: expired, overflowed: db.changesCount)
         }
     }
 

@@ -36,6 +36,26 @@ struct WebhookOptions: ParsableArguments {
     var concurrency: Int?
 
     @Option(
+        name: .customLong("webhook-breaker-failures"),
+        help: "Failed attempts in a row (no answer, 5xx, 429) after which an endpoint is left alone for a cooldown (default 5; 1 to 100).")
+    var breakerFailures: Int?
+
+    @Option(
+        name: .customLong("webhook-breaker-cooldown"),
+        help: "Seconds an endpoint whose breaker opened is left alone before one probe; doubles per failed probe up to 300 (default 30; 1 to 3600).")
+    var breakerCooldown: Int?
+
+    @Option(
+        name: .customLong("webhook-backlog-limit"),
+        help: "Most deliveries pending per endpoint; beyond it the oldest are given up (default 10000; 100 to 1000000).")
+    var backlogLimit: Int?
+
+    @Flag(
+        name: .customLong("webhook-allow-private-networks"),
+        help: "Allow endpoints on loopback, private, link-local and other internal addresses (development and tests only).")
+    var allowPrivateNetworks = false
+
+    @Option(
         name: .customLong("webhook-ca-file"),
         help: "PEM file of CA certificates trusted for https endpoints besides the system's (a private CA).")
     var caFile: String?
@@ -68,6 +88,20 @@ struct WebhookOptions: ParsableArguments {
         if let seconds = try retention ?? Self.number("CALLGATE_WEBHOOK_RETENTION", Int.init) {
             webhooks.retention = .seconds(seconds)
         }
+        if let count = try breakerFailures ?? Self.number("CALLGATE_WEBHOOK_BREAKER_FAILURES", Int.init) {
+            webhooks.breakerFailures = count
+        }
+        if let seconds = try breakerCooldown ?? Self.number("CALLGATE_WEBHOOK_BREAKER_COOLDOWN", Int.init) {
+            guard (1...3600).contains(seconds) else {
+                throw ValidationError("--webhook-breaker-cooldown must be 1 to 3600 seconds, got \(seconds)")
+            }
+            webhooks.breakerCooldown = .seconds(seconds)
+        }
+        if let count = try backlogLimit ?? Self.number("CALLGATE_WEBHOOK_BACKLOG_LIMIT", Int.init) {
+            webhooks.backlogLimit = count
+        }
+        webhooks.allowsPrivateNetworks = allowPrivateNetworks
+            || EnvironmentDefault.string("CALLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS").map { ["1", "true", "yes"].contains($0.lowercased()) } ?? false
         webhooks.caFile = caFile ?? EnvironmentDefault.string("CALLGATE_WEBHOOK_CA_FILE")
         if let problem = webhooks.problem() {
             throw ValidationError(problem)

@@ -12,6 +12,7 @@ import Testing
         .departed(connection: .max),
         .present(from: "c", connection: 77, user: Array(#"{"uid":"u","name":"N"}"#.utf8)),
         .groupChanged(origin: "a", guid: "team one"),
+        .webhooksChanged(origin: "a"),
         .lookFor(from: "a", uid: "bob smith"),
         .renew(from: "b", connections: [1]),
         .renew(from: "b:8080", connections: [42 << 44 | 7, .max, 0]),

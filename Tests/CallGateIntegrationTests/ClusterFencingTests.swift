@@ -14,7 +14,7 @@ import TestSupport
     /// what is checked).
     private func cluster() async throws -> RoutingCluster {
         try await RoutingCluster(["a"], [
-            "--webhook-url", "http://127.0.0.1:9/hooks",
+            "--webhook-allow-private-networks", "--webhook-url", "http://127.0.0.1:9/hooks",
             "--webhook-secret", "whsec_" + Data(repeating: 7, count: 32).base64EncodedString(),
         ])
     }

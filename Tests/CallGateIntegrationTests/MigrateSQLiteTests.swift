@@ -30,6 +30,7 @@ struct MigrateSQLiteTests {
     @Test func aCopiedStoreAnswersTheSameBytesAndTakesNewCalls() async throws {
         let sqlite = try await TestGateway(store: .sqlite) {
             $0.webhooks.url = "http://127.0.0.1:9/hooks"
+            $0.webhooks.allowsPrivateNetworks = true
             $0.webhooks.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
         }
         let alice = try await sqlite.device("alice")

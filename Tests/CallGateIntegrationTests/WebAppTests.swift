@@ -44,6 +44,7 @@ struct WebAppTests {
         let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
         let hooked = try await TestGateway {
             $0.webhooks.url = "http://127.0.0.1:9/webhooks?app=demo"
+            $0.webhooks.allowsPrivateNetworks = true
             $0.webhooks.secret = secret
         }
         defer { hooked.shutdown() }

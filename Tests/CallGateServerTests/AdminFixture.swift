@@ -13,7 +13,8 @@ struct AdminFixture {
 
     init(groups: [GroupRecord] = [], adminKey: String = adminKey) async throws {
         store = InMemoryGroupStore(groups)
-        router = AdminRouter(groups: store, adminKey: adminKey, tokens: try await TokenService(secret: Self.secret))
+        router = AdminRouter(
+            groups: store, adminKey: adminKey, tokens: try await TokenService(secret: Self.secret), allowsPrivateWebhooks: false)
     }
 
     /// A request with the right key unless `authorization` says otherwise (nil: no header).

@@ -10,19 +10,25 @@ extension ForwardingWebhookOutbox {
     func webhookEndpoints() throws -> [WebhookEndpoint] { try inner.webhookEndpoints() }
     func putWebhookEndpoint(_ endpoint: WebhookEndpoint) throws { try inner.putWebhookEndpoint(endpoint) }
     func deleteWebhookEndpoint(id: String) throws -> Bool { try inner.deleteWebhookEndpoint(id: id) }
-    func dueWebhookDeliveries(at now: Int64, limit: Int, excluding: Set<Int64>) throws -> [WebhookDelivery] {
-        try inner.dueWebhookDeliveries(at: now, limit: limit, excluding: excluding)
+    func claimWebhookDeliveries(_ claim: WebhookClaim) throws -> [WebhookDelivery] {
+        try inner.claimWebhookDeliveries(claim)
     }
-    func nextWebhookAttempt() throws -> Int64? { try inner.nextWebhookAttempt() }
-    func recordWebhookAttempts(_ attempts: [WebhookAttempt]) throws { try inner.recordWebhookAttempts(attempts) }
-    func resumeWebhookDeliveries(at now: Int64) throws { try inner.resumeWebhookDeliveries(at: now) }
+    func nextWebhookAttempt(endpoints: Set<String>) throws -> Int64? { try inner.nextWebhookAttempt(endpoints: endpoints) }
+    func recordWebhookAttempts(_ attempts: [WebhookAttempt], holder: String) throws -> Int {
+        try inner.recordWebhookAttempts(attempts, holder: holder)
+    }
+    func releaseWebhookClaims(holder: String) throws { try inner.releaseWebhookClaims(holder: holder) }
+    func resumeWebhookDeliveries(at now: Int64, node: String) throws { try inner.resumeWebhookDeliveries(at: now, node: node) }
     func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
         try inner.webhookDeliveries(endpoint: endpoint, limit: limit)
     }
     func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool {
         try inner.redeliverWebhook(id: id, endpoint: endpoint, at: now)
     }
-    func webhookBacklog() throws -> WebhookBacklog { try inner.webhookBacklog() }
+    func webhookBacklogs() throws -> [String: WebhookBacklog] { try inner.webhookBacklogs() }
+    func expireWebhookDeliveries(createdBefore cutoff: Int64, backlogLimit: Int, at now: Int64) throws -> WebhookExpiry {
+        try inner.expireWebhookDeliveries(createdBefore: cutoff, backlogLimit: backlogLimit, at: now)
+    }
     func pruneWebhookDeliveries(finishedBefore cutoff: Int64) throws -> Int {
         try inner.pruneWebhookDeliveries(finishedBefore: cutoff)
     }

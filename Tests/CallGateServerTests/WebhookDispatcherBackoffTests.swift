@@ -22,14 +22,14 @@ private final class ReadOnlyOutbox: ForwardingWebhookOutbox, Sendable {
 
     var refusals: Int { state.withLock { $0.refusals } }
 
-    func recordWebhookAttempts(_ attempts: [WebhookAttempt]) throws {
+    func recordWebhookAttempts(_ attempts: [WebhookAttempt], holder: String) throws -> Int {
         let refused = state.withLock { state in
             guard state.down, !attempts.isEmpty else { return false }
             state.refusals += 1
             return true
         }
         if refused { throw ReadOnly() }
-        try inner.recordWebhookAttempts(attempts)
+        return try inner.recordWebhookAttempts(attempts, holder: holder)
     }
 }
 
@@ -55,10 +55,11 @@ private final class ReadOnlyOutbox: ForwardingWebhookOutbox, Sendable {
         // attempt's deadline: each attempt ends after 200 ms.
         var configuration = WebhookConfiguration()
         configuration.timeout = .milliseconds(200)
+        configuration.allowsPrivateNetworks = true
         let dispatcher = WebhookDispatcher(
-            outbox: outbox, configuration: configuration, clock: SystemClock(),
+            outbox: outbox, configuration: configuration, node: "local", clock: SystemClock(),
             metrics: WebhookMetrics(factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())),
-            logger: Logger(label: "test"))
+            logger: Logger(label: "test"), onActiveChanged: { _ in })
         for _ in 0..<30 {
             dispatcher.wake()
             try await Task.sleep(for: .milliseconds(50))

@@ -151,7 +151,8 @@ class Node:
             "--admin-key", secrets_["admin"],
             *(["--cluster-secret", secrets_["cluster"]] if "--cluster-secret" in flags else []),
             "--history-seconds", "3600", "--max-calls-per-minute", "1000",
-            "--webhook-url", "http://127.0.0.1:9/hooks", "--webhook-secret", secrets_["webhook"],
+            "--webhook-allow-private-networks", "--webhook-url", "http://127.0.0.1:9/hooks",
+            "--webhook-secret", secrets_["webhook"],
             "--dead-letter-file", str(out / f"{self.id}.dead-letters.jsonl"),
         ]
 

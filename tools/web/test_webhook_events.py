@@ -43,7 +43,7 @@ def receiver():
 @pytest.fixture
 def hooked_gateway(requirements, tmp_path, receiver):
     """A gateway that POSTs every call event to `receiver`."""
-    server = Gateway(tmp_path, ("--webhook-url", receiver.url, "--webhook-secret", SECRET))
+    server = Gateway(tmp_path, ("--webhook-allow-private-networks", "--webhook-url", receiver.url, "--webhook-secret", SECRET))
     yield server
     server.stop()
 

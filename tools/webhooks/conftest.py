@@ -46,7 +46,7 @@ def start_gateway(binary, tmp_path, receiver):
             directory = tmp_path / f"gateway{len(started)}"
             directory.mkdir()
         started.append(Gateway(
-            directory, "--webhook-url", receiver.url, "--webhook-secret", SECRET, "--webhook-retry-schedule", "1s",
+            directory, "--webhook-allow-private-networks", "--webhook-url", receiver.url, "--webhook-secret", SECRET, "--webhook-retry-schedule", "1s",
             "--max-messages-per-second", "0", *flags))
         return started[-1]
 

@@ -236,7 +236,7 @@ def test_an_https_endpoint_is_reached_only_with_a_certificate_the_gateway_trusts
     with Receiver(SECRET, tls=context) as secure:
         hooks = Hooks(secure)
         # AsyncHTTPClient retries a failed handshake until the attempt's timeout: keep it short.
-        flags = ("--webhook-url", secure.url, "--webhook-secret", SECRET, "--webhook-retry-schedule", "1s",
+        flags = ("--webhook-allow-private-networks", "--webhook-url", secure.url, "--webhook-secret", SECRET, "--webhook-retry-schedule", "1s",
                  "--webhook-timeout", "1", "--max-messages-per-second", "0")
         started = []
         try:
