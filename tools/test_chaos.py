@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from faults.checker import check
+from faults.checker import Verdict, check
+from faults.webhook_checker import check_webhooks
 from script_module import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,6 +142,54 @@ def test_a_user_busy_with_no_live_call_is_caught():
     assert "busy" in rules(check(CLEAN + [busy], {"c1": ["rejected"]}, RANG, busy_grace=35))
     quick = dict(busy, ok=True, seconds=3.0)
     assert check(CLEAN + [quick], {"c1": ["rejected"]}, RANG, busy_grace=35).violations == []
+
+
+def delivery(endpoint: str, number: int, session: str, kind: str, status: str = "delivered") -> dict:
+    return {"endpoint": endpoint, "delivery": number, "message": f"m{number}", "session": session, "type": kind,
+            "status": status}
+
+
+# Call c1 (cancelled) to two endpoints, every event answered 2xx once, in order.
+OUTBOX = [delivery(endpoint, number + offset, "c1", kind)
+          for offset, endpoint in ((0, "default"), (10, "ep_2"))
+          for number, kind in ((1, "call.initiated"), (2, "call.ringing"), (3, "call.cancelled"))]
+
+
+def posts(answers: list[tuple[int, int, float]]) -> list[dict]:
+    return [{"id": f"m{number}", "status": status, "t": t} for number, status, t in answers]
+
+
+def webhook_rules(deliveries=OUTBOX, receipts=None, calls=None, halts=()) -> list[str]:
+    verdict = Verdict()
+    receipts = receipts if receipts is not None else {
+        "default": posts([(1, 204, 1.0), (2, 204, 2.0), (3, 204, 3.0)]),
+        "ep_2": posts([(11, 204, 1.0), (12, 204, 2.0), (13, 204, 3.0)])}
+    check_webhooks(verdict, deliveries, receipts, calls if calls is not None else {"c1": "cancelled"}, list(halts))
+    return rules(verdict)
+
+
+def test_clean_webhooks_pass():
+    assert webhook_rules() == []
+
+
+def test_a_webhook_answered_twice_is_caught_unless_a_node_was_halted_between():
+    twice = {"default": posts([(1, 204, 1.0), (2, 503, 1.5), (2, 204, 2.0), (3, 204, 3.0), (3, 204, 9.0)]),
+             "ep_2": posts([(11, 204, 1.0), (12, 204, 2.0), (13, 204, 3.0)])}
+    assert webhook_rules(receipts=twice) == ["webhook twice"]
+    assert webhook_rules(receipts=twice, halts=[5.0]) == []
+    assert webhook_rules(receipts=twice, halts=[10.0]) == ["webhook twice"]
+
+
+def test_a_webhook_lost_or_late_in_its_call_is_caught():
+    lost = {"default": posts([(1, 204, 1.0), (2, 500, 2.0), (3, 204, 3.0)]),
+            "ep_2": posts([(11, 204, 1.0), (13, 204, 2.0), (12, 204, 3.0)])}
+    pending = [dict(item, status="pending") if item["delivery"] == 3 else item for item in OUTBOX]
+    assert sorted(webhook_rules(deliveries=pending, receipts=lost)) == ["webhook lost", "webhook lost", "webhook order"]
+
+
+def test_a_call_without_its_events_at_an_endpoint_is_caught():
+    assert webhook_rules(deliveries=OUTBOX[:3]) == ["webhook missing"]
+    assert webhook_rules(calls={"c1": "cancelled", "c2": "ended"}) == ["webhook missing", "webhook missing"]
 
 
 def test_arguments_are_bounded():

@@ -1,14 +1,19 @@
 """The system the fault-injection harness runs and breaks: a throwaway PostgreSQL, a throwaway Redis
-whose ACL gives every node a user of its own (so that one node's links can be cut alone), and N
+whose ACL gives every node a user of its own (so that one node's links can be cut alone), N
 `callgate serve` nodes in cluster mode on fixed loopback ports (so that a node restarts where its
-clients look for it). Every process is a child of this one and stopped with it (throwaway.py).
+clients look for it), and two webhook endpoints in this process: `default` (`--webhook-url`, a
+slow one that now and then answers 503) and a second one set up through one node's admin API
+while the others run. Every process is a child of this one and stopped with it (throwaway.py).
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import os
+import random
 import secrets
+import sys
 import shutil
 import signal
 import socket
@@ -22,6 +27,9 @@ from pathlib import Path
 from throwaway import HOST, REDIS_SERVER, StepFailed, ThrowawayPostgres, free_port, spawn, stop, tail
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT / "tools/webhook-receiver"))
+from webhook_receiver import Receiver  # noqa: E402
+
 ACL_TEMPLATE = ROOT / "deploy/redis/callgate.acl"
 LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through an http_proxy
 
@@ -139,7 +147,7 @@ class Node:
     """One `callgate serve --cluster` process, `node<k>`, on a port of its own for its whole life."""
 
     def __init__(self, index: int, callgate: str, redis: Redis, database: str, secrets_: dict[str, str], out: Path,
-                 flags: str):
+                 flags: str, webhook_url: str):
         self.id = f"node{index}"
         self.port = free_port()
         self.log = out / f"{self.id}.log"
@@ -151,8 +159,9 @@ class Node:
             "--admin-key", secrets_["admin"],
             *(["--cluster-secret", secrets_["cluster"]] if "--cluster-secret" in flags else []),
             "--history-seconds", "3600", "--max-calls-per-minute", "1000",
-            "--webhook-allow-private-networks", "--webhook-url", "http://127.0.0.1:9/hooks",
-            "--webhook-secret", secrets_["webhook"],
+            *(["--webhook-allow-private-networks"] if "--webhook-allow-private-networks" in flags else []),
+            "--webhook-url", webhook_url, "--webhook-secret", secrets_["webhook"],
+            "--webhook-retry-schedule", "1s", "--webhook-timeout", "3",
             "--dead-letter-file", str(out / f"{self.id}.dead-letters.jsonl"),
         ]
 
@@ -202,29 +211,55 @@ class Node:
             stop(self.process)
 
 
-class World:
-    """PostgreSQL, Redis and the nodes, started together and stopped together."""
+class SlowEndpoint:
+    """How the `default` endpoint answers: after 0 to 0.4 s, and 503 one time in 20 (retried)."""
 
-    def __init__(self, callgate: str, nodes: int, out: Path):
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def __call__(self, payload: dict, headers: dict) -> int:
+        time.sleep(self.rng.uniform(0.0, 0.4))
+        return 503 if self.rng.random() < 0.05 else 204
+
+
+class World:
+    """PostgreSQL, Redis, the nodes and the webhook endpoints, started together and stopped together."""
+
+    def __init__(self, callgate: str, nodes: int, out: Path, seed: int = 0):
         self.out = out
         self.secrets = {"jwt": secrets.token_hex(32), "admin": secrets.token_hex(32),
                         "cluster": secrets.token_hex(32), "webhook": "whsec_" + base64.b64encode(os.urandom(32)).decode()}
         self.postgres = self.redis = None
         self.nodes: list[Node] = []
+        self.receivers: dict[str, Receiver] = {}
         try:
+            self.receivers["default"] = Receiver(self.secrets["webhook"], HOST, respond=SlowEndpoint(seed), keep=None)
             self.postgres = ThrowawayPostgres(out)
             self.database = self.postgres.create_database("callgate")
             self.redis = Redis(out, [f"node{k}" for k in range(1, nodes + 1)])
             flags = serve_flags(callgate)
-            self.nodes = [Node(k, callgate, self.redis, self.database, self.secrets, out, flags)
-                          for k in range(1, nodes + 1)]
+            self.nodes = [Node(k, callgate, self.redis, self.database, self.secrets, out, flags,
+                               self.receivers["default"].url) for k in range(1, nodes + 1)]
             for node in self.nodes:
                 node.start()
             for node in self.nodes:
                 node.wait_ready()
+            self.add_endpoint(self.nodes[0])
         except BaseException:
             self.shut_down()
             raise
+
+    def add_endpoint(self, node: Node) -> None:
+        """Sets up a second endpoint through `node`'s admin API, answering at once, and waits a
+        second and a half: every node uses it by then (the store is re-read every second)."""
+        receiver = Receiver(self.secrets["webhook"], HOST, keep=None)
+        body = json.dumps({"url": receiver.url, "secret": self.secrets["webhook"]}).encode()
+        request = urllib.request.Request(
+            f"http://{HOST}:{node.port}/v1/webhooks", data=body, method="POST",
+            headers={"Authorization": f"Bearer {self.secrets['admin']}", "Content-Type": "application/json"})
+        with LOCAL.open(request, timeout=10) as response:
+            self.receivers[json.loads(response.read())["id"]] = receiver
+        time.sleep(1.5)
 
     def sql(self, query: str) -> list[list[str]]:
         """Rows of `query` (psql, unaligned, `|`-separated), read as the harness's checker does."""
@@ -234,6 +269,8 @@ class World:
     def shut_down(self) -> None:
         for node in self.nodes:
             node.stop()
+        for receiver in self.receivers.values():
+            receiver.close()
         if self.redis is not None:
             self.redis.shut_down()
         if self.postgres is not None:

@@ -1,5 +1,6 @@
-"""What the webhook tests share besides fixtures: the secret, the gateway and receiver classes,
-and `Hooks`, which reads a receiver's deliveries as the tests check them.
+"""What the webhook tests share besides fixtures: the secret, the gateway and receiver classes, an
+endpoint that never answers (`Silent`), and `Hooks`, which reads a receiver's deliveries as the
+tests check them.
 
 Every delivery is verified again with the `standardwebhooks` package from PyPI, an implementation
 of the specification independent of both the gateway's and the receiver's, and its payload is
@@ -10,7 +11,9 @@ tests import it, and pytest loads every folder's conftest.py under the same name
 from __future__ import annotations
 
 import json
+import socket
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -27,6 +30,29 @@ from webhook_receiver import Receiver  # noqa: E402
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 TERMINAL = {"call.rejected", "call.busy", "call.cancelled", "call.unanswered", "call.ended"}
+
+
+class Silent:
+    """An endpoint that accepts connections and never answers, holding every socket open."""
+
+    def __init__(self):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}/hooks"
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            self.held.append(connection)
+
+    def close(self):
+        self.server.close()
+        for connection in self.held:
+            connection.close()
 
 
 class Hooks:
