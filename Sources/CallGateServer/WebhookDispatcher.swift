@@ -189,7 +189,13 @@ final class WebhookDispatcher: @unchecked Sendable {
         let share = configuration.share(among: lanes.count)
         var room: [String: Int] = [:]
         for id in lanes.keys {
-            let free = lanes[id]?.room(share: share, at: now) ?? 0
+            guard var lane = lanes[id] else { continue }
+            let before = lane.breaker.gaugeValue
+            let free = lane.room(share: share, at: now)
+            lanes[id] = lane
+            if lane.breaker.gaugeValue != before {
+                breakerChanged(lane)
+            }
             if free > 0 {
                 room[id] = free
             }

@@ -1,9 +1,10 @@
 """The system the fault-injection harness runs and breaks: a throwaway PostgreSQL, a throwaway Redis
 whose ACL gives every node a user of its own (so that one node's links can be cut alone), N
 `callgate serve` nodes in cluster mode on fixed loopback ports (so that a node restarts where its
-clients look for it), and two webhook endpoints in this process: `default` (`--webhook-url`, a
-slow one that now and then answers 503) and a second one set up through one node's admin API
-while the others run. Every process is a child of this one and stopped with it (throwaway.py).
+clients look for it), and two webhook endpoints in this process: `default` (node 1's
+`--webhook-url`, a slow one that now and then answers 503) and a second one set up through node 1's
+admin API while the others run; the other nodes are started without `--webhook-url` and must use
+both. Every process is a child of this one and stopped with it (throwaway.py).
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ class Node:
     """One `callgate serve --cluster` process, `node<k>`, on a port of its own for its whole life."""
 
     def __init__(self, index: int, callgate: str, redis: Redis, database: str, secrets_: dict[str, str], out: Path,
-                 flags: str, webhook_url: str):
+                 flags: str, webhook_url: str | None):
         self.id = f"node{index}"
         self.port = free_port()
         self.log = out / f"{self.id}.log"
@@ -160,7 +161,7 @@ class Node:
             *(["--cluster-secret", secrets_["cluster"]] if "--cluster-secret" in flags else []),
             "--history-seconds", "3600", "--max-calls-per-minute", "1000",
             *(["--webhook-allow-private-networks"] if "--webhook-allow-private-networks" in flags else []),
-            "--webhook-url", webhook_url, "--webhook-secret", secrets_["webhook"],
+            *(["--webhook-url", webhook_url, "--webhook-secret", secrets_["webhook"]] if webhook_url else []),
             "--webhook-retry-schedule", "1s", "--webhook-timeout", "3",
             "--dead-letter-file", str(out / f"{self.id}.dead-letters.jsonl"),
         ]
@@ -238,8 +239,10 @@ class World:
             self.database = self.postgres.create_database("callgate")
             self.redis = Redis(out, [f"node{k}" for k in range(1, nodes + 1)])
             flags = serve_flags(callgate)
+            # Only node 1 names the `default` endpoint: the others learn of it, and of the one
+            # added through node 1's admin API, from the store.
             self.nodes = [Node(k, callgate, self.redis, self.database, self.secrets, out, flags,
-                               self.receivers["default"].url) for k in range(1, nodes + 1)]
+                               self.receivers["default"].url if k == 1 else None) for k in range(1, nodes + 1)]
             for node in self.nodes:
                 node.start()
             for node in self.nodes:

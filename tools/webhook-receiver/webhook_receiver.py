@@ -218,6 +218,15 @@ def format_event(payload: Mapping[str, Any], msg_id: str | None = None, repeat: 
 Respond = Callable[[dict, dict], "int | None"]
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A ThreadingHTTPServer that says nothing when a sender goes away mid-request (a gateway
+    killed or restarted, an attempt given up at its timeout): that is no error of the receiver."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class Receiver:
     """A webhook endpoint on a ThreadingHTTPServer in a daemon thread.
 
@@ -256,7 +265,7 @@ class Receiver:
         self._events: list[dict] = []
         self._rejected: list[dict] = []
         self._changed = threading.Condition()
-        self._server = ThreadingHTTPServer((host, port), self._handler_class())
+        self._server = QuietServer((host, port), self._handler_class())
         self._server.daemon_threads = True
         if tls is not None:  # the handshake runs in the connection's own thread, on its first read
             self._server.socket = tls.wrap_socket(self._server.socket, server_side=True, do_handshake_on_connect=False)

@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 from test_webhooks import admin, recorded, ring
-from webhook_checks import SECRET, TOOLS, Gateway, Receiver, Silent, session_of
+from webhook_checks import SECRET, TOOLS, Gateway, Receiver, Silent, proto_check, session_of
 
 sys.path.insert(0, str(TOOLS))
 from throwaway import ThrowawayPostgres  # noqa: E402
@@ -80,7 +80,7 @@ def test_an_endpoint_that_never_answers_holds_up_no_other_and_its_breaker_opens(
         silent.close()
 
 
-def test_deliveries_expire_on_time_whether_attempted_or_not(start_gateway, receiver):
+def test_deliveries_expire_on_time_whether_attempted_or_not(start_gateway, receiver, hooks):
     receiver.respond = lambda payload, headers: 503
     gateway = start_gateway("--webhook-breaker-failures", "1", "--webhook-breaker-cooldown", "3600",
                             "--webhook-retry-period", "3")
@@ -93,6 +93,8 @@ def test_deliveries_expire_on_time_whether_attempted_or_not(start_gateway, recei
     reasons = sorted((d["type"], d["failureReason"], len(d["attempts"])) for d in body["data"])
     assert reasons == [("call.cancelled", "expired", 0), ("call.initiated", "expired", 1),
                        ("call.ringing", "expired", 0)], reasons
+    validator = proto_check.validator_for("http.webhookDeliveryList", hooks.schemas, hooks.registry)
+    assert [error.message for error in validator.iter_errors(body)] == []
     assert metric(gateway, 'callgate_webhook_failures_total{reason="expired"}') == 3
 
 
