@@ -74,9 +74,19 @@ extension InMemoryCallLogStore {
             var recorded = 0
             for attempt in attempts {
                 guard let index = state.outbox.deliveries.firstIndex(where: { $0.id == attempt.deliveryID }),
-                      state.outbox.deliveries[index].claimedBy == holder
+                      state.outbox.deliveries[index].claimedBy == holder, state.outbox.deliveries[index].status == .pending
                 else { continue }
                 recorded += 1
+                if attempt.status == .pending, let next = attempt.nextAttemptAt {
+                    let head = state.outbox.deliveries[index]
+                    for later in state.outbox.deliveries.indices where later > index {
+                        let follower = state.outbox.deliveries[later]
+                        if follower.status == .pending, follower.endpointID == head.endpointID,
+                           follower.message.event.sessionId == head.message.event.sessionId {
+                            state.outbox.deliveries[later].nextAttemptAt = max(follower.nextAttemptAt, next)
+                        }
+                    }
+                }
                 state.outbox.deliveries[index].attempts.append(attempt)
                 state.outbox.deliveries[index].status = attempt.status
                 state.outbox.deliveries[index].nextAttemptAt = attempt.nextAttemptAt ?? attempt.at
@@ -106,15 +116,17 @@ extension InMemoryCallLogStore {
         }
     }
 
-    /// Ends the claims of `node`'s earlier runs and makes every pending delivery due now.
-    public func resumeWebhookDeliveries(at now: Int64, node: String) throws {
+    /// Ends the claims of `node`'s earlier runs, due now; with `everyPending`, makes every
+    /// pending delivery due now.
+    public func resumeWebhookDeliveries(at now: Int64, node: String, everyPending: Bool) throws {
         state.withLock { state in
             for index in state.outbox.deliveries.indices {
-                if state.outbox.deliveries[index].claimedBy?.hasPrefix(node + "/") == true {
+                let released = state.outbox.deliveries[index].claimedBy?.hasPrefix(node + "/") == true
+                if released {
                     state.outbox.deliveries[index].claimedBy = nil
                     state.outbox.deliveries[index].claimExpiresAt = nil
                 }
-                if state.outbox.deliveries[index].status == .pending {
+                if released || everyPending, state.outbox.deliveries[index].status == .pending {
                     state.outbox.deliveries[index].nextAttemptAt = min(state.outbox.deliveries[index].nextAttemptAt, now)
                 }
             }
@@ -138,6 +150,7 @@ extension InMemoryCallLogStore {
             state.outbox.deliveries[index].nextAttemptAt = now
             state.outbox.deliveries[index].finishedAt = nil
             state.outbox.deliveries[index].failureReason = nil
+            state.outbox.deliveries[index].redeliveredAt = now
             return true
         }
     }
@@ -169,9 +182,12 @@ extension InMemoryCallLogStore {
                 state.outbox.deliveries[index].status = .failed
                 state.outbox.deliveries[index].finishedAt = now
                 state.outbox.deliveries[index].failureReason = reason
+                state.outbox.deliveries[index].claimedBy = nil
+                state.outbox.deliveries[index].claimExpiresAt = nil
             }
             for index in state.outbox.deliveries.indices
-            where unclaimed(index) && state.outbox.deliveries[index].message.timestamp < cutoff {
+            where unclaimed(index)
+                && (state.outbox.deliveries[index].redeliveredAt ?? state.outbox.deliveries[index].message.timestamp) < cutoff {
                 fail(index, .expired)
                 expiry.expired += 1
             }
@@ -213,6 +229,7 @@ struct InMemoryOutbox {
         var attempts: [WebhookAttempt] = []
         var claimedBy: String?
         var claimExpiresAt: Int64?
+        var redeliveredAt: Int64?
 
         var record: WebhookDeliveryRecord {
             WebhookDeliveryRecord(

@@ -29,27 +29,31 @@ public protocol WebhookOutbox: Sendable {
     /// attempt, or the end of a claim someone holds; nil for none pending.
     func nextWebhookAttempt(endpoints: Set<String>) throws -> Int64?
     /// Records attempts made under `holder`'s claims and what each left its delivery
-    /// (delivered, failed, or pending until a later time), ending the claims; an attempt answered
-    /// 410 disables its endpoint. An attempt whose claim `holder` no longer holds (it lapsed and
+    /// (delivered, failed, or pending until a later time, and its session's later deliveries with
+    /// it), ending the claims; an attempt answered 410 disables its endpoint. An attempt whose claim `holder` no longer holds (it lapsed and
     /// another node took the delivery, or the endpoint was deleted) is not recorded. Returns how
     /// many were.
     @discardableResult
     func recordWebhookAttempts(_ attempts: [WebhookAttempt], holder: String) throws -> Int
     /// Ends every claim `holder` still holds: those deliveries are due again at once.
     func releaseWebhookClaims(holder: String) throws
-    /// At a node's start: ends the claims a previous run of `node` left (holders `node/...`) and
-    /// makes every pending delivery due at `now`, so they are attempted at once.
-    func resumeWebhookDeliveries(at now: Int64, node: String) throws
+    /// At a node's start: ends the claims a previous run of `node` left (holders `node/...`),
+    /// those deliveries due at `now`; with `everyPending` (a single process, whose every pending
+    /// delivery was its own) makes every pending delivery due at `now`, so they are attempted at
+    /// once.
+    func resumeWebhookDeliveries(at now: Int64, node: String, everyPending: Bool) throws
     /// The newest `limit` deliveries to `endpoint`, with their attempts.
     func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord]
     /// Makes delivery `id` to `endpoint` pending and due at `now` again (whatever its status),
-    /// keeping its message id; false when that endpoint has no such delivery.
+    /// keeping its message id; false when that endpoint has no such delivery. Its retry period
+    /// counts from `now` for expiry, so it gets its attempt.
     func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool
     /// Per endpoint with a pending delivery: how many are pending and since when the oldest waits.
     func webhookBacklogs() throws -> [String: WebhookBacklog]
-    /// Gives up pending deliveries nobody holds a claim on: those whose event happened before
-    /// `cutoff` (Unix ms; failure reason `expired`), and per endpoint the oldest beyond the
-    /// newest `backlogLimit` (`backlog`). They are marked failed at `now`.
+    /// Gives up pending deliveries nobody holds a claim on: those whose event happened (or that
+    /// were redelivered) before `cutoff` (Unix ms; failure reason `expired`), and per endpoint the
+    /// oldest beyond the newest `backlogLimit` (`backlog`). They are marked failed at `now`, their
+    /// lapsed claims ended.
     func expireWebhookDeliveries(createdBefore cutoff: Int64, backlogLimit: Int, at now: Int64) throws -> WebhookExpiry
     /// Deletes the deliveries that were delivered or failed before `cutoff` (Unix ms), and the
     /// messages no delivery needs any more. Returns how many deliveries went.

@@ -45,7 +45,7 @@ final class GatewayService: @unchecked Sendable {
     /// Posts the webhook outbox's deliveries, on its own thread; started by `init`.
     lazy var webhooks = WebhookDispatcher(
         outbox: store, configuration: configuration.webhooks, node: configuration.cluster?.nodeID ?? "local",
-        clock: clock, metrics: metrics.webhooks, logger: logger
+        clustered: configuration.cluster != nil, clock: clock, metrics: metrics.webhooks, logger: logger
     ) { [unowned self] active in
         context.post { [unowned self] in webhooksActive = active }
     }

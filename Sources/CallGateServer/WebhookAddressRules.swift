@@ -37,11 +37,17 @@ enum WebhookAddressRules {
         if a[0..<10].allSatisfy({ $0 == 0 }), a[10] == 0xff, a[11] == 0xff {
             return forbiddenKind(v4: embedded)  // ::ffff:a.b.c.d
         }
+        if a[0..<8].allSatisfy({ $0 == 0 }), a[8] == 0xff, a[9] == 0xff, a[10] == 0, a[11] == 0 {
+            return forbiddenKind(v4: embedded)  // ::ffff:0:a.b.c.d (SIIT)
+        }
         if a[0..<12].allSatisfy({ $0 == 0 }) {
             return embedded == [0, 0, 0, 1] ? "loopback" : "unspecified or IPv4-compatible"
         }
         if a[0] == 0x00, a[1] == 0x64, a[2] == 0xff, a[3] == 0x9b, a[4..<12].allSatisfy({ $0 == 0 }) {
             return forbiddenKind(v4: embedded)  // NAT64 64:ff9b::a.b.c.d
+        }
+        if a[0] == 0x00, a[1] == 0x64, a[2] == 0xff, a[3] == 0x9b, a[4] == 0x00, a[5] == 0x01 {
+            return "local-use NAT64"  // 64:ff9b:1::/48, translated inside the network
         }
         if a[0] == 0x20, a[1] == 0x02 {
             return forbiddenKind(v4: Array(a[2..<6]))  // 6to4 2002:aabb:ccdd::
@@ -49,6 +55,7 @@ enum WebhookAddressRules {
         switch a[0] {
         case 0xfc, 0xfd: return "unique-local (cloud metadata)"
         case 0xfe where a[1] & 0xc0 == 0x80: return "link-local"
+        case 0xfe where a[1] & 0xc0 == 0xc0: return "site-local"
         case 0xff: return "multicast"
         default: return nil
         }

@@ -33,6 +33,9 @@ final class WebhookDispatcher: @unchecked Sendable {
     /// An attempt that ended, for the dispatcher thread.
     private struct Ended {
         let endpointID: String
+        /// The route it went through: an attempt of a lane since replaced (its URL changed)
+        /// counts in the new lane neither as in flight nor for its breaker.
+        let route: ObjectIdentifier
         let attempt: WebhookAttempt
         /// Whether it counts against the endpoint's breaker (no answer, 5xx, 429, refused).
         let failed: Bool
@@ -45,6 +48,9 @@ final class WebhookDispatcher: @unchecked Sendable {
     private let logger: Logger
     /// This node's id (`local` for a single process), whose earlier runs' claims are released at start.
     private let node: String
+    /// Whether other nodes share the outbox: then a start makes only this node's own deliveries
+    /// due at once, not every node's.
+    private let clustered: Bool
     /// Who this run's claims are held by: `node/run`.
     let holder: String
     /// Told, on the dispatcher thread, whether some endpoint is enabled whenever that changes.
@@ -67,10 +73,12 @@ final class WebhookDispatcher: @unchecked Sendable {
     private var lastHousekeeping: Int64?
     private var storeFailures = 0
 
-    /// Starts the dispatcher thread over `outbox` as `node`; pending deliveries are attempted at once.
+    /// Starts the dispatcher thread over `outbox` as `node` (`clustered`: one of several nodes
+    /// sharing it); pending deliveries are attempted at once.
     init(
-        outbox: any WebhookOutbox, configuration: WebhookConfiguration, node: String, clock: any CoreClock,
-        metrics: WebhookMetrics, logger: Logger, onActiveChanged: @escaping @Sendable (Bool) -> Void
+        outbox: any WebhookOutbox, configuration: WebhookConfiguration, node: String, clustered: Bool,
+        clock: any CoreClock, metrics: WebhookMetrics, logger: Logger,
+        onActiveChanged: @escaping @Sendable (Bool) -> Void
     ) {
         self.outbox = outbox
         self.configuration = configuration
@@ -78,6 +86,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
         self.node = node
+        self.clustered = clustered
         self.onActiveChanged = onActiveChanged
         holder = WebhookClaim.holder(node: node, run: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         let thread = Thread { [self] in run() }
@@ -103,9 +112,10 @@ final class WebhookDispatcher: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Stops claiming, gives the attempts in flight up to `timeout` to end, records those that
-    /// did and lets go of the other claims (those deliveries are due again at once, for any
-    /// node), and shuts the HTTP clients down. Any thread but the dispatcher's; blocks until done.
+    /// Stops claiming, gives the attempts in flight up to `timeout` to end, shuts the HTTP
+    /// clients down (which cancels the attempts still going: none can post after its claim is
+    /// let go), records the attempts that ended and lets go of the other claims (those deliveries
+    /// are due again at once, for any node). Any thread but the dispatcher's; blocks until done.
     func stop(timeout: Duration = .seconds(2)) {
         condition.lock()
         stopping = true
@@ -115,14 +125,16 @@ final class WebhookDispatcher: @unchecked Sendable {
         let deadline = Date.now.addingTimeInterval(Double(timeout.wholeMilliseconds) / 1000)
         condition.lock()
         while inFlight > 0, condition.wait(until: deadline) {}
+        condition.unlock()
+        for lane in lanes.values {
+            lane.route.shutdown()
+        }
+        condition.lock()
         let last = ended
         ended.removeAll()
         condition.unlock()
         try? outbox.recordWebhookAttempts(unrecorded + last.map(\.attempt), holder: holder)
         try? outbox.releaseWebhookClaims(holder: holder)
-        for lane in lanes.values {
-            lane.route.shutdown()
-        }
     }
 
     private func run() {
@@ -142,10 +154,11 @@ final class WebhookDispatcher: @unchecked Sendable {
             let now = clock.nowMillis()
             for attempt in justEnded {
                 unrecorded.append(attempt.attempt)
-                if lanes[attempt.endpointID]?.ended(failed: attempt.failed, at: now) == true,
-                   let lane = lanes[attempt.endpointID] {
+                guard var lane = lanes[attempt.endpointID], ObjectIdentifier(lane.route) == attempt.route else { continue }
+                if lane.ended(failed: attempt.failed, at: now) {
                     breakerChanged(lane)
                 }
+                lanes[attempt.endpointID] = lane
             }
             do {
                 try serve(now: now, reread: reread)
@@ -277,13 +290,13 @@ final class WebhookDispatcher: @unchecked Sendable {
         }
     }
 
-    /// Makes every pending delivery due now and lets go of the claims of this node's earlier
-    /// runs, retrying while the store refuses.
+    /// Lets go of the claims of this node's earlier runs, due now, and, for a single process,
+    /// makes every pending delivery due now; retries while the store refuses.
     private func resume() {
         var delay = 0.1
         while true {
             do {
-                try outbox.resumeWebhookDeliveries(at: clock.nowMillis(), node: node)
+                try outbox.resumeWebhookDeliveries(at: clock.nowMillis(), node: node, everyPending: !clustered)
                 return
             } catch {
                 logger.error("webhook outbox unavailable at start; retrying", metadata: ["error": "\(error)"])
@@ -371,27 +384,37 @@ final class WebhookDispatcher: @unchecked Sendable {
         }
     }
 
-    /// POSTs one delivery through `route` and says where that leaves it. Any thread.
+    /// POSTs one delivery through `route` and says where that leaves it: the name lookup, the
+    /// request and reading the answer all end within `--webhook-timeout`, so an attempt never
+    /// outlives its claim. Any thread.
     private func attempt(_ delivery: WebhookDelivery, through route: WebhookRoute) async -> Ended {
         let started = clock.nowMillis()
         let timer = ContinuousClock.now
+        let deadline = timer + configuration.timeout
         var statusCode: Int?
         var failure: String?
         var result: WebhookMetrics.AttemptResult
         do {
-            let client = try await route.client(for: delivery.endpoint.url)
-            let response = try await client.execute(
-                request(for: delivery, at: started), timeout: .milliseconds(configuration.timeout.wholeMilliseconds))
-            statusCode = Int(response.status.code)
-            // The answer's body means nothing here; read a little of it so the connection is reused.
-            _ = try? await response.body.collect(upTo: 16 * 1024)
-            switch response.status.code {
+            let client = try await route.client(for: delivery.endpoint.url, within: configuration.timeout)
+            let request = request(for: delivery, at: started)
+            let remaining = deadline - ContinuousClock.now
+            // The client's own deadline ends a request that gets no answer, with its last error
+            // (a refused connect, a certificate); the guard a little later ends a slow body too.
+            let ends = NIODeadline.now() + .milliseconds(max(0, remaining.wholeMilliseconds))
+            let code = try await Self.within(remaining + .milliseconds(250)) {
+                let response = try await client.execute(request, deadline: ends)
+                // The answer's body means nothing here; read a little of it so the connection is reused.
+                _ = try await response.body.collect(upTo: 16 * 1024)
+                return response.status.code
+            }
+            statusCode = Int(code)
+            switch code {
             case 200..<300: result = .success
             case 410: result = .gone
             default: result = .httpError
             }
         } catch let error as WebhookAddressError {
-            result = .refused
+            if case .forbidden = error { result = .refused } else { result = .transportError }
             failure = "\(error)"
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
             result = .timeout
@@ -434,7 +457,25 @@ final class WebhookDispatcher: @unchecked Sendable {
         case .httpError: statusCode.map { $0 >= 500 || $0 == 429 } ?? true
         case .timeout, .transportError, .refused: true
         }
-        return Ended(endpointID: delivery.endpoint.id, attempt: attempt, failed: countsAgainst)
+        return Ended(endpointID: delivery.endpoint.id, route: ObjectIdentifier(route), attempt: attempt, failed: countsAgainst)
+    }
+
+    /// What `work` returns, unless `limit` passes first: then it is cancelled and this throws
+    /// `HTTPClientError.deadlineExceeded`.
+    private static func within<Value: Sendable>(
+        _ limit: Duration, _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            guard let value = first else { throw HTTPClientError.deadlineExceeded }
+            return value
+        }
     }
 
     /// The signed POST of `delivery` at `started` (Unix ms).

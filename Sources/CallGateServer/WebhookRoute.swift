@@ -30,12 +30,10 @@ final class WebhookRoute: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// The client to post to `url` with. Throws when its host does not resolve or resolves
-    /// only inside the network (unless private networks are allowed).
-    func client(for url: String) async throws(WebhookAddressError) -> HTTPClient {
-        guard let host = URLComponents(string: url)?.host, !host.isEmpty else {
-            throw .unresolved(host: url, reason: "not a URL with a host")
-        }
+    /// The client to post to `url` with. Throws when its host does not resolve within `limit`,
+    /// or resolves only inside the network (unless private networks are allowed).
+    func client(for url: String, within limit: Duration) async throws(WebhookAddressError) -> HTTPClient {
+        guard let host = Self.host(of: url) else { throw .unresolved(host: url, reason: "not a URL with a host") }
         let now = ContinuousClock.now
         if let current = lockedCurrent(), current.host == host,
            configuration.allowsPrivateNetworks || now - current.checkedAt < Self.refreshInterval {
@@ -43,10 +41,20 @@ final class WebhookRoute: @unchecked Sendable {
         }
         var address: String?
         if !configuration.allowsPrivateNetworks {
-            let checked = await Self.check(host)
+            let checked = await Self.check(host, within: limit)
             address = WebhookAddressRules.text(try checked.get())
         }
         return use(host: host, address: address, checkedAt: now)
+    }
+
+    /// The host of `url` exactly as AsyncHTTPClient connects to it and keys `dnsOverride` by:
+    /// `URL.host` (an internationalized name in its ASCII `xn--` form), IPv6 brackets trimmed.
+    static func host(of url: String) -> String? {
+        guard var host = URL(string: url)?.host, !host.isEmpty else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        }
+        return host
     }
 
     /// Shuts every client down; attempts still going fail. Blocks; not on an event loop.
@@ -94,13 +102,16 @@ final class WebhookRoute: @unchecked Sendable {
         return client
     }
 
-    /// Resolves `host` off the cooperative pool (`getaddrinfo` blocks) and picks an allowed address.
-    private static func check(_ host: String) async -> Result<[UInt8], WebhookAddressError> {
+    /// Resolves `host` off the cooperative pool (`getaddrinfo` blocks) and picks an allowed
+    /// address; a resolver slower than `limit` is not waited for (the lookup ends on its own).
+    private static func check(_ host: String, within limit: Duration) async -> Result<[UInt8], WebhookAddressError> {
         await withCheckedContinuation { continuation in
+            let answer = FirstAnswer(continuation)
             DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(WebhookAddressError) in
-                    try WebhookAddressRules.allowedAddress(of: host)
-                })
+                answer.resume(Result { () throws(WebhookAddressError) in try WebhookAddressRules.allowedAddress(of: host) })
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(limit.wholeMilliseconds))) {
+                answer.resume(.failure(.unresolved(host: host, reason: "no answer from the resolver within \(limit)")))
             }
         }
     }
@@ -120,5 +131,24 @@ final class WebhookRoute: @unchecked Sendable {
             http.tlsConfiguration = tls
         }
         return http
+    }
+}
+
+/// A continuation resumed by whichever of two answers comes first (the lookup, or its deadline).
+private final class FirstAnswer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Result<[UInt8], WebhookAddressError>, Never>?
+
+    init(_ continuation: CheckedContinuation<Result<[UInt8], WebhookAddressError>, Never>) {
+        self.continuation = continuation
+    }
+
+    /// Resumes with `result` unless an answer came already. Any thread.
+    func resume(_ result: Result<[UInt8], WebhookAddressError>) {
+        lock.lock()
+        let waiting = continuation
+        continuation = nil
+        lock.unlock()
+        waiting?.resume(returning: result)
     }
 }

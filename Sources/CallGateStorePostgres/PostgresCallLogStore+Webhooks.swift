@@ -145,11 +145,22 @@ extension PostgresCallLogStore {
                             next_attempt_at = callgate_time(\(attempt.nextAttemptAt ?? attempt.at)),
                             finished_at = callgate_time(\(finished)), failure_reason = \(attempt.failureReason?.rawValue),
                             claimed_by = NULL, claim_expires_at = NULL
-                        WHERE id = \(attempt.deliveryID) AND claimed_by = \(holder)
+                        WHERE id = \(attempt.deliveryID) AND claimed_by = \(holder) AND status = 'pending'
                         RETURNING 1
                         """, logger: logger))
                     guard held > 0 else { continue }
                     recorded += 1
+                    if attempt.status == .pending, let next = attempt.nextAttemptAt {
+                        // The session's later deliveries wait for this one: out of the due range
+                        // until it is attempted again, so claims do not scan them meanwhile.
+                        try await connection.query("""
+                            UPDATE webhook_deliveries AS f SET next_attempt_at = callgate_time(\(next))
+                            FROM webhook_deliveries AS d
+                            WHERE d.id = \(attempt.deliveryID) AND f.endpoint_id = d.endpoint_id
+                            AND f.session_id = d.session_id AND f.status = 'pending' AND f.id > d.id
+                            AND f.next_attempt_at < callgate_time(\(next))
+                            """, logger: logger)
+                    }
                     try await connection.query("""
                         INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
                         VALUES (\(attempt.deliveryID), callgate_time(\(attempt.at)), \(attempt.durationMillis), \(attempt.statusCode),
@@ -178,20 +189,23 @@ extension PostgresCallLogStore {
         }
     }
 
-    /// Ends the claims of `node`'s earlier runs and makes every pending delivery due at `now`
-    /// at the latest.
-    public func resumeWebhookDeliveries(at now: Int64, node: String) throws {
+    /// Ends the claims of `node`'s earlier runs, due at `now`; with `everyPending`, makes every
+    /// pending delivery due at `now` at the latest.
+    public func resumeWebhookDeliveries(at now: Int64, node: String, everyPending: Bool) throws {
         let prefix = node + "/"
         try blocking { [self] in
             try await transaction("resuming webhook deliveries") { [self] connection in
                 _ = try await connection.query("""
-                    UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at = NULL
+                    UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at = NULL,
+                        next_attempt_at = least(next_attempt_at, callgate_time(\(now)))
                     WHERE claimed_by IS NOT NULL AND left(claimed_by, \(Int32(prefix.count))) = \(prefix)
                     """, logger: logger)
-                _ = try await connection.query("""
-                    UPDATE webhook_deliveries SET next_attempt_at = callgate_time(\(now))
-                    WHERE status = 'pending' AND next_attempt_at > callgate_time(\(now))
-                    """, logger: logger)
+                if everyPending {
+                    _ = try await connection.query("""
+                        UPDATE webhook_deliveries SET next_attempt_at = callgate_time(\(now))
+                        WHERE status = 'pending' AND next_attempt_at > callgate_time(\(now))
+                        """, logger: logger)
+                }
             }
         }
     }
@@ -244,7 +258,7 @@ extension PostgresCallLogStore {
             try await transaction("redelivering webhook delivery \(id)") { [self] connection in
                 try await count(connection.query("""
                     UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = callgate_time(\(now)), finished_at = NULL,
-                        failure_reason = NULL
+                        failure_reason = NULL, redelivered_at = callgate_time(\(now))
                     WHERE id = \(id) AND endpoint_id = \(endpoint) RETURNING 1
                     """, logger: logger)) > 0
             }
@@ -275,21 +289,23 @@ extension PostgresCallLogStore {
             try await transaction("expiring webhook deliveries") { [self] connection in
                 let expired = try await count(connection.query("""
                     UPDATE webhook_deliveries AS d SET status = 'failed', finished_at = callgate_time(\(now)),
-                        failure_reason = 'expired'
+                        failure_reason = 'expired', claimed_by = NULL, claim_expires_at = NULL
                     FROM webhook_messages AS m
-                    WHERE m.id = d.message_id AND d.status = 'pending' AND m.created_at < callgate_time(\(cutoff))
+                    WHERE m.id = d.message_id AND d.status = 'pending'
+                    AND coalesce(d.redelivered_at, m.created_at) < callgate_time(\(cutoff))
                     AND (d.claim_expires_at IS NULL OR d.claim_expires_at <= callgate_time(\(now)))
                     RETURNING 1
                     """, logger: logger))
                 let overflowed = try await count(connection.query("""
-                    UPDATE webhook_deliveries SET status = 'failed', finished_at = callgate_time(\(now)), failure_reason = 'backlog'
+                    UPDATE webhook_deliveries SET status = 'failed', finished_at = callgate_time(\(now)), failure_reason = 'backlog',
+                        claimed_by = NULL, claim_expires_at = NULL
                     WHERE id IN (
                         SELECT id FROM (
-                            SELECT id, claim_expires_at,
-                                row_number() OVER (PARTITION BY endpoint_id ORDER BY id DESC) AS newest
+                            SELECT id, row_number() OVER (PARTITION BY endpoint_id ORDER BY id DESC) AS newest
                             FROM webhook_deliveries WHERE status = 'pending') AS ranked
-                        WHERE newest > \(Int64(backlogLimit))
-                        AND (claim_expires_at IS NULL OR claim_expires_at <= callgate_time(\(now))))
+                        WHERE newest > \(Int64(backlogLimit)))
+                    -- Checked again on the row itself: one claimed or recorded meanwhile is left alone.
+                    AND status = 'pending' AND (claim_expires_at IS NULL OR claim_expires_at <= callgate_time(\(now)))
                     RETURNING 1
                     """, logger: logger))
                 return WebhookExpiry(expired: expired, overflowed: overflowed)

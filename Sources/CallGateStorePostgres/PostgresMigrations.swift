@@ -133,11 +133,12 @@ public enum PostgresMigrations {
         ]),
         // Webhooks across nodes: a delivery is claimed by one node's run (`claimed_by`, `node/run`)
         // until `claim_expires_at`, so two nodes never attempt it at once; a failed one says why
-        // (`failure_reason`: gone, expired, backlog). Each endpoint's queue is read in due order.
+        // (`failure_reason`: gone, expired, backlog); a redelivered one expires a retry period
+        // after `redelivered_at`. Each endpoint's queue is read in due order.
         Migration(version: 4, name: "webhook delivery claims", statements: [
             """
             ALTER TABLE webhook_deliveries ADD COLUMN claimed_by text COLLATE "C", ADD COLUMN claim_expires_at timestamptz,
-                ADD COLUMN failure_reason text
+                ADD COLUMN failure_reason text, ADD COLUMN redelivered_at timestamptz
             """,
             """
             CREATE INDEX webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint_id, next_attempt_at, id)

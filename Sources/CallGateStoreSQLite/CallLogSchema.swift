@@ -174,13 +174,14 @@ enum CallLogSchema {
 
     /// v4: a delivery is claimed by one run of the dispatcher (`claimed_by`, `node/run`) until
     /// `claim_expires_at`, as on PostgreSQL where several nodes share the outbox; a failed one
-    /// says why (`failure_reason`: gone, expired, backlog). Each endpoint's queue is read in due
-    /// order.
+    /// says why (`failure_reason`: gone, expired, backlog); a redelivered one expires a retry
+    /// period after `redelivered_at`. Each endpoint's queue is read in due order.
     private static func addWebhookClaims(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE webhook_deliveries ADD COLUMN claimed_by TEXT;
             ALTER TABLE webhook_deliveries ADD COLUMN claim_expires_at INTEGER;
             ALTER TABLE webhook_deliveries ADD COLUMN failure_reason TEXT;
+            ALTER TABLE webhook_deliveries ADD COLUMN redelivered_at INTEGER;
             CREATE INDEX webhook_deliveries_due_by_endpoint ON webhook_deliveries(endpoint_id, next_attempt_at, id)
                 WHERE status = 'pending';
             CREATE INDEX webhook_deliveries_claimed ON webhook_deliveries(claimed_by) WHERE claimed_by IS NOT NULL;

@@ -111,13 +111,22 @@ extension SQLiteCallLogStore {
                 try db.cachedStatement(sql: """
                     UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, finished_at = ?, failure_reason = ?,
                         claimed_by = NULL, claim_expires_at = NULL
-                    WHERE id = ? AND claimed_by = ?
+                    WHERE id = ? AND claimed_by = ? AND status = 'pending'
                     """).execute(arguments: [
                         attempt.status.rawValue, attempt.nextAttemptAt ?? attempt.at, finished, attempt.failureReason?.rawValue,
                         attempt.deliveryID, holder,
                     ])
                 guard db.changesCount > 0 else { continue }
                 recorded += 1
+                if attempt.status == .pending, let next = attempt.nextAttemptAt {
+                    // The session's later deliveries wait for this one: out of the due range until
+                    // it is attempted again, so claims do not scan them meanwhile.
+                    try db.cachedStatement(sql: """
+                        UPDATE webhook_deliveries SET next_attempt_at = ?
+                        WHERE status = 'pending' AND next_attempt_at < ? AND id > ?
+                        AND (endpoint_id, session_id) = (SELECT endpoint_id, session_id FROM webhook_deliveries WHERE id = ?)
+                        """).execute(arguments: [next, next, attempt.deliveryID, attempt.deliveryID])
+                }
                 try db.cachedStatement(sql: """
                     INSERT INTO webhook_attempts (delivery_id, at, duration_ms, status_code, error, status, next_attempt_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -145,20 +154,23 @@ extension SQLiteCallLogStore {
         }
     }
 
-    /// Ends the claims of `node`'s earlier runs and makes every pending delivery due at `now`
-    /// at the latest.
-    public func resumeWebhookDeliveries(at now: Int64, node: String) throws {
+    /// Ends the claims of `node`'s earlier runs, due at `now`; with `everyPending`, makes every
+    /// pending delivery due at `now` at the latest.
+    public func resumeWebhookDeliveries(at now: Int64, node: String, everyPending: Bool) throws {
         let prefix = node + "/"
         try write("resuming webhook deliveries") { db in
             try db.execute(
                 sql: """
-                    UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at = NULL
+                    UPDATE webhook_deliveries SET claimed_by = NULL, claim_expires_at = NULL,
+                        next_attempt_at = min(next_attempt_at, ?)
                     WHERE claimed_by IS NOT NULL AND substr(claimed_by, 1, ?) = ?
                     """,
-                arguments: [prefix.utf8.count, prefix])
-            try db.execute(
-                sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?",
-                arguments: [now, now])
+                arguments: [now, prefix.utf8.count, prefix])
+            if everyPending {
+                try db.execute(
+                    sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?",
+                    arguments: [now, now])
+            }
         }
     }
 
@@ -202,10 +214,10 @@ extension SQLiteCallLogStore {
             try db.execute(
                 sql: """
                     UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, finished_at = NULL,
-                        failure_reason = NULL
+                        failure_reason = NULL, redelivered_at = ?
                     WHERE id = ? AND endpoint_id = ?
                     """,
-                arguments: [now, id, endpoint])
+                arguments: [now, now, id, endpoint])
             return db.changesCount > 0
         }
     }
@@ -230,15 +242,17 @@ extension SQLiteCallLogStore {
         try write("expiring webhook deliveries") { db in
             try db.execute(
                 sql: """
-                    UPDATE webhook_deliveries SET status = 'failed', finished_at = ?, failure_reason = 'expired'
+                    UPDATE webhook_deliveries SET status = 'failed', finished_at = ?, failure_reason = 'expired',
+                        claimed_by = NULL, claim_expires_at = NULL
                     WHERE status = 'pending' AND (claim_expires_at IS NULL OR claim_expires_at <= ?)
-                    AND message_id IN (SELECT id FROM webhook_messages WHERE created_at < ?)
+                    AND coalesce(redelivered_at, (SELECT created_at FROM webhook_messages AS m WHERE m.id = message_id)) < ?
                     """,
                 arguments: [now, now, cutoff])
             let expired = db.changesCount
             try db.execute(
                 sql: """
-                    UPDATE webhook_deliveries SET status = 'failed', finished_at = ?, failure_reason = 'backlog'
+                    UPDATE webhook_deliveries SET status = 'failed', finished_at = ?, failure_reason = 'backlog',
+                        claimed_by = NULL, claim_expires_at = NULL
                     WHERE id IN (
                         SELECT id FROM (
                             SELECT id, claim_expires_at,

@@ -18,7 +18,9 @@ extension ForwardingWebhookOutbox {
         try inner.recordWebhookAttempts(attempts, holder: holder)
     }
     func releaseWebhookClaims(holder: String) throws { try inner.releaseWebhookClaims(holder: holder) }
-    func resumeWebhookDeliveries(at now: Int64, node: String) throws { try inner.resumeWebhookDeliveries(at: now, node: node) }
+    func resumeWebhookDeliveries(at now: Int64, node: String, everyPending: Bool) throws {
+        try inner.resumeWebhookDeliveries(at: now, node: node, everyPending: everyPending)
+    }
     func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
         try inner.webhookDeliveries(endpoint: endpoint, limit: limit)
     }

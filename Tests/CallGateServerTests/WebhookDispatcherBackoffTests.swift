@@ -57,7 +57,7 @@ private final class ReadOnlyOutbox: ForwardingWebhookOutbox, Sendable {
         configuration.timeout = .milliseconds(200)
         configuration.allowsPrivateNetworks = true
         let dispatcher = WebhookDispatcher(
-            outbox: outbox, configuration: configuration, node: "local", clock: SystemClock(),
+            outbox: outbox, configuration: configuration, node: "local", clustered: false, clock: SystemClock(),
             metrics: WebhookMetrics(factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())),
             logger: Logger(label: "test"), onActiveChanged: { _ in })
         for _ in 0..<30 {

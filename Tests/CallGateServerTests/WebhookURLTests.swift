@@ -19,6 +19,7 @@ import Testing
         "http://localhost:8080/", "http://api.localhost/", "http://10.1.2.3/", "http://172.20.0.1/", "http://192.168.1.1/",
         "http://169.254.169.254/latest/meta-data/", "http://100.100.100.200/", "http://[::1]/", "http://[fd00:ec2::254]/",
         "http://[fe80::1]/", "http://[::ffff:127.0.0.1]/", "http://[64:ff9b::a9fe:a9fe]/", "http://224.0.0.1/",
+        "http://[fec0::1]/", "http://[64:ff9b:1::808:808]/", "http://[::ffff:0:a00:1]/",
     ])
     func anAddressInsideTheNetworkIsRefusedUnlessAllowed(url: String) throws {
         let problem = try #require(WebhookURL.problem(url, allowsPrivateNetworks: false))
@@ -30,6 +31,12 @@ import Testing
         #expect(WebhookURL.problem("https://8.8.8.8/hooks", allowsPrivateNetworks: false) == nil)
         #expect(WebhookURL.problem("https://[2606:4700::1111]/hooks", allowsPrivateNetworks: false) == nil)
         #expect(WebhookURL.problem("https://backend.example.com/hooks", allowsPrivateNetworks: false) == nil)
+    }
+
+    @Test func theRouteReadsTheHostAsTheHTTPClientDoes() {
+        #expect(WebhookRoute.host(of: "https://xn--bcher-kva.example/hooks") == "xn--bcher-kva.example")
+        #expect(WebhookRoute.host(of: "http://[2606:4700::1111]:8080/") == "2606:4700::1111")
+        #expect(WebhookRoute.host(of: "https://Backend.Example.com./x") == "Backend.Example.com.")
     }
 
     @Test func aNameIsCheckedWhereItResolves() throws {

@@ -74,6 +74,8 @@ public enum OutboxChecks {
         #expect(first.map(\.messageID) == ["msg_1", "msg_3"])
         #expect(try claim(store, by: "m/1").isEmpty, "claimed, or queued behind a claimed one")
         #expect(try store.recordWebhookAttempts([attempt(first[0].id, .pending, next: Self.t0 + 1000)], holder: "n/1") == 1)
+        #expect(try store.webhookDeliveries(endpoint: "a", limit: 10).first { $0.messageID == "msg_2" }?.nextAttemptAt
+            == Self.t0 + 1000, "the session's next delivery waits as long as the one before it")
         #expect(try claim(store, at: Self.t0 + 999, by: "m/1").isEmpty)
         let retried = try claim(store, at: Self.t0 + 1000, by: "m/1")
         #expect(retried.map(\.messageID) == ["msg_1"])
@@ -131,9 +133,9 @@ public enum OutboxChecks {
         try store.recordWebhookAttempts([attempt(due[0].id, .delivered)], holder: "n/1")
         #expect(try claim(store, by: "m/1", ["a": 1]).map(\.messageID) == ["msg_3"])
         #expect(try claim(store, by: "n:x/1", ["a": 1]).map(\.messageID) == ["msg_4"])
-        try store.resumeWebhookDeliveries(at: Self.t0 + 20, node: "n")
+        try store.resumeWebhookDeliveries(at: Self.t0 + 20, node: "n", everyPending: false)
         #expect(try claim(store, at: Self.t0 + 20, by: "n/2").map(\.messageID) == ["msg_2"], "msg_3 and msg_4 are others'")
-        try store.resumeWebhookDeliveries(at: Self.t0 + 30, node: "m")
+        try store.resumeWebhookDeliveries(at: Self.t0 + 30, node: "m", everyPending: false)
         #expect(try claim(store, at: Self.t0 + 30, by: "m/2").map(\.messageID) == ["msg_3"])
         #expect(try store.pruneWebhookDeliveries(finishedBefore: Self.t0 + 15) == 0)
         #expect(try store.pruneWebhookDeliveries(finishedBefore: Self.t0 + 16) == 1)
@@ -165,6 +167,32 @@ public enum OutboxChecks {
         #expect(try store.pruneWebhookDeliveries(finishedBefore: Self.t0 + 2) == 5)
     }
 
+    public static func aSingleProcessMakesEveryPendingDeliveryDueAtStart(_ store: any CallLogStore) throws {
+        try store.putWebhookEndpoint(endpoint("a"))
+        try store.apply([message(1, .callInitiated, session: "s"), message(2, .callInitiated, session: "t")])
+        let due = try claim(store)
+        try store.recordWebhookAttempts([attempt(due[0].id, .pending, next: Self.t0 + 60_000)], holder: "n/1")
+        try store.resumeWebhookDeliveries(at: Self.t0 + 20, node: "m", everyPending: false)
+        #expect(try claim(store, at: Self.t0 + 20, by: "m/2").isEmpty, "another node's start changes nothing of n's")
+        try store.resumeWebhookDeliveries(at: Self.t0 + 20, node: "local", everyPending: true)
+        #expect(try claim(store, at: Self.t0 + 20, by: "local/1").map(\.messageID) == ["msg_1"], "msg_2 is still n's")
+    }
+
+    public static func aGivenUpDeliveryStaysGivenUpAndARedeliveredOneGetsItsAttempt(_ store: any CallLogStore) throws {
+        try store.putWebhookEndpoint(endpoint("a"))
+        try store.apply([message(1, .callInitiated, session: "s", at: t0 - 10_000)])
+        let id = try #require(try claim(store, until: Self.t0 + 100).first).id
+        #expect(try store.expireWebhookDeliveries(createdBefore: Self.t0 - 5_000, backlogLimit: 100, at: Self.t0 + 200)
+            == WebhookExpiry(expired: 1, overflowed: 0))
+        #expect(try store.recordWebhookAttempts([attempt(id, .pending, next: Self.t0 + 1_000)], holder: "n/1") == 0,
+                "a late result of a lapsed claim does not bring a given-up delivery back")
+        #expect(try store.webhookDeliveries(endpoint: "a", limit: 1).first?.failureReason == .expired)
+        #expect(try store.redeliverWebhook(id: id, endpoint: "a", at: Self.t0 + 300))
+        #expect(try store.expireWebhookDeliveries(createdBefore: Self.t0 - 5_000, backlogLimit: 100, at: Self.t0 + 400)
+            == WebhookExpiry(expired: 0, overflowed: 0), "its period counts from the redelivery")
+        #expect(try claim(store, at: Self.t0 + 400).map(\.id) == [id])
+    }
+
     /// Every check, by name.
     public static var all: [(String, @Sendable (any CallLogStore) throws -> Void)] {
         [
@@ -176,6 +204,9 @@ public enum OutboxChecks {
             ("resumingReleasesTheNodesClaimsAndPruningForgetsTheFinished",
              resumingReleasesTheNodesClaimsAndPruningForgetsTheFinished),
             ("deliveriesExpireOnTimeAndBeyondTheBacklogCap", deliveriesExpireOnTimeAndBeyondTheBacklogCap),
+            ("aSingleProcessMakesEveryPendingDeliveryDueAtStart", aSingleProcessMakesEveryPendingDeliveryDueAtStart),
+            ("aGivenUpDeliveryStaysGivenUpAndARedeliveredOneGetsItsAttempt",
+             aGivenUpDeliveryStaysGivenUpAndARedeliveredOneGetsItsAttempt),
         ]
     }
 }

@@ -153,7 +153,8 @@ def test_a_read_only_store_is_asked_a_few_times_a_second_and_every_event_goes_ou
         with Receiver(SECRET) as receiver:
             gateway = Gateway(tmp_path, "--database", database, "--webhook-allow-private-networks",
                               "--webhook-url", receiver.url, "--webhook-secret", SECRET,
-                              "--webhook-retry-schedule", "1s", "--max-messages-per-second", "0")
+                              "--webhook-retry-schedule", "1s", "--webhook-breaker-failures", "100",
+                              "--max-messages-per-second", "0")
             try:
                 down = threading.Event()
                 receiver.respond = lambda payload, headers: 503 if down.is_set() else 204
