@@ -19,7 +19,7 @@ struct OpeningTests {
                 )
             }
             #expect(tables == ["calls", "call_members", "recording_urls", "call_groups", "write_probe"])
-            #expect(migrations.count == 3)
+            #expect(migrations.count == 4)
             #expect(try store.lastCallID() == 0)
             #expect(try store.openCalls().isEmpty)
             #expect(try store.groups().isEmpty)
@@ -36,7 +36,7 @@ struct OpeningTests {
             let reopened = try SQLiteCallLogStore(path: path)
             #expect(try reopened.openCalls() == [record])
             #expect(try reopened.groups().map(\.guid) == ["g"])
-            #expect(try reopened.pool.read { try CallLogSchema.migrator.completedMigrations($0) }.count == 3)
+            #expect(try reopened.pool.read { try CallLogSchema.migrator.completedMigrations($0) }.count == 4)
         }
     }
 
