@@ -190,3 +190,14 @@ def test_a_read_only_store_is_asked_a_few_times_a_second_and_every_event_goes_ou
                 gateway.stop()
     finally:
         postgres.shut_down()
+
+
+def test_the_isolation_script_reports_a_short_run(capsys):
+    from script_module import load_script
+
+    script = load_script(TOOLS / "webhook-isolation")
+    assert script.main(["--duration", "5", "--rate", "2"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split()[:6] == ["build", "calls", "rings", "p50", "s", "p99"]
+    build, calls, rings = table[1].split()[:3]
+    assert int(calls) >= 10 and rings == calls
