@@ -165,7 +165,7 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
 def same_push(first: tuple, second: tuple) -> bool:
     """Whether two pushes under one number are the same push: the same frame but its `seq`, or a
     ring and the `onIncomingCallCanceled` a replay sends in its place once the call stopped
-    ringing (proto/README.md, Reconnecting)."""
+    ringing (proto/websocket.md, Reconnecting)."""
     if first[4] == second[4]:
         return True
     if first[1] != second[1]:

@@ -166,7 +166,7 @@ export class CallGateClient extends EventTarget {
     if (this._socket) this._socket.close(1000, "bye");
   }
 
-  // ---- ringing (the ops of proto/README.md, "Ringing") ----
+  // ---- ringing (the ops of proto/websocket.md and the rules of proto/ringing.md) ----
 
   /** Rings a user or a group: `{receiverId, receiverType: "user"|"group", callType: "audio"|"video", timeout?, metadata?}`. Resolves with the `initiated` Call. */
   initiateCall(params) { return this._request("initiateCall", params); }
