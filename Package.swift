@@ -39,6 +39,26 @@ let package = Package(
             dependencies: [
                 "CHiredis", "LWS", .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"), .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            // The Lua scripts Redis runs (ClusterScripts), compiled into the binary.
+            resources: [
+                .embedInCode("Scripts/adoptUser.lua"),
+                .embedInCode("Scripts/appendPush.lua"),
+                .embedInCode("Scripts/claimCall.lua"),
+                .embedInCode("Scripts/claimDevice.lua"),
+                .embedInCode("Scripts/claimTakeover.lua"),
+                .embedInCode("Scripts/claimUser.lua"),
+                .embedInCode("Scripts/forget.lua"),
+                .embedInCode("Scripts/heartbeat.lua"),
+                .embedInCode("Scripts/leave.lua"),
+                .embedInCode("Scripts/noteClaimed.lua"),
+                .embedInCode("Scripts/readPushes.lua"),
+                .embedInCode("Scripts/release.lua"),
+                .embedInCode("Scripts/releaseUser.lua"),
+                .embedInCode("Scripts/renewUsers.lua"),
+                .embedInCode("Scripts/restoreSequence.lua"),
+                .embedInCode("Scripts/spendStart.lua"),
+                .embedInCode("Scripts/writePresence.lua"),
             ]
         ),
         .target(name: "CallGateProtocol"),

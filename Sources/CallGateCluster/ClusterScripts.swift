@@ -1,5 +1,7 @@
 /// The Lua scripts of cluster mode: each runs atomically in Redis, which is what makes a claim or
-/// a heartbeat race-free across nodes.
+/// a heartbeat race-free across nodes. Their sources are the files of `Scripts/` (one per
+/// script, named after its property here), compiled into the binary; what each takes and
+/// answers is documented here.
 enum ClusterScripts {
     /// Renews this node's heartbeat lease unless another process holds its id, and reports which
     /// nodes of the set are live and which have let their lease lapse.
@@ -9,87 +11,39 @@ enum ClusterScripts {
     /// the lease in ms, the node id, the node key prefix, the node's number. Returns
     /// `{1, live ids, lapsed ids, the live nodes' "<incarnation>|<number>" in the same order}`,
     /// or `{0, holder}` when another incarnation holds the id.
-    static let heartbeat = RedisScript(name: "heartbeat", source: """
-        local current = redis.call('GET', KEYS[1])
-        if current and current ~= ARGV[1] then return {0, current} end
-        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-        redis.call('SADD', KEYS[2], ARGV[3])
-        if tonumber(redis.call('GET', KEYS[3]) or '0') < tonumber(ARGV[5]) then redis.call('SET', KEYS[3], ARGV[5]) end
-        local live, lapsed, runs = {}, {}, {}
-        for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-          local run = redis.call('GET', ARGV[4] .. id)
-          if run then
-            live[#live + 1] = id
-            runs[#runs + 1] = run
-          else
-            lapsed[#lapsed + 1] = id
-          end
-        end
-        return {1, live, lapsed, runs}
-        """)
+    static let heartbeat = RedisScript(name: "heartbeat", lua: PackageResources.heartbeat_lua)
 
     /// Writes how many devices of a user this run of a node holds (its field `"<node>|<run>"`;
     /// 0: the field goes) and drops the fields of the node's earlier runs. KEYS: the user's
     /// presence key. ARGV: the node id, the field, the count, the key's lifetime in ms. Returns 1.
-    static let writePresence = RedisScript(name: "write-presence", source: """
-        local prefix = ARGV[1] .. '|'
-        for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-          if field ~= ARGV[2] and string.sub(field, 1, #prefix) == prefix then redis.call('HDEL', KEYS[1], field) end
-        end
-        if tonumber(ARGV[3]) > 0 then
-          redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-          redis.call('PEXPIRE', KEYS[1], ARGV[4])
-        else
-          redis.call('HDEL', KEYS[1], ARGV[2])
-        end
-        return 1
-        """)
+    static let writePresence = RedisScript(name: "write-presence", lua: PackageResources.writePresence_lua)
 
     /// Gives back what this process set at start: deletes a key if it still holds the value
     /// this process set (the node's lease, claimed by a start that then failed, which leaves the
     /// node set alone; the takeover lock, once the node's calls are taken back). KEYS: the key.
     /// ARGV: the value.
-    static let release = RedisScript(name: "release", source: """
-        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-        return 0
-        """)
+    static let release = RedisScript(name: "release", lua: PackageResources.release_lua)
 
     /// Leaves the cluster: deletes this node's key (if this incarnation holds it) and keeps its
     /// set entry, so that a survivor sees it lapsed at once and takes over its calls.
     /// KEYS: the node's key. ARGV: `"<incarnation>|<number>"`.
-    static let leave = RedisScript(name: "leave", source: """
-        if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-        return redis.call('DEL', KEYS[1])
-        """)
+    static let leave = RedisScript(name: "leave", lua: PackageResources.leave_lua)
 
     /// Claims the takeover of a node, only while its lease is lapsed (a node restarting under its
     /// id claims the lease first, then this same lock, to take its calls back) and nobody holds
     /// the lock. KEYS: the node's key, the takeover key. ARGV: this node's id, the lock's lease
     /// in ms. Returns 1 when claimed, else 0.
-    static let claimTakeover = RedisScript(name: "claim-takeover", source: """
-        if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-        if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-        return 0
-        """)
+    static let claimTakeover = RedisScript(name: "claim-takeover", lua: PackageResources.claimTakeover_lua)
 
     /// Ends a takeover: removes the node taken over from the set unless it is back (its key
     /// exists again), and frees the takeover claim. KEYS: the node's key, the node set, the
     /// takeover key. ARGV: the node id.
-    static let forget = RedisScript(name: "forget", source: """
-        if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[1]) end
-        return redis.call('DEL', KEYS[3])
-        """)
+    static let forget = RedisScript(name: "forget", lua: PackageResources.forget_lua)
 
     /// Claims call or session `sessionId` for this node unless some node owns it already, and
     /// says who owns it: the atomic creation of a meeting that two nodes are joined to at once.
     /// KEYS: the call's key. ARGV: the node id, the record's lifetime in ms. Returns the owner.
-    static let claimCall = RedisScript(name: "claim-call", source: """
-        if redis.call('HSETNX', KEYS[1], 'owner', ARGV[1]) == 1 then
-          redis.call('PEXPIRE', KEYS[1], ARGV[2])
-          return ARGV[1]
-        end
-        return redis.call('HGET', KEYS[1], 'owner')
-        """)
+    static let claimCall = RedisScript(name: "claim-call", lua: PackageResources.claimCall_lua)
 
     /// Claims a user for an op of this node that may engage them, unless another node's claim
     /// holds them (a node may always replace its own claims: its Core decides among its calls),
@@ -102,93 +56,37 @@ enum ClusterScripts {
     /// ms, the limit (0: no start), the start's member. Returns `{1, claims, profiles, devices}`
     /// (claims and profiles false where there is none, devices each a flat list of field,
     /// count), `{0, the holding claim}`, or `{2}` when the starts are used up.
-    static let claimUser = RedisScript(name: "claim-user", source: """
-        local current = redis.call('GET', KEYS[1])
-        if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] then return {0, current} end
-        local limit = tonumber(ARGV[8])
-        if limit > 0 then
-          redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[6]) - tonumber(ARGV[7]))
-          if redis.call('ZCARD', KEYS[2]) >= limit then return {2} end
-          redis.call('ZADD', KEYS[2], ARGV[6], ARGV[9])
-          redis.call('PEXPIRE', KEYS[2], ARGV[7])
-        end
-        if not current or ARGV[5] == '1' then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
-        local n = tonumber(ARGV[4])
-        local claims, profiles, devices = {}, {}, {}
-        for i = 1, n do
-          claims[i] = redis.call('GET', KEYS[2 + i])
-          profiles[i] = redis.call('GET', KEYS[2 + n + i])
-          devices[i] = redis.call('HGETALL', KEYS[2 + 2 * n + i])
-        end
-        return {1, claims, profiles, devices}
-        """)
+    static let claimUser = RedisScript(name: "claim-user", lua: PackageResources.claimUser_lua)
 
     /// Counts a start (a meeting) of a user unless they started `limit` in the last `window`.
     /// KEYS: the user's starts. ARGV: now (Unix ms), the window in ms, the limit, the start's
     /// member. Returns 1 when counted, else 0.
-    static let spendStart = RedisScript(name: "spend-start", source: """
-        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-        if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-        redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-        redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        return 1
-        """)
+    static let spendStart = RedisScript(name: "spend-start", lua: PackageResources.spendStart_lua)
 
     /// Claims a device slot of a user: sets this run's count of their devices (the new one
     /// included) unless, with the counts of the other live runs, it passes the limit. KEYS: the
     /// user's presence key. ARGV: this run's field, its count, the limit, the key's lifetime in
     /// ms, then the fields of the other live runs. Returns `{1}`, or `{0, the others' count}`.
-    static let claimDevice = RedisScript(name: "claim-device", source: """
-        local others = 0
-        for i = 5, #ARGV do
-          local count = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0')
-          if count and count > 0 then others = others + count end
-        end
-        if others + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return {0, others} end
-        redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-        redis.call('PEXPIRE', KEYS[1], ARGV[4])
-        return {1}
-        """)
+    static let claimDevice = RedisScript(name: "claim-device", lua: PackageResources.claimDevice_lua)
 
     /// Releases this node's claim of a user: deletes it if it is this node's. KEYS: the user's
     /// busy key. ARGV: the node's prefix `"<node>|"`.
-    static let releaseUser = RedisScript(name: "release-user", source: """
-        local current = redis.call('GET', KEYS[1])
-        if current and string.sub(current, 1, #ARGV[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-        return 0
-        """)
+    static let releaseUser = RedisScript(name: "release-user", lua: PackageResources.releaseUser_lua)
 
     /// Adds a user to the set of those a node may hold a claim of, and gives the set the claims'
     /// lease. KEYS: the set. ARGV: the uid, the lease in ms.
-    static let noteClaimed = RedisScript(name: "note-claimed", source: """
-        redis.call('SADD', KEYS[1], ARGV[1])
-        return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        """)
+    static let noteClaimed = RedisScript(name: "note-claimed", lua: PackageResources.noteClaimed_lua)
 
     /// Moves a user's claim from a node taken over to this node in one step, so that no other
     /// node can claim the user in between: sets it unless another node's claim holds them.
     /// KEYS: the user's busy key. ARGV: the taken node's prefix, this node's prefix, the claim,
     /// the lease in ms. Returns 1 when set, else 0.
-    static let adoptUser = RedisScript(name: "adopt-user", source: """
-        local current = redis.call('GET', KEYS[1])
-        if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] and string.sub(current, 1, #ARGV[2]) ~= ARGV[2] then
-          return 0
-        end
-        redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
-        return 1
-        """)
+    static let adoptUser = RedisScript(name: "adopt-user", lua: PackageResources.adoptUser_lua)
 
     /// Renews this node's claims: each key still holding its claim gets a fresh lease, and one
     /// that lapsed is claimed again unless someone else claimed it meanwhile. KEYS: busy keys.
     /// ARGV: the lease in ms, then each key's claim.
-    static let renewUsers = RedisScript(name: "renew-users", source: """
-        for i = 1, #KEYS do
-          local current = redis.call('GET', KEYS[i])
-          if current == ARGV[i + 1] then redis.call('PEXPIRE', KEYS[i], ARGV[1])
-          elseif not current then redis.call('SET', KEYS[i], ARGV[i + 1], 'PX', ARGV[1]) end
-        end
-        return #KEYS
-        """)
+    static let renewUsers = RedisScript(name: "renew-users", lua: PackageResources.renewUsers_lua)
 
     /// Numbers a push to a user, keeps it in their stream and publishes it on their channel, in
     /// one step, so that every node sees a user's pushes in the order of their numbers. A user
@@ -197,45 +95,14 @@ enum ClusterScripts {
     /// sequence's lifetime in ms, the most entries kept, the stream's lifetime in ms, the
     /// user's channel, the message before its epoch and seq, the message after them. Returns
     /// the seq.
-    static let appendPush = RedisScript(name: "append-push", source: """
-        local epoch = redis.call('HGET', KEYS[1], 'epoch')
-        if not epoch then
-          epoch = ARGV[1]
-          redis.call('DEL', KEYS[2])
-          redis.call('HSET', KEYS[1], 'epoch', epoch, 'seq', 0)
-        end
-        local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-        redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        local message = ARGV[6] .. epoch .. ' ' .. string.format('%d', seq) .. ARGV[7]
-        redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[3], string.format('%d-0', seq), 'm', message)
-        redis.call('PEXPIRE', KEYS[2], ARGV[4])
-        redis.call('PUBLISH', ARGV[5], message)
-        return seq
-        """)
+    static let appendPush = RedisScript(name: "append-push", lua: PackageResources.appendPush_lua)
 
     /// Where a user's sequence stands (begun in the epoch given if need be, and kept for its
     /// lifetime again) and, for a device recovering in that epoch, the kept pushes from a seq
     /// on. KEYS: the user's sequence, their stream. ARGV: a fresh epoch, the sequence's lifetime
     /// in ms, the recovering epoch (empty for none), the first stream id wanted, the most
     /// entries to read. Returns `{epoch, seq}`, followed by the messages when the epochs match.
-    static let readPushes = RedisScript(name: "read-pushes", source: """
-        local epoch = redis.call('HGET', KEYS[1], 'epoch')
-        local seq = 0
-        if epoch then
-          seq = redis.call('HGET', KEYS[1], 'seq')
-        else
-          epoch = ARGV[1]
-          redis.call('DEL', KEYS[2])
-          redis.call('HSET', KEYS[1], 'epoch', epoch, 'seq', 0)
-        end
-        redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        local out = {epoch, tostring(seq)}
-        if ARGV[3] ~= epoch or tonumber(ARGV[5]) == 0 then return out end
-        for _, entry in ipairs(redis.call('XRANGE', KEYS[2], ARGV[4], '+', 'COUNT', ARGV[5])) do
-          out[#out + 1] = entry[2][2]
-        end
-        return out
-        """)
+    static let readPushes = RedisScript(name: "read-pushes", lua: PackageResources.readPushes_lua)
 
     /// Puts back a user's sequence as a node last saw it, when Redis lost it (restarted empty),
     /// so that their connected devices go on in the same epoch instead of all reconnecting (the
@@ -243,21 +110,5 @@ enum ClusterScripts {
     /// seq to the one given and renews the lifetime; leaves another epoch alone (a push began it
     /// already). KEYS: the user's sequence, their stream. ARGV: the epoch, the seq, its lifetime
     /// in ms. Returns 1 when it put the sequence back, 2 when another epoch is current, else 0.
-    static let restoreSequence = RedisScript(name: "restore-sequence", source: """
-        local epoch = redis.call('HGET', KEYS[1], 'epoch')
-        if not epoch then
-          redis.call('DEL', KEYS[2])
-          redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'seq', ARGV[2])
-          redis.call('PEXPIRE', KEYS[1], ARGV[3])
-          return 1
-        end
-        if epoch == ARGV[1] then
-          if tonumber(redis.call('HGET', KEYS[1], 'seq')) < tonumber(ARGV[2]) then
-            redis.call('HSET', KEYS[1], 'seq', ARGV[2])
-          end
-          redis.call('PEXPIRE', KEYS[1], ARGV[3])
-          return 0
-        end
-        return 2
-        """)
+    static let restoreSequence = RedisScript(name: "restore-sequence", lua: PackageResources.restoreSequence_lua)
 }

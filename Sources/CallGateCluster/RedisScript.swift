@@ -17,4 +17,9 @@ public struct RedisScript: Sendable {
             return byte < 16 ? "0" + hex : hex
         }.joined()
     }
+
+    /// The script in `lua`: the UTF-8 of one of the `.lua` files compiled into the binary.
+    public init(name: String, lua: [UInt8]) {
+        self.init(name: name, source: String(decoding: lua, as: UTF8.self))
+    }
 }

@@ -133,7 +133,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         let last = ended
         ended.removeAll()
         condition.unlock()
-        try? outbox.recordWebhookAttempts(unrecorded + last.map(\.attempt), holder: holder)
+        _ = try? outbox.recordWebhookAttempts(unrecorded + last.map(\.attempt), holder: holder)
         try? outbox.releaseWebhookClaims(holder: holder)
     }
 
