@@ -29,8 +29,9 @@ public final class BusyClaims {
         /// those with a device on some node, and `devices` what each node's run wrote of their
         /// devices (`UserPresence`; runs that are no longer live included).
         case claimed(answered: Set<String>, profiles: [String: [UInt8]], devices: [String: [UserPresence.Entry]])
-        /// Another node's call holds the user: `"<node>|<sessionId>|<c or j>"`.
-        case held(String)
+        /// Another node's call (or op) holds the user; nil when Redis answered something that
+        /// is no claim.
+        case held(BusyClaim?)
         /// The user started their calls per minute already, on the nodes together.
         case startsUsedUp
     }
@@ -50,10 +51,10 @@ public final class BusyClaims {
         self.logger = logger
     }
 
-    /// The claim of `uid` in call `sessionId`: `answered` (joined to an answered call) or not
-    /// (the caller of a ringing one).
-    public func value(in sessionId: String, answered: Bool) -> String {
-        "\(nodeID)|\(sessionId)|\(answered ? "j" : "c")"
+    /// This node's claim of a user in call `sessionId`: `answered` (joined to an answered call)
+    /// or not (the caller of a ringing one).
+    public func claim(in sessionId: String, answered: Bool) -> BusyClaim {
+        BusyClaim(node: nodeID, sessionId: sessionId, stage: answered ? .joined : .calling)
     }
 
     /// Claims `uid` for an op of this node that may engage them, and reads the claims of
@@ -64,19 +65,19 @@ public final class BusyClaims {
         then done: @escaping (Result<Claim, RedisFailure>) -> Void
     ) {
         noteClaimed(uid)
-        replace(uid, with: "\(nodeID)|-|p", replacingOwn: false, reading: ringing, start: start) { result in
+        replace(uid, with: .pending(on: nodeID), replacingOwn: false, reading: ringing, start: start) { result in
             done(result.map { found in
                 if found.startsUsedUp {
                     return .startsUsedUp
                 }
                 if let holder = found.holder {
-                    return .held(holder)
+                    return .held(BusyClaim(holder))
                 }
                 var answered = Set<String>()
                 var profiles: [String: [UInt8]] = [:]
                 var devices: [String: [UserPresence.Entry]] = [:]
                 for (index, callee) in ringing.enumerated() {
-                    if case .bulk(let claim) = found.claims[index], claim.last == UInt8(ascii: "j") {
+                    if case .bulk(let bytes) = found.claims[index], BusyClaim(bytes)?.stage == .joined {
                         answered.insert(callee)
                     }
                     if case .bulk(let profile) = found.profiles[index] {
@@ -95,12 +96,13 @@ public final class BusyClaims {
     /// Records that `uid` is engaged in this node's call `sessionId`.
     public func hold(_ uid: String, in sessionId: String, answered: Bool) {
         noteClaimed(uid)
-        let claim = value(in: sessionId, answered: answered)
+        let claim = claim(in: sessionId, answered: answered)
         replace(uid, with: claim, replacingOwn: true, reading: []) { [logger] result in
             if case .success(let found) = result, let holder = found.holder {
                 logger.error(
                     "a user engaged in a call here is claimed by another node",
-                    metadata: ["uid": "\(uid)", "claim": "\(claim)", "holder": "\(holder)"])
+                    metadata: ["uid": "\(uid)", "claim": "\(String(decoding: claim.bytes, as: UTF8.self))",
+                               "holder": "\(String(decoding: holder, as: UTF8.self))"])
             }
         }
     }
@@ -116,18 +118,18 @@ public final class BusyClaims {
     /// claim, in one step.
     public func adopt(_ uid: String, from node: String, in sessionId: String, answered: Bool) {
         noteClaimed(uid)
-        let claim = value(in: sessionId, answered: answered)
+        let claim = claim(in: sessionId, answered: answered)
         client.run(
             ClusterScripts.adoptUser, keys: [ClusterKeys.busy(uid)],
             arguments: [
-                Array("\(node)|".utf8), Array("\(nodeID)|".utf8), Array(claim.utf8),
+                Array("\(node)|".utf8), Array("\(nodeID)|".utf8), claim.bytes,
                 Array(String(timing.lease.microseconds / 1000).utf8),
             ]
         ) { [logger] result in
             if (try? result.get().integer) == 0 {
                 logger.error(
                     "a user of a call taken over is claimed by a third node",
-                    metadata: ["uid": "\(uid)", "claim": "\(claim)", "from": "\(node)"])
+                    metadata: ["uid": "\(uid)", "claim": "\(String(decoding: claim.bytes, as: UTF8.self))", "from": "\(node)"])
             }
         }
     }
@@ -158,7 +160,7 @@ public final class BusyClaims {
 
     /// Renews the claims of `engaged` (uid -> its claim), in batches, and the set of the users
     /// this node may hold a claim of.
-    public func renew(_ engaged: [(uid: String, claim: String)]) {
+    public func renew(_ engaged: [(uid: String, claim: BusyClaim)]) {
         client.send([
             "PEXPIRE", ClusterKeys.claimed(by: nodeID), String(timing.lease.microseconds / 1000),
         ]) { _ in }
@@ -167,7 +169,7 @@ public final class BusyClaims {
             let batch = engaged[start..<min(engaged.count, start + Self.renewBatch)]
             client.run(
                 ClusterScripts.renewUsers, keys: batch.map { ClusterKeys.busy($0.uid) },
-                arguments: [Array(String(timing.lease.microseconds / 1000).utf8)] + batch.map { Array($0.claim.utf8) }
+                arguments: [Array(String(timing.lease.microseconds / 1000).utf8)] + batch.map(\.claim.bytes)
             ) { [logger] result in
                 if case .failure(let failure) = result {
                     logger.warning("busy claims not renewed", metadata: ["count": "\(batch.count)", "error": "\(failure)"])
@@ -181,7 +183,8 @@ public final class BusyClaims {
     /// claim was made), and the claims, profiles and presence of the users read, in order.
     private struct Found {
         var startsUsedUp = false
-        var holder: String?
+        /// What Redis holds for the user, as it holds it.
+        var holder: [UInt8]?
         var claims: [RedisReply] = []
         var profiles: [RedisReply] = []
         var devices: [RedisReply] = []
@@ -190,7 +193,7 @@ public final class BusyClaims {
     /// Sets the claim of `uid` to `claim` unless another node's claim holds them (or, unless
     /// `replacingOwn`, this node's), and reads the claims and profiles of `others`.
     private func replace(
-        _ uid: String, with claim: String, replacingOwn: Bool, reading others: [String], start: CallStarts.Start? = nil,
+        _ uid: String, with claim: BusyClaim, replacingOwn: Bool, reading others: [String], start: CallStarts.Start? = nil,
         then done: @escaping (Result<Found, RedisFailure>) -> Void
     ) {
         client.run(
@@ -198,7 +201,7 @@ public final class BusyClaims {
             keys: [ClusterKeys.busy(uid), ClusterKeys.starts(of: uid)] + others.map(ClusterKeys.busy)
                 + others.map(ClusterKeys.profile) + others.map(ClusterKeys.presence(of:)),
             arguments: [
-                Array("\(nodeID)|".utf8), Array(claim.utf8), Array(String(timing.lease.microseconds / 1000).utf8),
+                Array("\(nodeID)|".utf8), claim.bytes, Array(String(timing.lease.microseconds / 1000).utf8),
                 Array(String(others.count).utf8), Array((replacingOwn ? "1" : "0").utf8),
             ] + (start?.arguments ?? CallStarts.Start.none)
         ) { result in
@@ -210,7 +213,7 @@ public final class BusyClaims {
                     return .success(Found(startsUsedUp: true))
                 }
                 if status == 0 {
-                    return .success(Found(holder: elements.dropFirst().first?.text ?? "?"))
+                    return .success(Found(holder: Array((elements.dropFirst().first?.text ?? "").utf8)))
                 }
                 guard elements.count == 4, let claims = elements[1].elements, let profiles = elements[2].elements,
                       let devices = elements[3].elements, claims.count == others.count,

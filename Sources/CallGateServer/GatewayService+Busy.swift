@@ -35,10 +35,9 @@ extension GatewayService {
                 case .success(.startsUsedUp):
                     startsUsedUp(request)
                 case .success(.held(let holder)):
-                    let call = holder.split(separator: "|").dropFirst().first.map(String.init) ?? "-"
-                    fail(request, code: .callInProgress, message: call == "-"
-                        ? "you are starting or answering a call on another device already"
-                        : "you are in call \(call) already, on another device")
+                    fail(request, code: .callInProgress, message: holder?.sessionId.map {
+                        "you are in call \($0) already, on another device"
+                    } ?? "you are starting or answering a call on another device already")
                 case .failure(let failure):
                     fail(request, code: .clusterUnavailable, message: "cannot claim you as busy in Redis: \(failure); try again shortly")
                 }
@@ -78,7 +77,7 @@ extension GatewayService {
         guard let cluster else { return }
         claimRenewal.schedule(afterMicroseconds: cluster.busy.timing.renewInterval.wholeMilliseconds * 1000)
         let claims = core.engagedUsers.keys.compactMap { uid in
-            core.engagement(of: uid).map { (uid: uid, claim: cluster.busy.value(in: $0.sessionId, answered: $0.answered)) }
+            core.engagement(of: uid).map { (uid: uid, claim: cluster.busy.claim(in: $0.sessionId, answered: $0.answered)) }
         }
         cluster.busy.renew(claims)
     }
