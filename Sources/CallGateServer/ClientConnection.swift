@@ -2,20 +2,11 @@ import CallGateCore
 import CallGateProtocol
 import LWS
 
-/// What the gateway knows about one client connection: its socket, where it is in the
-/// `connect` handshake, its limits and its token's life. The service keeps one per open socket,
-/// by the Core's connection id, from open to close. Service thread only.
+/// What the gateway knows about one client connection: its socket, its life (`connect`
+/// handshake, message rate, token; `ConnectionLifecycle`), and what cluster mode tracks of it.
+/// The service keeps one per open socket, by the Core's connection id, from open to close.
+/// Service thread only.
 final class ClientConnection {
-    /// Where the connection is in the `connect` handshake.
-    enum Phase {
-        /// Open, no `connect` yet.
-        case awaitingConnect
-        /// `connect` received, token being verified off the service thread.
-        case verifying
-        /// Authenticated; registered with the Core, which knows its user.
-        case connected
-    }
-
     let id: ConnectionID
     /// The socket, for writes and closes.
     let socket: WebSocketConnection
@@ -28,17 +19,12 @@ final class ClientConnection {
     var countedAddress: String?
     /// When (the clock's monotonic ms) a connection still not connected is closed with 4001.
     let authDeadline: Int64
-    var phase = Phase.awaitingConnect
+    /// Where it is in the handshake, its message budget and its token's life.
+    var life: ConnectionLifecycle
     /// The user this connection is registered as with the Core and attached as in the push
     /// history; nil before `connect`, and after a newer connection of its device replaced it.
     var uid: String?
-    /// What is left of the connection's message rate; nil without a rate limit.
-    var messageBudget: TokenBucket?
-    /// Set once the connection went over its rate: it is closing, and its messages are ignored.
-    var rateLimited = false
-    /// When the connection's token expires, Unix seconds; 0 until connected.
-    var tokenExpiresAt: Int64 = 0
-    /// The timer that closes the socket with 4003 at `tokenExpiresAt`, once connected.
+    /// The timer that closes the socket with 4003 when its token expires, once connected.
     var expiryTimer: TimerID?
     /// Cluster mode: the nodes that run this device as one of theirs (it had ops forwarded
     /// there, or was announced to the owner of a call of its user) until told it departed.
@@ -55,14 +41,11 @@ final class ClientConnection {
         self.socket = socket
         self.clientAddress = clientAddress
         self.authDeadline = authDeadline
-        self.messageBudget = messageBudget
+        life = ConnectionLifecycle(budget: messageBudget)
     }
 
     /// Whether `connect` succeeded.
-    var isConnected: Bool {
-        if case .connected = phase { return true }
-        return false
-    }
+    var isConnected: Bool { life.isConnected }
 }
 
 /// to `burst` at once. Pure: the caller passes the time, in milliseconds of a monotonic clock.

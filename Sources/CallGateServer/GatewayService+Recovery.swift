@@ -52,7 +52,7 @@ extension GatewayService {
         send(outcome.mapReply { arrival in
             ConnectResult(
                 user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(),
-                activeCalls: merged(arrival.activeCalls, elsewhere), tokenExpiresAt: connection.tokenExpiresAt,
+                activeCalls: merged(arrival.activeCalls, elsewhere), tokenExpiresAt: connection.life.tokenExpiresAt,
                 epoch: position.epoch, seq: position.seq, recovery: recovery, resumedSessions: arrival.resumedSessions)
         }, answering: answering)
         for (seq, frame) in replay {

@@ -64,7 +64,7 @@ extension GatewayService {
                     userLeft(uid)
                     guard connections[id] === connection else { return }
                     if case .failure(let failure) = claimed {
-                        connection.phase = .awaitingConnect
+                        connection.life.connectFailed()
                         fail(request, code: .clusterUnavailable, message: "cannot count your devices in Redis: \(failure); send connect again shortly")
                         return
                     }
@@ -118,7 +118,7 @@ extension GatewayService {
                             announce(connection, to: owner)
                         }
                     case .failure(let failure):
-                        connection.phase = .awaitingConnect
+                        connection.life.connectFailed()
                         userLeft(uid)
                         fail(
                             request, code: .clusterUnavailable,
@@ -133,8 +133,9 @@ extension GatewayService {
         _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
         elsewhere: [Call] = [], recalled: PushStream.Recall? = nil, answering request: ReplyAddress
     ) {
-        connection.phase = .connected
-        keepOpen(connection, until: claims.expiresAt)
+        if connection.life.connected(until: claims.expiresAt) {
+            scheduleExpiry(of: connection)
+        }
         logger.info(
             "connected",
             metadata: ["uid": "\(claims.user.uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
@@ -164,17 +165,17 @@ extension GatewayService {
             logger.info("token refresh refused", metadata: ["uid": "\(user.uid)", "connection": "\(id)", "reason": "another uid"])
             fail(request, code: .authError, message: "the token is for another user than this socket's")
         case .success(let claims):
-            keepOpen(connection, until: claims.expiresAt)
-            succeed(request, with: RefreshTokenResult(tokenExpiresAt: connection.tokenExpiresAt))
+            if connection.life.extend(until: claims.expiresAt) {
+                scheduleExpiry(of: connection)
+            }
+            succeed(request, with: RefreshTokenResult(tokenExpiresAt: connection.life.tokenExpiresAt))
         }
     }
 
-    /// Schedules the close of `connection` at `expiresAt` (Unix seconds), or keeps the current
-    /// schedule when that is later: a refresh never shortens a socket's life, so two refreshes
-    /// whose checks finish out of order leave the later token in force.
-    private func keepOpen(_ connection: ClientConnection, until expiresAt: Int64) {
-        guard expiresAt > connection.tokenExpiresAt else { return }
-        connection.tokenExpiresAt = expiresAt
+    /// Schedules the close of `connection` when its token expires (`life.tokenExpiresAt`, Unix
+    /// seconds), in place of the schedule it had.
+    private func scheduleExpiry(of connection: ClientConnection) {
+        let expiresAt = connection.life.tokenExpiresAt
         if let timer = connection.expiryTimer {
             tokenExpiries.cancel(timer)
         }

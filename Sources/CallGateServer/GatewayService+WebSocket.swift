@@ -82,19 +82,17 @@ extension GatewayService: WebSocketDelegate {
             fail(request, code: .storeUnavailable, message: failure)
             return
         }
-        switch (frame.request, connection.phase) {
-        case (.connect(let params), .awaitingConnect):
-            connection.phase = .verifying
+        let isConnect = if case .connect = frame.request { true } else { false }
+        switch (connection.life.received(isConnect: isConnect), frame.request) {
+        case (.refuse(let code, let message), _):
+            fail(request, code: code, message: message)
+        case (.verify, .connect(let params)):
             verify(params, answering: request)
-        case (.connect, .verifying), (.connect, .connected):
-            fail(request, code: .badRequest, message: "this socket already sent connect")
-        case (_, .awaitingConnect), (_, .verifying):
-            fail(request, code: .userNotLoggedIn, message: "send connect with a token first")
-        case (let op, .connected) where (op.isForwardable || op.isInitiate) && !mayRunCalls():
+        case (_, let op) where (op.isForwardable || op.isInitiate) && !mayRunCalls():
             fail(request, code: .clusterUnavailable, message: "this node is cut off from the cluster: \(clusterUnreadiness() ?? "it is checking its calls"); try again shortly")
-        case (.joinSession(let params), .connected):
+        case (_, .joinSession(let params)):
             joinSession(params, as: bytes, from: connection, answering: request)
-        case (let op, .connected):
+        case (_, let op):
             guard let sessionId = op.sessionId else {
                 dispatch(op, answering: request)
                 return
@@ -207,11 +205,15 @@ extension GatewayService: WebSocketDelegate {
     /// is closed with 4029 after the output already queued to it, and every later frame of it
     /// is dropped.
     private func withinMessageRate(_ connection: ClientConnection) -> Bool {
-        if connection.rateLimited { return false }
-        guard connection.messageBudget?.take(now: clock.monotonicMillis()) == false else { return true }
-        connection.rateLimited = true
-        noteLimit(.rateLimited, metadata: ["address": "\(connection.clientAddress)", "connection": "\(connection.id)"])
-        emit(.close(connection.id, code: CloseCode.rateLimited, reason: "too many messages"))
-        return false
+        switch connection.life.spendMessage(now: clock.monotonicMillis()) {
+        case .take:
+            return true
+        case .drop:
+            return false
+        case .closeOverRate:
+            noteLimit(.rateLimited, metadata: ["address": "\(connection.clientAddress)", "connection": "\(connection.id)"])
+            emit(.close(connection.id, code: CloseCode.rateLimited, reason: "too many messages"))
+            return false
+        }
     }
 }
