@@ -1,10 +1,6 @@
-import AsyncHTTPClient
 import CallGateCore
-import CallGateProtocol
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
 
 /// Claims due deliveries from the outbox and POSTs them, signed, on a thread of its own:
 /// nothing here runs on the service thread, so a slow or dead receiver never delays a ring.
@@ -21,8 +17,8 @@ import NIOHTTP1
 /// Each enabled endpoint is a `WebhookLane`: its own share of `--webhook-concurrency`, its own
 /// circuit breaker and HTTP client, so an endpoint that never answers holds up no other. The
 /// endpoints are read from the store every second (and at once after `endpointsChanged`): a
-/// change made on any node reaches every node. Attempts are tasks on AsyncHTTPClient's event
-/// loop; memory holds only those (every payload waits in the store).
+/// change made on any node reaches every node. Attempts (`WebhookPoster`) are tasks on
+/// AsyncHTTPClient's event loop; memory holds only those (every payload waits in the store).
 ///
 /// The thread sleeps until a delivery may be due, an attempt ends, or `wake` is called (a commit
 /// that wrote events). It also gives up deliveries past the retry period or beyond their
@@ -30,22 +26,13 @@ import NIOHTTP1
 /// metrics. When the store refuses, it backs off (100 ms doubling to 5 s), logging once per
 /// change of state.
 final class WebhookDispatcher: @unchecked Sendable {
-    /// An attempt that ended, for the dispatcher thread.
-    private struct Ended {
-        let endpointID: String
-        /// The route it went through: an attempt of a lane since replaced (its URL changed)
-        /// counts in the new lane neither as in flight nor for its breaker.
-        let route: ObjectIdentifier
-        let attempt: WebhookAttempt
-        /// Whether it counts against the endpoint's breaker (no answer, 5xx, 429, refused).
-        let failed: Bool
-    }
-
     private let outbox: any WebhookOutbox
     private let configuration: WebhookConfiguration
     private let clock: any CoreClock
     private let metrics: WebhookMetrics
     private let logger: Logger
+    /// Makes each attempt.
+    private let poster: WebhookPoster
     /// This node's id (`local` for a single process), whose earlier runs' claims are released at start.
     private let node: String
     /// Whether other nodes share the outbox: then a start makes only this node's own deliveries
@@ -58,7 +45,7 @@ final class WebhookDispatcher: @unchecked Sendable {
 
     /// Guards every member down to `finished`.
     private let condition = NSCondition()
-    private var ended: [Ended] = []
+    private var ended: [WebhookPoster.Ended] = []
     private var inFlight = 0
     private var woken = true
     private var rereadRequested = true
@@ -87,6 +74,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         self.logger = logger
         self.node = node
         self.clustered = clustered
+        poster = WebhookPoster(configuration: configuration, clock: clock, metrics: metrics, logger: logger)
         self.onActiveChanged = onActiveChanged
         holder = WebhookClaim.holder(node: node, run: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         let thread = Thread { [self] in run() }
@@ -245,7 +233,7 @@ final class WebhookDispatcher: @unchecked Sendable {
             condition.unlock()
             let route = lane.route
             Task { [self] in
-                end(await attempt(delivery, through: route))
+                end(await poster.post(delivery, through: route))
             }
         }
     }
@@ -324,7 +312,7 @@ final class WebhookDispatcher: @unchecked Sendable {
     }
 
     /// Hands an ended attempt to the dispatcher thread. Any thread.
-    private func end(_ result: Ended) {
+    private func end(_ result: WebhookPoster.Ended) {
         condition.lock()
         ended.append(result)
         inFlight -= 1
@@ -382,125 +370,5 @@ final class WebhookDispatcher: @unchecked Sendable {
             logger.notice("webhook endpoint answering again; its circuit breaker is closed",
                           metadata: ["endpoint": "\(lane.endpoint.id)"])
         }
-    }
-
-    /// POSTs one delivery through `route` and says where that leaves it: the name lookup, the
-    /// request and reading the answer all end within `--webhook-timeout`, so an attempt never
-    /// outlives its claim. Any thread.
-    private func attempt(_ delivery: WebhookDelivery, through route: WebhookRoute) async -> Ended {
-        let started = clock.nowMillis()
-        let timer = ContinuousClock.now
-        let deadline = timer + configuration.timeout
-        var statusCode: Int?
-        var failure: String?
-        var result: WebhookMetrics.AttemptResult
-        do {
-            let client = try await route.client(for: delivery.endpoint.url, within: configuration.timeout)
-            let request = request(for: delivery, at: started)
-            let remaining = deadline - ContinuousClock.now
-            // The client's own deadline ends a request that gets no answer, with its last error
-            // (a refused connect, a certificate); the guard a little later ends a slow body too.
-            let ends = NIODeadline.now() + .milliseconds(max(0, remaining.wholeMilliseconds))
-            let code = try await Self.within(remaining + .milliseconds(250)) {
-                let response = try await client.execute(request, deadline: ends)
-                // The answer's body means nothing here; read a little of it so the connection is reused.
-                _ = try await response.body.collect(upTo: 16 * 1024)
-                return response.status.code
-            }
-            statusCode = Int(code)
-            switch code {
-            case 200..<300: result = .success
-            case 410: result = .gone
-            default: result = .httpError
-            }
-        } catch let error as WebhookAddressError {
-            if case .forbidden = error { result = .refused } else { result = .transportError }
-            failure = "\(error)"
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            result = .timeout
-            failure = "no answer within \(configuration.timeout)"
-        } catch {
-            result = .transportError
-            failure = "\(error)"
-        }
-        let duration = Int64((ContinuousClock.now - timer).wholeMilliseconds)
-        var status = WebhookDeliveryStatus.delivered
-        var next: Int64?
-        var disables: String?
-        switch result {
-        case .success:
-            break
-        case .gone:
-            status = .failed
-            disables = "the endpoint answered 410 Gone"
-        case .httpError, .timeout, .transportError, .refused:
-            let retryAt = started + duration + retryDelay(after: delivery.attempts)
-            if retryAt <= delivery.createdAt + configuration.retryPeriod.wholeMilliseconds {
-                status = .pending
-                next = retryAt
-            } else {
-                status = .failed
-            }
-        }
-        let attempt = WebhookAttempt(
-            deliveryID: delivery.id, at: started, durationMillis: duration, statusCode: statusCode, error: failure,
-            status: status, nextAttemptAt: next, disablesEndpoint: disables)
-        metrics.attempted(result, delivered: status == .delivered, failed: attempt.failureReason)
-        if status == .failed {
-            logger.warning(
-                "webhook delivery failed for good",
-                metadata: ["endpoint": "\(delivery.endpoint.id)", "webhook-id": "\(delivery.messageID)",
-                           "type": "\(delivery.type.rawValue)", "last": "\(statusCode.map(String.init) ?? failure ?? "")"])
-        }
-        let countsAgainst = switch result {
-        case .success, .gone: false
-        case .httpError: statusCode.map { $0 >= 500 || $0 == 429 } ?? true
-        case .timeout, .transportError, .refused: true
-        }
-        return Ended(endpointID: delivery.endpoint.id, route: ObjectIdentifier(route), attempt: attempt, failed: countsAgainst)
-    }
-
-    /// What `work` returns, unless `limit` passes first: then it is cancelled and this throws
-    /// `HTTPClientError.deadlineExceeded`.
-    private static func within<Value: Sendable>(
-        _ limit: Duration, _ work: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        try await withThrowingTaskGroup(of: Value?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            guard let value = first else { throw HTTPClientError.deadlineExceeded }
-            return value
-        }
-    }
-
-    /// The signed POST of `delivery` at `started` (Unix ms).
-    private func request(for delivery: WebhookDelivery, at started: Int64) -> HTTPClientRequest {
-        let body = Data(delivery.body.utf8)
-        var request = HTTPClientRequest(url: delivery.endpoint.url)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/json")
-        request.headers.add(name: "user-agent", value: "CallGate-Webhooks/1")
-        request.headers.add(name: "webhook-id", value: delivery.messageID)
-        request.headers.add(name: "webhook-timestamp", value: String(started / 1000))
-        request.headers.add(
-            name: "webhook-signature",
-            value: WebhookSignature.header(
-                id: delivery.messageID, timestamp: started / 1000, body: body,
-                secrets: delivery.endpoint.signingSecrets(at: started)))
-        request.body = .bytes(ByteBuffer(bytes: body))
-        return request
-    }
-
-    /// The wait after `attempts` failed attempts: the schedule's entry (its last one repeats),
-    /// spread by ±20%.
-    private func retryDelay(after attempts: Int) -> Int64 {
-        let schedule = configuration.retrySchedule
-        let base = schedule[min(max(0, attempts), schedule.count - 1)].wholeMilliseconds
-        return Int64(Double(base) * Double.random(in: 0.8...1.2))
     }
 }
