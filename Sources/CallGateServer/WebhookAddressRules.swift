@@ -104,7 +104,7 @@ enum WebhookAddressRules {
     /// written in it is forbidden, or the name is `localhost`. nil otherwise (a name is checked
     /// again at each connection).
     static func literalProblem(host: String) -> String? {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let bare = unbracketed(host)
         let lowered = bare.lowercased()
         if lowered == "localhost" || lowered.hasSuffix(".localhost") {
             return "\(host) is a loopback name; \(allowFlag) allows it"
@@ -121,13 +121,17 @@ enum WebhookAddressRules {
     /// The first address of `host` webhooks may go to. Throws when it resolves to none, or
     /// only to forbidden ones. Blocks (a DNS lookup).
     static func allowedAddress(of host: String) throws(WebhookAddressError) -> [UInt8] {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let addresses = try addresses(of: bare)
+        let addresses = try addresses(of: unbracketed(host))
         if let allowed = addresses.first(where: { forbiddenKind($0) == nil }) {
             return allowed
         }
         guard let first = addresses.first else { throw .unresolved(host: host, reason: "no address") }
         throw .forbidden(host: host, address: text(first), kind: forbiddenKind(first) ?? "")
+    }
+
+    /// `host` without the brackets of an IPv6 address in a URL.
+    static func unbracketed(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// `bytes` written as an address: dotted IPv4 or IPv6 without brackets.

@@ -142,11 +142,8 @@ final class WebhookDispatcher: @unchecked Sendable {
             let now = clock.nowMillis()
             for attempt in justEnded {
                 unrecorded.append(attempt.attempt)
-                guard var lane = lanes[attempt.endpointID], ObjectIdentifier(lane.route) == attempt.route else { continue }
-                if lane.ended(failed: attempt.failed, at: now) {
-                    breakerChanged(lane)
-                }
-                lanes[attempt.endpointID] = lane
+                guard let route = lanes[attempt.endpointID]?.route, ObjectIdentifier(route) == attempt.route else { continue }
+                change(attempt.endpointID) { $0.ended(failed: attempt.failed, at: now) }
             }
             do {
                 try serve(now: now, reread: reread)
@@ -190,14 +187,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         let share = configuration.share(among: lanes.count)
         var room: [String: Int] = [:]
         for id in lanes.keys {
-            guard var lane = lanes[id] else { continue }
-            let before = lane.breaker.gaugeValue
-            let free = lane.room(share: share, at: now)
-            lanes[id] = lane
-            if lane.breaker.gaugeValue != before {
-                breakerChanged(lane)
-            }
-            if free > 0 {
+            if let free = change(id, { $0.room(share: share, at: now) }), free > 0 {
                 room[id] = free
             }
         }
@@ -221,17 +211,13 @@ final class WebhookDispatcher: @unchecked Sendable {
     private func start(_ deliveries: [WebhookDelivery]) {
         for delivery in deliveries {
             // Claimed for a lane it has: the claims name no other endpoint.
-            guard var lane = lanes[delivery.endpoint.id] else { continue }
-            let before = lane.breaker.gaugeValue
-            lane.started(1)
-            lanes[delivery.endpoint.id] = lane
-            if lane.breaker.gaugeValue != before {
-                breakerChanged(lane)
-            }
+            guard let route = change(delivery.endpoint.id, { lane in
+                lane.started(1)
+                return lane.route
+            }) else { continue }
             condition.lock()
             inFlight += 1
             condition.unlock()
-            let route = lane.route
             Task { [self] in
                 end(await poster.post(delivery, through: route))
             }
@@ -254,27 +240,13 @@ final class WebhookDispatcher: @unchecked Sendable {
             }
         }
         for lane in lanes.values {
-            retire(lane.route)
+            lane.route.retire()
         }
         lanes = next
         let isActive = !enabled.isEmpty
         if active != isActive {
             active = isActive
             onActiveChanged(isActive)
-        }
-    }
-
-    /// Shuts `route` down once the attempts through it had time to end.
-    private func retire(_ route: WebhookRoute) {
-        let grace = configuration.timeout + .seconds(1)
-        Task {
-            try? await Task.sleep(for: grace)
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    route.shutdown()
-                    continuation.resume()
-                }
-            }
         }
     }
 
@@ -354,6 +326,20 @@ final class WebhookDispatcher: @unchecked Sendable {
             metrics.breaker(lane.endpoint.id, lane.breaker.gaugeValue)
         }
         _ = try outbox.pruneWebhookDeliveries(finishedBefore: now - configuration.retention.wholeMilliseconds)
+    }
+
+    /// Runs `body` on the lane of endpoint `id` and, when that moved its breaker between closed,
+    /// half-open and open, publishes and logs the new state; nil when there is no such lane.
+    @discardableResult
+    private func change<Value>(_ id: String, _ body: (inout WebhookLane) -> Value) -> Value? {
+        guard var lane = lanes[id] else { return nil }
+        let before = lane.breaker.gaugeValue
+        let value = body(&lane)
+        lanes[id] = lane
+        if lane.breaker.gaugeValue != before {
+            breakerChanged(lane)
+        }
+        return value
     }
 
     /// Publishes and logs `lane`'s breaker state after it changed.

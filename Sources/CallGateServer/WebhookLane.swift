@@ -34,12 +34,9 @@ struct WebhookLane {
         breaker.started(count)
     }
 
-    /// An attempt ended at `now`; `failed` when it counts against the endpoint. Returns whether
-    /// the breaker changed state between closed, open and half-open.
-    mutating func ended(failed: Bool, at now: Int64) -> Bool {
+    /// An attempt ended at `now`; `failed` when it counts against the endpoint.
+    mutating func ended(failed: Bool, at now: Int64) {
         inFlight = max(0, inFlight - 1)
-        let before = breaker.gaugeValue
         breaker.ended(failed: failed, at: now)
-        return breaker.gaugeValue != before
     }
 }

@@ -50,11 +50,21 @@ final class WebhookRoute: @unchecked Sendable {
     /// The host of `url` exactly as AsyncHTTPClient connects to it and keys `dnsOverride` by:
     /// `URL.host` (an internationalized name in its ASCII `xn--` form), IPv6 brackets trimmed.
     static func host(of url: String) -> String? {
-        guard var host = URL(string: url)?.host, !host.isEmpty else { return nil }
-        if host.hasPrefix("["), host.hasSuffix("]") {
-            host = String(host.dropFirst().dropLast())
+        guard let host = URL(string: url)?.host, !host.isEmpty else { return nil }
+        return WebhookAddressRules.unbracketed(host)
+    }
+
+    /// Takes no more attempts and shuts its client down once the attempts through it had time to
+    /// end (the lane it served was removed, or its URL changed). Returns at once.
+    func retire() {
+        lock.lock()
+        stopped = true
+        let client = current?.client
+        current = nil
+        lock.unlock()
+        if let client {
+            shutDown(client)
         }
-        return host
     }
 
     /// Shuts every client down; attempts still going fail. Blocks; not on an event loop.
@@ -93,13 +103,19 @@ final class WebhookRoute: @unchecked Sendable {
         }
         lock.unlock()
         if let replaced {
-            let grace = configuration.timeout + .seconds(1)
-            Task {
-                try? await Task.sleep(for: grace)
-                try? await replaced.shutdown()
-            }
+            shutDown(replaced)
         }
         return client
+    }
+
+    /// Shuts `client` down once the attempts it carries had time to end (an attempt ends within
+    /// `--webhook-timeout`).
+    private func shutDown(_ client: HTTPClient) {
+        let grace = configuration.timeout + .seconds(1)
+        Task {
+            try? await Task.sleep(for: grace)
+            try? await client.shutdown()
+        }
     }
 
     /// Resolves `host` off the cooperative pool (`getaddrinfo` blocks) and picks an allowed
