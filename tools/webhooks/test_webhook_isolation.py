@@ -10,11 +10,10 @@ import socket
 import sys
 import threading
 import time
-import urllib.request
 
 import pytest
-from test_webhooks import admin, recorded, ring
-from webhook_checks import SECRET, TOOLS, Gateway, Receiver, Silent, proto_check, session_of
+from test_webhooks import recorded, ring
+from webhook_checks import SECRET, TOOLS, Gateway, Receiver, Silent, admin, metric, proto_check, session_of
 
 sys.path.insert(0, str(TOOLS))
 from throwaway import ThrowawayPostgres  # noqa: E402
@@ -30,14 +29,6 @@ def name_inside_the_network() -> str:
         if addresses and all(ipaddress.ip_address(a.split("%")[0]).is_private for a in addresses):
             return name
     raise AssertionError("no host name of this machine resolves inside the network to try the check with")
-
-
-def metric(gateway, line_start: str) -> float | None:
-    with urllib.request.urlopen(f"http://127.0.0.1:{gateway.port}/metrics", timeout=10) as response:
-        for line in response.read().decode().splitlines():
-            if line.startswith(line_start):
-                return float(line.rsplit(" ", 1)[1])
-    return None
 
 
 def test_an_endpoint_that_never_answers_holds_up_no_other_and_its_breaker_opens(start_gateway, tmp_path):

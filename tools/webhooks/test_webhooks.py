@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 import ssl
 import subprocess
 import threading
 import time
-import urllib.request
 
-from webhook_checks import SECRET, TERMINAL, TOOLS, Gateway, Hooks, Receiver, session_of
+from webhook_checks import SECRET, TERMINAL, TOOLS, Gateway, Hooks, Receiver, admin, session_of
 
 AUDIO = {"receiverType": "user", "callType": "audio"}
 MESSAGE_ID = re.compile(r"^msg_[0-9A-HJKMNP-TV-Z]{26}$")
-
-
-def admin(gateway, method: str, path: str, body: dict | None = None) -> tuple[int, dict | None]:
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{gateway.port}{path}", method=method,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Authorization": f"Bearer {gateway.admin_key}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            text = response.read()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
 
 
 def recorded(gateway, path: str, settled, timeout: float = 10) -> dict:

@@ -15,6 +15,8 @@ import socket
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from standardwebhooks.webhooks import Webhook
@@ -30,6 +32,29 @@ from webhook_receiver import Receiver  # noqa: E402
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 TERMINAL = {"call.rejected", "call.busy", "call.cancelled", "call.unanswered", "call.ended"}
+
+
+def admin(gateway, method: str, path: str, body: dict | None = None) -> tuple[int, dict | None]:
+    """The admin API's status and JSON answer to `method path` with `body`."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{gateway.port}{path}", method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {gateway.admin_key}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read()
+            return response.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def metric(gateway, line_start: str) -> float | None:
+    """The value of the first `/metrics` line starting with `line_start`; None when there is none."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{gateway.port}/metrics", timeout=10) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith(line_start):
+                return float(line.rsplit(" ", 1)[1])
+    return None
 
 
 class Silent:
