@@ -85,18 +85,12 @@ extension SQLiteCallLogStore {
     /// The earliest time a pending delivery to one of `endpoints` may be claimed.
     public func nextWebhookAttempt(endpoints: Set<String>) throws -> Int64? {
         guard !endpoints.isEmpty else { return nil }
+        let ids = Array(endpoints)
         return try read("reading the next webhook attempt") { db in
-            var next: Int64?
-            for endpoint in endpoints {
-                let value = try Int64.fetchOne(db.cachedStatement(sql: """
-                    SELECT min(max(next_attempt_at, coalesce(claim_expires_at, next_attempt_at))) FROM webhook_deliveries
-                    WHERE endpoint_id = ? AND status = 'pending'
-                    """), arguments: [endpoint])
-                if let value {
-                    next = min(next ?? value, value)
-                }
-            }
-            return next
+            try Int64.fetchOne(db, sql: """
+                SELECT min(max(next_attempt_at, coalesce(claim_expires_at, next_attempt_at))) FROM webhook_deliveries
+                WHERE status = 'pending' AND endpoint_id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))
+                """, arguments: StatementArguments(ids))
         }
     }
 
