@@ -122,7 +122,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CallGateCore"], path: "Tests/TestSupport"),
         .target(
             name: "StoreTestSupport", dependencies: ["CallGateCore", "CallGateProtocol", "TestSupport"],
             path: "Tests/StoreTestSupport"
@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "LWSTests", dependencies: ["LWS", "TestSupport"]),
         .testTarget(name: "CallGateClusterTests", dependencies: ["CallGateCluster", "LWS", "TestSupport"]),
         .testTarget(name: "CallGateProtocolTests", dependencies: ["CallGateProtocol", "TestSupport"]),
-        .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol"]),
+        .testTarget(name: "CallGateCoreTests", dependencies: ["CallGateCore", "CallGateProtocol", "TestSupport"]),
         .testTarget(
             name: "CallGateStoreSQLiteTests",
             dependencies: [
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "CallGateServerTests",
             dependencies: [
-                "CallGateServer", "CallGateCore", "CallGateProtocol",
+                "CallGateServer", "CallGateCore", "CallGateProtocol", "CallGateCluster", "CallGateStorePostgres", "LWS",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"), "TestSupport",
             ]

@@ -63,7 +63,7 @@ extension GatewayCore {
     public func restore(openCalls records: [CallLogRecord], lastCallID: Int64) -> Outcome<Void> {
         transition { list in
             callIDs.skip(past: max(lastCallID, records.map(\.id).max() ?? 0))
-            resume(records)
+            reopen(records, into: &list)
             runDueTimers(into: &list)
         }
     }
@@ -76,8 +76,8 @@ extension GatewayCore {
     /// stopped recordings) and whose engagement it made. Service thread only.
     public func adopt(openCalls records: [CallLogRecord]) -> Outcome<Void> {
         transition { list in
-            resume(records)
-            for uid in Set(engagementChanges) where !directory.connections(of: uid).isEmpty {
+            reopen(records, into: &list)
+            for uid in list.engagements where !directory.connections(of: uid).isEmpty {
                 cancelGrace(of: uid)
             }
             runDueTimers(into: &list)
@@ -85,11 +85,11 @@ extension GatewayCore {
     }
 
     /// Runs the open calls and meetings of `records` as the log has them (`restore`, `adopt`).
-    private func resume(_ records: [CallLogRecord]) {
+    private func reopen(_ records: [CallLogRecord], into list: inout EffectList) {
         for record in records where record.isOpen {
             switch record.callCategory {
             case .call:
-                restoreCall(record)
+                restoreCall(record, into: &list)
             case .meet:
                 restoreMeet(record)
             }
@@ -159,7 +159,7 @@ extension GatewayCore {
         }
     }
 
-    private func restoreCall(_ record: CallLogRecord) {
+    private func restoreCall(_ record: CallLogRecord, into list: inout EffectList) {
         guard let receiver = record.receiver, calls[record.sessionId] == nil else { return }
         let call = Call(
             sessionId: record.sessionId, callType: record.callType,
@@ -184,7 +184,7 @@ extension GatewayCore {
         let grace = call.callStatus == .initiated ? configuration.callerGracePeriod : configuration.participantGracePeriod
         for uid in live.members(in: .joined) {
             engagedCall[uid] = live.id
-            engagementChanges.append(uid)
+            list.engagementChanged(uid)
             startGrace(for: uid, in: live.id, lasting: grace)
         }
         for uid in live.members(in: .ringing) {

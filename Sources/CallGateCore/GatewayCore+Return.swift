@@ -1,7 +1,7 @@
 import CallGateProtocol
 import DequeModule
 
-/// A device coming back on a new connection: it takes over the sessions its previous connection
+/// A device coming back on a new connection: it resumes the sessions its previous connection
 /// had joined, whether that connection is gone (within `participantGracePeriod`) or still
 /// registered (a socket that dropped without a close the server has not noticed yet). Service
 /// thread only.
@@ -11,7 +11,7 @@ extension GatewayCore {
     /// departed, its remembered sessions are joined again where `uid` is still a participant,
     /// stopping their grace period. Nothing is pushed: to the others, the user never left.
     /// A `previous` of another user, or unknown, changes nothing.
-    func takeOver(_ previous: ConnectionID, of uid: String, by connection: ConnectionID, into arrival: inout Arrival) {
+    func resumeSessions(of previous: ConnectionID, of uid: String, on connection: ConnectionID, into arrival: inout Arrival) {
         if directory.user(of: previous)?.uid == uid {
             let ids = joinedSessions.removeValue(forKey: previous) ?? []
             for id in ids.sorted() {

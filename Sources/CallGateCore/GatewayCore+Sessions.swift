@@ -248,7 +248,7 @@ extension GatewayCore {
 
     /// A device went away: it is no longer joined to any session, and a user left with no joined
     /// device in a session gets `participantGracePeriod` to join again from some device.
-    /// The device is remembered as departed for that long too (see `takeOver`).
+    /// The device is remembered as departed for that long too (see `resumeSessions`).
     func detachFromSessions(_ connection: ConnectionID) {
         guard let ids = joinedSessions.removeValue(forKey: connection) else { return }
         var departed: DepartedDevice?

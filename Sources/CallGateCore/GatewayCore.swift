@@ -8,12 +8,14 @@ import CallGateProtocol
 /// finished and when to wake it next. It performs no I/O: the server carries out the outcome.
 /// Not thread-safe and lock-free by design: service thread only.
 ///
-/// The ops live in two extensions: `GatewayCore+Calls.swift` (the call that rings and has a
-/// status) and `GatewayCore+Sessions.swift` (the in-call session people join); what they write
-/// to the call log is in `GatewayCore+CallLog.swift`.
+/// The ops live in extensions: `GatewayCore+Calls.swift` (the call that rings and has a status),
+/// `GatewayCore+CallLifecycle.swift` (how a call lives in the routing tables and finishes) and
+/// `GatewayCore+Sessions.swift` (the in-call session people join); what they write to the call
+/// log is in `GatewayCore+CallLog.swift`.
 public final class GatewayCore {
     let configuration: CoreConfiguration
-    let clock: any CoreClock
+    /// Where the time comes from: wall time for what clients see, monotonic for deadlines.
+    public let clock: any CoreClock
     let groups: any GroupStore
     let sessionIDs: any SessionIDGenerator
     /// Gives the call log ids of new calls and meetings.
@@ -53,10 +55,6 @@ public final class GatewayCore {
     var callStarts = CallStartBudget()
     /// The call log entries changed by the op under way.
     let logChanges = LogChanges()
-    /// The calls the op under way finished, for its outcome.
-    var finishedNow: [Call] = []
-    /// The users whose engagement the op under way changed, for its outcome.
-    var engagementChanges: [String] = []
 
     /// Makes a core with no connections and no calls.
     ///
@@ -125,7 +123,7 @@ public final class GatewayCore {
     /// back.
     ///
     /// A device coming back names its previous connection in `previous`; when that was this
-    /// user's, the new connection takes over the sessions it had joined (see `takeOver`), so a
+    /// user's, the new connection resumes the sessions it had joined (see `resumeSessions`), so a
     /// blip ends nothing and the other participants see nothing. Otherwise no session is
     /// rejoined: a device must `joinSession` again.
     ///
@@ -138,7 +136,7 @@ public final class GatewayCore {
             cancelGrace(of: user.uid)
             var arrival = Arrival(activeCalls: activeCalls(of: user.uid))
             if let previous, previous != connection {
-                takeOver(previous, of: user.uid, by: connection, into: &arrival)
+                resumeSessions(of: previous, of: user.uid, on: connection, into: &arrival)
             }
             return arrival
         }
@@ -295,19 +293,11 @@ public final class GatewayCore {
             reply = .success(try op(&list))
         } catch {
             reply = .failure(error)
-            list = EffectList()
-        }
-        let finished = finishedNow
-        finishedNow.removeAll(keepingCapacity: true)
-        var engagements: [String] = []
-        if !engagementChanges.isEmpty {
-            var seen = Set<String>()
-            engagements = engagementChanges.filter { seen.insert($0).inserted }
-            engagementChanges.removeAll(keepingCapacity: true)
+            list.refused()
         }
         return Outcome(
-            reply: reply, deliveries: list.deliveries, logChanges: takeLogChanges(), finishedCalls: finished,
-            webhookEvents: list.webhookEvents, engagements: engagements, nextDeadline: timers.nextDeadline())
+            reply: reply, deliveries: list.deliveries, logChanges: takeLogChanges(), finishedCalls: list.finishedCalls,
+            webhookEvents: list.webhookEvents, engagements: list.engagements, nextDeadline: timers.nextDeadline())
     }
 
     /// The authenticated user of `connection`, or `ERR_USER_NOT_LOGGED_IN`.

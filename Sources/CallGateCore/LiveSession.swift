@@ -95,7 +95,7 @@ final class LiveSession {
     }
 
     /// Adds `connection` as a device of `uid`, a member already, changing nothing else: a
-    /// device taking over from its previous connection (see `GatewayCore.takeOver`).
+    /// device resuming its previous connection's sessions (see `GatewayCore.resumeSessions`).
     func attach(_ connection: ConnectionID, as uid: String) {
         guard members[uid] != nil else { return }
         joinedDevices[connection] = uid

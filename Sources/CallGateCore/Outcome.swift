@@ -73,13 +73,39 @@ public struct Delivery: Hashable, Sendable {
     }
 }
 
-/// Collects what one op or timer run tells others: the pushes (dropping those addressed to
-/// nobody) and the webhook events, each in the order they happened.
+/// Collects what one op or timer run did besides its reply: the pushes (dropping those
+/// addressed to nobody), the webhook events, the calls it finished and the users whose
+/// engagement it changed, each in the order they happened. Every op is handed one
+/// (`GatewayCore.transition`), which becomes its `Outcome`.
 struct EffectList {
     /// The deliveries so far, in the order they were added.
     private(set) var deliveries: [Delivery] = []
     /// The webhook events so far, in the order they happened.
     private(set) var webhookEvents: [WebhookEvent] = []
+    /// The calls finished so far, as they ended.
+    private(set) var finishedCalls: [Call] = []
+    /// The users whose engagement changed so far, each once, in the order they first changed.
+    private(set) var engagements: [String] = []
+    private var engaged: Set<String> = []
+
+    /// The op was refused: it tells nobody anything (its pushes and webhook events go); what it
+    /// changed before it threw (calls finished, engagements, log entries) still stands.
+    mutating func refused() {
+        deliveries.removeAll()
+        webhookEvents.removeAll()
+    }
+
+    /// The call finished as `call`.
+    mutating func finished(_ call: Call) {
+        finishedCalls.append(call)
+    }
+
+    /// The engagement of `uid` (the call they are in, or whether it was answered) changed.
+    mutating func engagementChanged(_ uid: String) {
+        if engaged.insert(uid).inserted {
+            engagements.append(uid)
+        }
+    }
 
     /// Adds an event for the app's backend.
     mutating func report(_ type: WebhookEventType, _ data: WebhookData) {

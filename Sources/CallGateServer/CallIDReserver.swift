@@ -19,6 +19,16 @@ final class CallIDReserver: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// The call ids of a cluster node: `first`, the block reserved at start, then the blocks
+    /// a reserver over `store` takes as they run out.
+    static func ids(startingWith first: ClosedRange<Int64>, from store: any ClusterStore, context: LWSContext, logger: Logger) -> ReservedCallIDs {
+        let reserver = CallIDReserver(store: store, context: context, logger: logger)
+        let ids = ReservedCallIDs { reserver.reserve() }
+        reserver.ids = ids
+        ids.add(first)
+        return ids
+    }
+
     /// Reserves one block; `ids` gets it, or is told the reservation failed (the next call id
     /// taken asks again). Service thread.
     func reserve() {

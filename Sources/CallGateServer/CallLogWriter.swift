@@ -31,8 +31,8 @@ final class CallLogWriter: @unchecked Sendable {
     /// Writes of the batch being committed.
     private var inFlight = 0
     private var lastSubmitted: UInt64 = 0
-    private var failingSince: ContinuousClock.Instant?
-    private var lastError: String?
+    /// Since when the store refuses every write, and what it last said; nil while it takes them.
+    private var outage: (since: ContinuousClock.Instant, error: String?)?
     private var stopDeadline: ContinuousClock.Instant?
     private let finished = DispatchSemaphore(value: 0)
     /// Set on the writer thread when a batch was given up at shutdown; read after it ended.
@@ -73,7 +73,7 @@ final class CallLogWriter: @unchecked Sendable {
     var health: StoreHealth {
         condition.lock()
         defer { condition.unlock() }
-        return StoreHealth(queuedWrites: pending.count + inFlight, failingSince: failingSince, lastError: lastError)
+        return StoreHealth(queuedWrites: pending.count + inFlight, failingSince: outage?.since, lastError: outage?.error)
     }
 
     /// Writes what is queued (retrying failures for at most `timeout`) and ends the thread;
@@ -213,13 +213,12 @@ final class CallLogWriter: @unchecked Sendable {
     /// Records whether the store takes writes; the lock is held.
     private func note(writable: Bool, error: String?) {
         if writable {
-            if failingSince != nil {
+            if outage != nil {
                 logger.notice("the call log store takes writes again")
             }
-            failingSince = nil
+            outage = nil
         } else {
-            failingSince = failingSince ?? .now
-            lastError = error
+            outage = (outage?.since ?? .now, error)
         }
     }
 
@@ -287,7 +286,7 @@ struct StoreHealth: Equatable, Sendable {
     /// When the store began refusing every write, nil while it takes them: the last write,
     /// retry or idle probe succeeded.
     var failingSince: ContinuousClock.Instant?
-    /// What the store said when it last refused a write.
+    /// What the store said when it last refused a write, while it refuses them.
     var lastError: String?
 }
 

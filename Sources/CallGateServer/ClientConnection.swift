@@ -9,7 +9,7 @@ import LWS
 final class ClientConnection {
     let id: ConnectionID
     /// The socket, for writes and closes.
-    let socket: WebSocketConnection
+    let socket: any ClientSocket
     /// The client's IP address: the TCP peer, or what a trusted proxy forwarded (see
     /// `TrustedProxies`). For logs, and for the limit of sockets per client address.
     let clientAddress: String
@@ -24,7 +24,7 @@ final class ClientConnection {
     /// The user this connection is registered as with the Core and attached as in the push
     /// history; nil before `connect`, and after a newer connection of its device replaced it.
     var uid: String?
-    /// The timer that closes the socket with 4003 when its token expires, once connected.
+    /// The hub's timer that closes the socket with 4003 when its token expires, once connected.
     var expiryTimer: TimerID?
     /// Cluster mode: the nodes that run this device as one of theirs (it had ops forwarded
     /// there, or was announced to the owner of a call of its user) until told it departed.
@@ -36,7 +36,7 @@ final class ClientConnection {
     /// Cluster mode: the seq its `connect` read; pushes up to it that come later are not its.
     var sequenceFloor: UInt64 = 0
 
-    init(socket: WebSocketConnection, authDeadline: Int64, clientAddress: String, messageBudget: TokenBucket?) {
+    init(socket: any ClientSocket, authDeadline: Int64, clientAddress: String, messageBudget: TokenBucket?) {
         id = ConnectionID(socket.id)
         self.socket = socket
         self.clientAddress = clientAddress

@@ -1,12 +1,11 @@
-import CallGateCluster
 import CallGateProtocol
 import CoreMetrics
 import Metrics
 import Prometheus
 
 /// The gateway's own metrics: sockets, frames, pushes, finished calls, ring latency, slow
-/// consumers and refused connects, plus the store's (``StoreMetrics``) and the webhook
-/// dispatcher's (``WebhookMetrics``), kept in one Prometheus
+/// consumers and refused connects, plus the store's (``StoreMetrics``), the webhook
+/// dispatcher's (``WebhookMetrics``) and cluster mode's (``ClusterMetrics``), kept in one Prometheus
 /// registry per server and rendered for `GET /metrics`.
 ///
 /// The metrics are swift-metrics objects made by a `PrometheusMetricsFactory` over this server's
@@ -28,12 +27,13 @@ final class GatewayMetrics {
         .milliseconds(500), .seconds(1), .milliseconds(2500),
     ]
 
-    /// The registry every metric of this server is kept in.
-    let registry: PrometheusCollectorRegistry
     /// The store writer's metrics, in the same registry.
     let store: StoreMetrics
     /// The webhook dispatcher's metrics, in the same registry.
     let webhooks: WebhookMetrics
+    /// Cluster mode's metrics, in the same registry.
+    let cluster: ClusterMetrics
+    /// Makes every metric of this server, in its own registry (`factory.registry`).
     private let factory: PrometheusMetricsFactory
     private let socketsOpen: Meter
     private var socketsClosed: [String: CoreMetrics.Counter] = [:]
@@ -46,19 +46,10 @@ final class GatewayMetrics {
     private let ringLatency: CoreMetrics.Timer
     private let recoveries: [Bool: CoreMetrics.Counter]
     private let replayedPushes: CoreMetrics.Counter
-    private let clusterMember: CoreMetrics.Gauge
-    private let forwardedOps: CoreMetrics.Counter
-    private let unansweredForwards: CoreMetrics.Counter
-    private let takenOver: CoreMetrics.Counter
-    private let lapsedLeases: CoreMetrics.Counter
-    private let fencedOut: CoreMetrics.Counter
-    /// By reason: `BusSignature.Rejection`'s raw values, and `malformed`.
-    private let busRejected: [String: CoreMetrics.Counter]
 
     /// Registers every metric in `registry`, which should be this server's alone. Labelled
     /// series with a known set of values start at 0, so a rate over them works from the start.
     init(registry: PrometheusCollectorRegistry) {
-        self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets["callgate_ring_latency_seconds"] = Self.ringLatencyBuckets
         factory.durationHistogramBuckets[StoreMetrics.writeSecondsName] = StoreMetrics.writeBuckets
@@ -66,6 +57,7 @@ final class GatewayMetrics {
         self.factory = factory
         store = StoreMetrics(factory: factory)
         webhooks = WebhookMetrics(factory: factory)
+        cluster = ClusterMetrics(factory: factory)
         socketsOpen = Meter(label: "callgate_sockets_open", factory: factory)
         framesReceived = CoreMetrics.Counter(label: "callgate_frames_received_total", factory: factory)
         framesSent = CoreMetrics.Counter(label: "callgate_frames_sent_total", factory: factory)
@@ -86,55 +78,9 @@ final class GatewayMetrics {
                 factory: factory))
         })
         replayedPushes = CoreMetrics.Counter(label: "callgate_replayed_pushes_total", factory: factory)
-        clusterMember = CoreMetrics.Gauge(label: "callgate_cluster_member", factory: factory)
-        forwardedOps = CoreMetrics.Counter(label: "callgate_cluster_forwarded_ops_total", factory: factory)
-        unansweredForwards = CoreMetrics.Counter(label: "callgate_cluster_unanswered_forwards_total", factory: factory)
-        takenOver = CoreMetrics.Counter(label: "callgate_cluster_calls_taken_over_total", factory: factory)
-        lapsedLeases = CoreMetrics.Counter(label: "callgate_cluster_leases_lapsed_total", factory: factory)
-        fencedOut = CoreMetrics.Counter(label: "callgate_cluster_writes_fenced_total", factory: factory)
-        busRejected = Dictionary(uniqueKeysWithValues: (BusSignature.Rejection.allCases.map(\.rawValue) + ["malformed"]).map {
-            ($0, CoreMetrics.Counter(label: "callgate_cluster_bus_rejected_total", dimensions: [("reason", $0)], factory: factory))
-        })
         for label in CloseCodeLabel.common {
             socketsClosed[label] = closedCounter(label)
         }
-    }
-
-    /// Cluster mode: whether this node is a live member (1) or joining or suspended (0).
-    func clusterLive(_ live: Bool) {
-        clusterMember.record(live ? 1 : 0)
-    }
-
-    /// Cluster mode: an op went to the node that owns its call.
-    func opForwarded() {
-        forwardedOps.increment()
-    }
-
-    /// Cluster mode: a forwarded op got `ERR_CALL_OWNER_UNREACHABLE` (its owner did not answer).
-    func forwardFailed() {
-        unansweredForwards.increment()
-    }
-
-    /// Cluster mode: `count` open calls of a lapsed node became this node's.
-    func callsTakenOver(_ count: Int) {
-        takenOver.increment(by: count)
-    }
-
-    /// Cluster mode: the leases of `count` devices of other nodes lapsed (no renewal came).
-    func leasesLapsed(_ count: Int) {
-        lapsedLeases.increment(by: count)
-    }
-
-    /// Cluster mode: the store refused this node's writes of `count` calls that another node
-    /// owns now (took over under a raised epoch); this node let them go.
-    func callsFencedOut(_ count: Int) {
-        fencedOut.increment(by: count)
-    }
-
-    /// Cluster mode: a bus message, or a push read back from a user's stream, was dropped
-    /// because its seal failed (`rejection`) or it did not parse (nil).
-    func busMessageRejected(_ rejection: BusSignature.Rejection?) {
-        busRejected[rejection?.rawValue ?? "malformed"]?.increment()
     }
 
     /// A WebSocket opened.
@@ -198,7 +144,7 @@ final class GatewayMetrics {
 
     /// Every metric in the Prometheus text format. Any thread.
     func exposition() -> [UInt8] {
-        registry.emitToBuffer()
+        factory.registry.emitToBuffer()
     }
 
     private func closedCounter(_ code: String) -> CoreMetrics.Counter {

@@ -11,7 +11,8 @@ import Prometheus
 /// `start` returns once the port is open; `stop` closes every socket and ends the service thread.
 public final class GatewayServer: Sendable {
     private let context: LWSContext
-    private let service: GatewayService
+    /// The service on the context's thread; tests drive it without sockets.
+    let service: GatewayService
 
     /// Cluster mode was asked for on a store the nodes cannot share.
     struct ClusterStoreRequired: Error, CustomStringConvertible {
@@ -93,28 +94,40 @@ public final class GatewayServer: Sendable {
             contextConfiguration.connectionIDBase = ClusterMembership.connectionIDBase(of: nodeNumber)
         }
         let context = LWSContext(configuration: contextConfiguration)
+        // Before the context starts: readiness and upgrades refuse until the node joined.
+        let clusterFabric = cluster.flatMap { cluster in
+            nodeNumber.map { number in
+                ClusterFabric(
+                    node: ClusterNode(
+                        nodeID: cluster.nodeID, incarnation: incarnation, number: number, redis: cluster.redis,
+                        signature: cluster.signature, context: context, timing: cluster.timing,
+                        historyWindow: .milliseconds(configuration.history.windowMillis),
+                        historyPerUser: configuration.history.maxEntriesPerUser, logger: logger),
+                    maxHeldPushes: configuration.history.maxEntriesPerUser)
+            }
+        }
+        let fabric: any Fabric = clusterFabric ?? LocalFabric(history: InMemoryPushHistory(
+            limits: configuration.history, clock: SystemClock(), origin: String(UInt64.random(in: 0...UInt64.max), radix: 36)))
+        let callIDSource: any CallIDSource = if let callIDs, let shared = store as? any ClusterStore {
+            CallIDReserver.ids(startingWith: callIDs, from: shared, context: context, logger: logger)
+        } else {
+            CountingCallIDs()
+        }
         let service = GatewayService(
-            configuration: configuration, context: context, tokens: tokens, groups: groups,
-            webhooksActive: webhooksActive, logger: logger, metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
+            configuration: configuration, context: context, tokens: tokens, groups: groups, fabric: fabric,
+            callIDs: callIDSource, webhooksActive: webhooksActive, logger: logger,
+            metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
         do {
-            try service.resume(openCalls: openCalls, lastCallID: lastCallID, callIDs: callIDs)
+            try service.restore(openCalls: openCalls, lastCallID: lastCallID)
             if !openCalls.isEmpty {
                 logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
             }
-            if let cluster, let nodeNumber {
-                // Before the context starts: readiness and upgrades refuse until the node joined.
-                service.cluster = ClusterNode(
-                    nodeID: cluster.nodeID, incarnation: incarnation, number: nodeNumber, redis: cluster.redis,
-                    signature: cluster.signature, context: context, timing: cluster.timing,
-                    historyWindow: .milliseconds(configuration.history.windowMillis),
-                    historyPerUser: configuration.history.maxEntriesPerUser, logger: logger)
-            }
             do {
-                try context.start(webSocketDelegate: service, httpHandler: service)
+                try context.start(webSocketDelegate: service.hub, httpHandler: service)
                 context.post { service.armCoreTimer(at: service.core.nextDeadline) }
-                if let cluster {
-                    try await service.joinCluster(cluster)
-                    context.post { service.lookForDevicesOfResumedCalls() }
+                if let cluster, let clusterFabric {
+                    try await clusterFabric.join(cluster)
+                    context.post { clusterFabric.lookForDevicesOfResumedCalls() }
                 }
             } catch {
                 context.stop()
@@ -149,7 +162,7 @@ public final class GatewayServer: Sendable {
     public func stop() -> Bool {
         let timeout = service.configuration.shutdownTimeout
         let deadline = ContinuousClock.now + timeout
-        service.leaveCluster()
+        service.fabric.leave()
         context.stop(closeCode: CloseCode.goingAway, grace: timeout / 2)
         let written = service.pipeline.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
         service.webhooks.stop()

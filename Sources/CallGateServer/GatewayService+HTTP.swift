@@ -32,12 +32,12 @@ extension GatewayService: HTTPHandler {
             return
         }
         let backlog = request.method == .get ? nil : storeBacklog()
-        switch webApp.route(request) ?? router.route(request, refusingChangesFor: backlog) {
+        switch routes.route(request, refusingChangesFor: backlog) {
         case .respond(let response):
             // An admin change to the groups is answered once it is durable.
-            emit(.http(box, response), after: submit([]))
+            output.emit(.http(box, response), after: submit([]))
         case .mintToken(let tokenRequest):
-            let tokens = router.tokens
+            let tokens = tokens
             Task {
                 let response = await AdminRouter.tokenResponse(for: tokenRequest, using: tokens)
                 self.answer(box, with: response)
@@ -80,11 +80,11 @@ extension GatewayService: HTTPHandler {
                 }
                 if request.changesEndpoints {
                     webhooks.endpointsChanged()
-                    cluster?.bus.announceWebhooksChange()
+                    fabric.webhooksChanged()
                 } else if request.wakesDispatcher {
                     webhooks.wake()
                 }
-                emit(.http(exchange, response))
+                output.emit(.http(exchange, response))
             }
         }
     }
@@ -101,7 +101,7 @@ extension GatewayService: HTTPHandler {
     /// Any thread: sends `response` back to the service thread for `exchange`.
     func answer(_ exchange: ServiceThreadBox<HTTPExchange>, with response: HTTPResponse) {
         context.post { [self] in
-            emit(.http(exchange, response))
+            output.emit(.http(exchange, response))
         }
     }
 
@@ -114,13 +114,13 @@ extension GatewayService: HTTPHandler {
     func handleCallLog(_ request: HTTPRequest, for exchange: ServiceThreadBox<HTTPExchange>) {
         let origin = request.headers["origin"]
         if request.method == .other("OPTIONS"), let origin {
-            emit(.http(exchange, admission.origins.preflight(from: origin)))
+            output.emit(.http(exchange, hub.admission.origins.preflight(from: origin)))
             return
         }
-        let cors = admission.origins.crossOriginHeaders(for: origin)
+        let cors = hub.admission.origins.crossOriginHeaders(for: origin)
         switch CallLogRouter.route(request) {
         case .respond(let response):
-            emit(.http(exchange, response.adding(cors)))
+            output.emit(.http(exchange, response.adding(cors)))
         case .list(let token, let request):
             read(for: token, exchange, adding: cors) { store, viewer, now in
                 let page = try store.page(request.query(for: viewer))
@@ -213,8 +213,8 @@ extension GatewayService: HTTPHandler {
         if let backlog = storeBacklog() {
             return .error(503, .notReady, backlog)
         }
-        if let cluster = clusterUnreadiness() {
-            return .error(503, .notReady, cluster)
+        if let reason = fabric.unreadiness() {
+            return .error(503, .notReady, reason)
         }
         return .json(200, ["status": "ready"])
     }

@@ -1,4 +1,3 @@
-import CallGateCluster
 import CallGateCore
 import CallGateProtocol
 import LWS
@@ -8,10 +7,10 @@ import LWS
 /// `recover` and all of them are still kept. Service thread only.
 extension GatewayService {
     /// How many sockets `uid` has connected (or, in cluster mode, on their way in), less the one
-    /// `recover` names, which the new socket takes over rather than adds to.
+    /// `recover` names, which the new socket replaces rather than adds to.
     func devices(of uid: String, besides recover: RecoverParams?) -> Int {
-        let devices = localConnections(of: uid)
-        let arriving = arrivals[uid] ?? 0
+        let devices = fabric.devices(of: uid)
+        let arriving = fabric.arriving(uid)
         guard let previous = recover?.previousConnection, devices.contains(previous) else { return devices.count + arriving }
         return devices.count - 1 + arriving
     }
@@ -20,19 +19,17 @@ extension GatewayService {
     /// (and how the recovery went, when asked), then sends the missed pushes, in order, with
     /// their original `seq`, before any new push; the connection `recover` named, if still
     /// open, is closed with 4010. The replay waits for the store writes submitted so far, as
-    /// the pushes it repeats may have. In cluster mode `elsewhere` are the calls of other nodes
-    /// that concern the user: they join `activeCalls`, oldest first; and the sequence is the
-    /// one `recalled` read from Redis, its pushes that came while the device was on its way in
-    /// following the replay.
+    /// the pushes it repeats may have. `recall` is what the fabric knows of the user's
+    /// sequence; in cluster mode `elsewhere` are the calls of other nodes that concern the
+    /// user: they join `activeCalls`, oldest first.
     func arrive(
-        _ connection: ClientConnection, as user: User, recovering recover: RecoverParams?, elsewhere: [Call] = [],
-        recalled: PushStream.Recall? = nil, answering request: ReplyAddress
+        _ connection: ClientConnection, as user: User, recovering recover: RecoverParams?, elsewhere: [Call],
+        recall: Recall, answering request: ReplyAddress
     ) {
         let id = connection.id
         let previous = recover?.previousConnection
         let outcome = core.connect(id, user: user, previous: previous)
         connection.uid = user.uid
-        let recall = recalled.map { shared($0, of: user.uid) } ?? recallLocally(user.uid, recovering: recover)
         let replay = recall.missed.map { replayable($0, of: user.uid, skipping: previous, elsewhere: elsewhere) } ?? []
         let position = recall.position
         let recovery = recover.map { recover in
@@ -46,45 +43,19 @@ extension GatewayService {
         let barrier = pipeline.latestBarrier
         // The calls it lists may have been written a moment ago: the answer waits for them.
         let listsCalls = (try? outcome.reply.get().activeCalls.isEmpty) == false
-        let answering = listsCalls
-            ? ReplyAddress(requestID: request.requestID, connection: id, barrier: max(request.barrier, barrier))
-            : request
         send(outcome.mapReply { arrival in
             ConnectResult(
                 user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(),
                 activeCalls: merged(arrival.activeCalls, elsewhere), tokenExpiresAt: connection.life.tokenExpiresAt,
                 epoch: position.epoch, seq: position.seq, recovery: recovery, resumedSessions: arrival.resumedSessions)
-        }, answering: answering)
+        }, answering: request, after: listsCalls ? barrier : 0)
         for (seq, frame) in replay {
-            emit(.frame(id, OutboundFrame(frame.head, PushFrame.tail(seq: seq))), after: barrier)
+            output.emit(.frame(id, OutboundFrame(frame.head, PushFrame.tail(seq: seq))), after: barrier)
         }
-        if recalled != nil {
-            connection.sequence = position
-            connection.sequenceFloor = position.seq
-            for entry in recall.arrived {
-                _ = offer(entry, in: position.epoch, to: connection, skipping: previous, after: barrier)
-            }
-        }
+        fabric.admitted(connection, recall: recall, previous: previous, after: barrier)
         if case .success(let arrival) = outcome.reply, let replaced = arrival.replaced {
             retire(replaced)
         }
-    }
-
-    /// What a connecting device is told of its user's sequence, from the in-process history,
-    /// which keeps the sequence while the device is attached.
-    private func recallLocally(_ uid: String, recovering recover: RecoverParams?) -> Recall {
-        history.attach(uid)
-        let missed = recover.flatMap { history.entries(for: uid, after: HistoryPosition(epoch: $0.epoch, seq: $0.seq)) }
-        return Recall(position: history.position(of: uid), missed: missed, arrived: [])
-    }
-
-    /// What a connecting device is told of its user's sequence, from what Redis answered, and
-    /// the pushes after it that came while the device was on its way in.
-    private func shared(_ recalled: PushStream.Recall, of uid: String) -> Recall {
-        let position = HistoryPosition(epoch: recalled.epoch, seq: recalled.seq)
-        return Recall(
-            position: position, missed: recalled.missed.map { $0.compactMap(HistoryEntry.init) },
-            arrived: arrivingPushes.following(position, of: uid))
     }
 
     /// This node's calls and those of other nodes, each once, oldest first.
@@ -130,39 +101,15 @@ extension GatewayService {
         return replay.reversed()
     }
 
-    /// Closes with 4010 a connection a newer one of its device took over; the Core forgot it
+    /// Closes with 4010 a connection a newer one of its device replaced; the Core forgot it
     /// already, so its close ends nothing.
     private func retire(_ replaced: ConnectionID) {
-        guard let old = connections[replaced] else { return }
-        depart(old)
-        if let uid = old.uid {
-            detach(uid)
-            old.uid = nil
-        }
+        guard let old = hub[replaced] else { return }
+        fabric.departed(old)
+        old.uid = nil
         logger.info("replaced", metadata: ["connection": "\(replaced)", "client": "\(old.clientAddress)"])
-        emit(.close(replaced, code: CloseCode.replaced, reason: "replaced by a newer connection of this device"))
+        output.emit(.close(replaced, code: CloseCode.replaced, reason: "replaced by a newer connection of this device"))
     }
-}
-
-extension GatewayService {
-    /// A connection of `uid` is gone: the in-process history keeps their sequence for the
-    /// window once their last device went (Redis keeps it in cluster mode).
-    func detach(_ uid: String) {
-        if cluster == nil {
-            history.detach(uid)
-        }
-    }
-}
-
-/// What a connecting device is told of its user's push sequence.
-private struct Recall {
-    /// Where the sequence stands.
-    let position: HistoryPosition
-    /// The pushes after the device's position, nil when not all of them can be given.
-    let missed: [HistoryEntry]?
-    /// Cluster mode: the pushes after `position` that came while the device was on its way in,
-    /// offered to it after the replay.
-    let arrived: [HistoryEntry]
 }
 
 extension RecoverParams {

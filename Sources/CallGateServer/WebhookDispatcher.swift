@@ -33,32 +33,27 @@ final class WebhookDispatcher: @unchecked Sendable {
     private let logger: Logger
     /// Makes each attempt.
     private let poster: WebhookPoster
-    /// This node's id (`local` for a single process), whose earlier runs' claims are released at start.
-    private let node: String
-    /// Whether other nodes share the outbox: then a start makes only this node's own deliveries
-    /// due at once, not every node's.
-    private let clustered: Bool
+    /// This node's id (`local` for a single process), whose earlier runs' claims are released
+    /// at start; and whether other nodes share the outbox: then a start makes only this node's
+    /// own deliveries due at once, not every node's.
+    private let resumption: (node: String, clustered: Bool)
     /// Who this run's claims are held by: `node/run`.
     let holder: String
-    /// Told, on the dispatcher thread, whether some endpoint is enabled whenever that changes.
-    private let onActiveChanged: @Sendable (Bool) -> Void
 
-    /// Guards every member down to `finished`.
+    /// Guards `inbox`.
     private let condition = NSCondition()
-    private var ended: [WebhookPoster.Ended] = []
-    private var inFlight = 0
-    private var woken = true
-    private var rereadRequested = true
-    private var stopping = false
+    /// What other threads tell the dispatcher thread, under `condition`.
+    private var inbox = Inbox()
     private let finished = DispatchSemaphore(value: 0)
 
     // The dispatcher thread's own.
     private var lanes: [String: WebhookLane] = [:]
     private var unrecorded: [WebhookAttempt] = []
-    private var active: Bool?
-    private var lastReread: Int64?
-    private var lastHousekeeping: Int64?
-    private var storeFailures = 0
+    /// Tells the service whether some endpoint is enabled, when that changes.
+    private var activity: Activity
+    /// When the endpoints were last read and the house last kept, and how many rounds in a row
+    /// the store refused.
+    private var rounds = Rounds()
 
     /// Starts the dispatcher thread over `outbox` as `node` (`clustered`: one of several nodes
     /// sharing it); pending deliveries are attempted at once.
@@ -72,10 +67,9 @@ final class WebhookDispatcher: @unchecked Sendable {
         self.clock = clock
         self.metrics = metrics
         self.logger = logger
-        self.node = node
-        self.clustered = clustered
+        resumption = (node, clustered)
         poster = WebhookPoster(configuration: configuration, clock: clock, metrics: metrics, logger: logger)
-        self.onActiveChanged = onActiveChanged
+        activity = Activity(report: onActiveChanged)
         holder = WebhookClaim.holder(node: node, run: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         let thread = Thread { [self] in run() }
         thread.name = "callgate-webhooks"
@@ -85,7 +79,7 @@ final class WebhookDispatcher: @unchecked Sendable {
     /// Something may be due now: look at the outbox again. Any thread; returns at once.
     func wake() {
         condition.lock()
-        woken = true
+        inbox.woken = true
         condition.signal()
         condition.unlock()
     }
@@ -94,8 +88,8 @@ final class WebhookDispatcher: @unchecked Sendable {
     /// now. Any thread; returns at once.
     func endpointsChanged() {
         condition.lock()
-        woken = true
-        rereadRequested = true
+        inbox.woken = true
+        inbox.rereadRequested = true
         condition.signal()
         condition.unlock()
     }
@@ -106,20 +100,20 @@ final class WebhookDispatcher: @unchecked Sendable {
     /// are due again at once, for any node). Any thread but the dispatcher's; blocks until done.
     func stop(timeout: Duration = .seconds(2)) {
         condition.lock()
-        stopping = true
+        inbox.stopping = true
         condition.signal()
         condition.unlock()
         finished.wait()
         let deadline = Date.now.addingTimeInterval(Double(timeout.wholeMilliseconds) / 1000)
         condition.lock()
-        while inFlight > 0, condition.wait(until: deadline) {}
+        while inbox.inFlight > 0, condition.wait(until: deadline) {}
         condition.unlock()
         for lane in lanes.values {
             lane.route.shutdown()
         }
         condition.lock()
-        let last = ended
-        ended.removeAll()
+        let last = inbox.ended
+        inbox.ended.removeAll()
         condition.unlock()
         _ = try? outbox.recordWebhookAttempts(unrecorded + last.map(\.attempt), holder: holder)
         try? outbox.releaseWebhookClaims(holder: holder)
@@ -129,15 +123,15 @@ final class WebhookDispatcher: @unchecked Sendable {
         resume()
         while true {
             condition.lock()
-            if stopping {
+            if inbox.stopping {
                 condition.unlock()
                 break
             }
-            let justEnded = ended
-            ended.removeAll()
-            let reread = rereadRequested
-            rereadRequested = false
-            woken = false
+            let justEnded = inbox.ended
+            inbox.ended.removeAll()
+            let reread = inbox.rereadRequested
+            inbox.rereadRequested = false
+            inbox.woken = false
             condition.unlock()
             let now = clock.nowMillis()
             for attempt in justEnded {
@@ -147,22 +141,22 @@ final class WebhookDispatcher: @unchecked Sendable {
             }
             do {
                 try serve(now: now, reread: reread)
-                if storeFailures > 0 {
-                    logger.notice("webhook outbox available again", metadata: ["failures": "\(storeFailures)"])
-                    storeFailures = 0
+                if rounds.storeFailures > 0 {
+                    logger.notice("webhook outbox available again", metadata: ["failures": "\(rounds.storeFailures)"])
+                    rounds.storeFailures = 0
                 }
             } catch {
-                storeFailures += 1
+                rounds.storeFailures += 1
                 metrics.storeFailed()
-                if storeFailures == 1 {
+                if rounds.storeFailures == 1 {
                     logger.error("webhook outbox unavailable; backing off", metadata: ["error": "\(error)"])
                 }
                 if reread {
                     condition.lock()
-                    rereadRequested = true
+                    inbox.rereadRequested = true
                     condition.unlock()
                 }
-                backOff(milliseconds: Self.backoff(after: storeFailures))
+                backOff(milliseconds: Self.backoff(after: rounds.storeFailures))
             }
         }
         finished.signal()
@@ -176,13 +170,13 @@ final class WebhookDispatcher: @unchecked Sendable {
             try outbox.recordWebhookAttempts(unrecorded, holder: holder)
             unrecorded.removeAll()
         }
-        if reread || lastReread.map({ now - $0 >= 1_000 }) ?? true {
+        if reread || rounds.lastReread.map({ now - $0 >= 1_000 }) ?? true {
             try readEndpoints()
-            lastReread = now
+            rounds.lastReread = now
         }
-        if lastHousekeeping.map({ now - $0 >= 5_000 }) ?? true {
+        if rounds.lastHousekeeping.map({ now - $0 >= 5_000 }) ?? true {
             try housekeep(now: now)
-            lastHousekeeping = now
+            rounds.lastHousekeeping = now
         }
         let share = configuration.share(among: lanes.count)
         var room: [String: Int] = [:]
@@ -216,7 +210,7 @@ final class WebhookDispatcher: @unchecked Sendable {
                 return lane.route
             }) else { continue }
             condition.lock()
-            inFlight += 1
+            inbox.inFlight += 1
             condition.unlock()
             Task { [self] in
                 end(await poster.post(delivery, through: route))
@@ -244,10 +238,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         }
         lanes = next
         let isActive = !enabled.isEmpty
-        if active != isActive {
-            active = isActive
-            onActiveChanged(isActive)
-        }
+        activity.set(isActive)
     }
 
     /// Lets go of the claims of this node's earlier runs, due now, and, for a single process,
@@ -256,12 +247,12 @@ final class WebhookDispatcher: @unchecked Sendable {
         var delay = 0.1
         while true {
             do {
-                try outbox.resumeWebhookDeliveries(at: clock.nowMillis(), node: node, everyPending: !clustered)
+                try outbox.resumeWebhookDeliveries(at: clock.nowMillis(), node: resumption.node, everyPending: !resumption.clustered)
                 return
             } catch {
                 logger.error("webhook outbox unavailable at start; retrying", metadata: ["error": "\(error)"])
                 condition.lock()
-                let stop = stopping || condition.wait(until: Date.now.addingTimeInterval(delay)) && stopping
+                let stop = inbox.stopping || condition.wait(until: Date.now.addingTimeInterval(delay)) && inbox.stopping
                 condition.unlock()
                 if stop { return }
                 delay = min(delay * 2, 5)
@@ -279,15 +270,15 @@ final class WebhookDispatcher: @unchecked Sendable {
     private func backOff(milliseconds: Int64) {
         let deadline = Date.now.addingTimeInterval(Double(milliseconds) / 1000)
         condition.lock()
-        while !stopping, condition.wait(until: deadline) {}
+        while !inbox.stopping, condition.wait(until: deadline) {}
         condition.unlock()
     }
 
     /// Hands an ended attempt to the dispatcher thread. Any thread.
     private func end(_ result: WebhookPoster.Ended) {
         condition.lock()
-        ended.append(result)
-        inFlight -= 1
+        inbox.ended.append(result)
+        inbox.inFlight -= 1
         condition.signal()
         condition.unlock()
     }
@@ -302,7 +293,7 @@ final class WebhookDispatcher: @unchecked Sendable {
             wait = min(wait, next - now)
         }
         condition.lock()
-        if !woken, ended.isEmpty, !stopping {
+        if !inbox.woken, inbox.ended.isEmpty, !inbox.stopping {
             _ = condition.wait(until: Date.now.addingTimeInterval(Double(wait) / 1000))
         }
         condition.unlock()
@@ -355,6 +346,42 @@ final class WebhookDispatcher: @unchecked Sendable {
         case .closed:
             logger.notice("webhook endpoint answering again; its circuit breaker is closed",
                           metadata: ["endpoint": "\(lane.endpoint.id)"])
+        }
+    }
+}
+
+extension WebhookDispatcher {
+    /// What other threads tell the dispatcher thread: attempts that ended, how many are in
+    /// flight, and whether it was woken, asked to read the endpoints again, or to stop.
+    struct Inbox {
+        var ended: [WebhookPoster.Ended] = []
+        var inFlight = 0
+        var woken = true
+        var rereadRequested = true
+        var stopping = false
+    }
+
+    /// The dispatcher thread's clock of chores: when it last read the endpoints and kept house
+    /// (monotonic ms), and how many rounds in a row the store refused.
+    struct Rounds {
+        var lastReread: Int64?
+        var lastHousekeeping: Int64?
+        var storeFailures = 0
+    }
+
+    /// Whether some endpoint is enabled, reported whenever that changes.
+    struct Activity {
+        private var active: Bool?
+        let report: @Sendable (Bool) -> Void
+
+        init(report: @escaping @Sendable (Bool) -> Void) {
+            self.report = report
+        }
+
+        mutating func set(_ isActive: Bool) {
+            guard active != isActive else { return }
+            active = isActive
+            report(isActive)
         }
     }
 }

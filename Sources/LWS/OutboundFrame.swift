@@ -34,6 +34,11 @@ public final class OutboundFrame: @unchecked Sendable {
         storage.deallocate()
     }
 
+    /// A copy of the payload, for whoever checks what was sent (tests, logs).
+    public var bytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: payload, count: count))
+    }
+
     /// Pointer to the first payload byte, as `lws_write` wants it.
     var payload: UnsafeMutablePointer<UInt8> {
         storage.baseAddress!.advanced(by: cg_lws_pre()).assumingMemoryBound(to: UInt8.self)

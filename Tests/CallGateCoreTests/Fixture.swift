@@ -1,4 +1,5 @@
 @testable import CallGateCore
+import TestSupport
 import CallGateProtocol
 import Testing
 

@@ -84,7 +84,7 @@ public final class ThrowawayPostgres: @unchecked Sendable {
             child.executableURL = URL(fileURLWithPath: postgres)
             child.arguments = arguments
         }
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
         child.standardOutput = log

@@ -12,12 +12,12 @@ import Foundation
 /// node's other claims are left to their lease: it may be frozen, not dead, and still run a call
 /// it has not written yet.
 /// Service thread, but for the database (on `storeReads`).
-extension GatewayService {
+extension ClusterFabric {
     /// The heartbeat saw these nodes lapsed: takes over those not under way already. A node
     /// back from a suspension takes over nobody until it has let go of what it lost itself
     /// (`reconcile`): a call it took back would meet its own stale copy.
     func takeOver(_ lapsed: [String]) {
-        guard let cluster, let shared = store as? any ClusterStore, !wasSuspended, !reconciling else { return }
+        guard let shared = store as? any ClusterStore, !standing.wasSuspended, !standing.reconciling else { return }
         for node in lapsed where node != cluster.nodeID && takeovers.insert(node).inserted {
             cluster.takeover.claim(node) { [self] won in
                 guard won else {
@@ -38,7 +38,6 @@ extension GatewayService {
     /// Runs the calls taken over from `node`, or gives the takeover up when the database could
     /// not be asked.
     private func adopt(_ result: Result<[OwnedCall], any Error>, of node: String) {
-        guard let cluster else { return }
         defer { takeovers.remove(node) }
         let owned: [OwnedCall]
         switch result {
@@ -68,7 +67,7 @@ extension GatewayService {
             lookForOtherDevices(of: uid)
         }
         cluster.takeover.finish(node)
-        metrics.callsTakenOver(records.count)
+        metrics.cluster.callsTakenOver(records.count)
         logger.notice(
             "took over the calls of a lapsed node", metadata: ["node": "\(node)", "calls": "\(records.count)"])
     }

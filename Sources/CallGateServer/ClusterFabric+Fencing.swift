@@ -7,12 +7,12 @@ import CallGateCore
 /// It runs them no longer and says nothing more of them: the new owner speaks for them. The
 /// output held back for them is dropped, and an answer waiting is replaced by
 /// `ERR_CLUSTER_UNAVAILABLE` (`OutputFence`). Service thread only.
-extension GatewayService {
+extension ClusterFabric {
     /// The store fenced out this node's writes of the calls of `sessions`: lets them go, and
     /// counts them.
     func letGo(fencedOut sessions: Set<String>) {
         letGo(sessions)
-        metrics.callsFencedOut(sessions.count)
+        metrics.cluster.callsFencedOut(sessions.count)
         logger.warning(
             "another node owns these calls now: this node's writes of them were fenced out and it let them go",
             metadata: ["calls": "\(sessions.count)"])

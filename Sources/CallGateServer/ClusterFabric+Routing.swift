@@ -12,7 +12,7 @@ import LWS
 /// and its reply comes back to be written to the socket. An op whose owner does not answer in
 /// `forwardTimeout` gets `ERR_CALL_OWNER_UNREACHABLE`. Pushes follow the user through Redis
 /// (`+Pushes`). Service thread only.
-extension GatewayService {
+extension ClusterFabric {
     /// Runs `local` when the call or session `sessionId` is this node's to answer (it runs or
     /// remembers it, no node owns it, the op came forwarded already, or the id is malformed),
     /// else forwards `bytes`,
@@ -23,19 +23,19 @@ extension GatewayService {
         answering request: ReplyAddress, local: @escaping () -> Void
     ) {
         // A malformed id (which the Core refuses) is never looked up in Redis.
-        guard let cluster, request.forward == nil, SessionIDFormat.isValid(sessionId), !core.knows(sessionId) else {
+        guard request.forward == nil, SessionIDFormat.isValid(sessionId), !core.knows(sessionId) else {
             local()
             return
         }
         let found: (Result<String?, RedisFailure>) -> Void = { [self] result in
-            guard connections[connection.id] === connection, connection.isConnected else { return }
+            guard hub[connection.id] === connection, connection.isConnected else { return }
             switch result {
             case .success(let owner?) where owner != cluster.nodeID && !core.knows(sessionId):
                 forward(bytes, from: connection, to: owner, answering: request)
             case .success:
                 local()
             case .failure(let failure):
-                fail(request, code: .callOwnerUnreachable, message: "could not learn which node owns \(sessionId): \(failure)")
+                output.fail(request, code: .callOwnerUnreachable, message: "could not learn which node owns \(sessionId): \(failure)")
             }
         }
         if claiming {
@@ -47,7 +47,7 @@ extension GatewayService {
 
     /// Sends the op `bytes` of `connection` to node `owner`, and waits for its answer.
     private func forward(_ bytes: [UInt8], from connection: ClientConnection, to owner: String, answering request: ReplyAddress) {
-        guard let cluster, let userJSON = core.user(of: connection.id)?.clusterJSON else {
+        guard let userJSON = core.user(of: connection.id)?.clusterJSON else {
             return
         }
         let deadline = clock.monotonicMillis() + forwardTimeout.wholeMilliseconds
@@ -56,7 +56,7 @@ extension GatewayService {
             armForwardTimer()
         }
         connection.knownTo.insert(owner)
-        metrics.opForwarded()
+        metrics.cluster.opForwarded()
         let message = ClusterMessage.forward(
             ticket: ticket, from: cluster.nodeID, connection: connection.id.rawValue, user: userJSON, frame: bytes)
         cluster.bus.send(message, toNode: owner) { [self] result in
@@ -91,14 +91,14 @@ extension GatewayService {
     /// Sets the forward timer to the earliest deadline of the ops waiting, if any.
     private func armForwardTimer() {
         if let next = forwards.nextDeadline() {
-            forwardTimer.schedule(afterMicroseconds: max(0, next - clock.monotonicMillis()) * 1000)
+            timers.forward.schedule(afterMicroseconds: max(0, next - clock.monotonicMillis()) * 1000)
         }
     }
 
     /// Tells the node that forwarded an op here that its answer waits for this node's store
     /// (PostgreSQL may be restarting), so that it waits on instead of giving up at its timeout.
     func tellHeld(_ forward: ForwardTicket) {
-        cluster?.bus.send(.held(ticket: forward.number), toNode: forward.node) { [logger] result in
+        cluster.bus.send(.held(ticket: forward.number), toNode: forward.node) { [logger] result in
             if case .failure(let failure) = result {
                 logger.warning("word of a held answer lost", metadata: ["node": "\(forward.node)", "error": "\(failure)"])
             }
@@ -106,8 +106,8 @@ extension GatewayService {
     }
 
     private func unanswered(_ pending: ForwardedRequests.Pending, because problem: String) {
-        metrics.forwardFailed()
-        fail(ReplyAddress(requestID: pending.requestID, connection: pending.connection, barrier: 0), code: .callOwnerUnreachable, message: problem)
+        metrics.cluster.forwardFailed()
+        output.fail(ReplyAddress(requestID: pending.requestID, connection: pending.connection), code: .callOwnerUnreachable, message: problem)
     }
 
     /// A message on this node's channel.
@@ -116,15 +116,15 @@ extension GatewayService {
         case .forward(let ticket, let node, let connection, let user, let frame):
             runForwarded(frame, of: ConnectionID(connection), as: user, answering: ForwardTicket(node: node, number: ticket))
         case .answer(let ticket, let frame):
-            guard let pending = forwards.close(ticket), connections[pending.connection] != nil else { return }
-            emit(.frame(pending.connection, OutboundFrame(frame)))
+            guard let pending = forwards.close(ticket), hub[pending.connection] != nil else { return }
+            output.emit(.frame(pending.connection, OutboundFrame(frame)))
         case .held(let ticket):
             forwards.hold(ticket, until: clock.monotonicMillis() + Self.heldAnswerBound.wholeMilliseconds)
             armForwardTimer()
         case .present, .lookFor, .departed, .renew, .unknown:
             receivedPresence(message)
         case .live(let node, let run):
-            cluster?.membership.heard(run: run, of: node)
+            cluster.membership.heard(run: run, of: node)
         case .push, .groupChanged, .webhooksChanged, .probe:
             return
         }
@@ -132,7 +132,7 @@ extension GatewayService {
 
     /// Runs an op that device `connection` of node `forward.node` sent, on a call this node owns.
     private func runForwarded(_ bytes: [UInt8], of connection: ConnectionID, as userJSON: [UInt8], answering forward: ForwardTicket) {
-        guard connections[connection] == nil, let user = User(clusterJSON: userJSON) else {
+        guard hub[connection] == nil, let user = User(clusterJSON: userJSON) else {
             logger.warning("malformed forwarded op dropped", metadata: ["node": "\(forward.node)", "connection": "\(connection)"])
             return
         }
@@ -141,25 +141,25 @@ extension GatewayService {
             frame = try RequestFrame.decode(bytes)
         } catch {
             let reply = ReplyFrame.failure(id: error.id, code: .badRequest, message: error.message)
-            emit(.answer(forward, connection: connection, frame: Array(reply)))
+            output.emit(.answer(forward, connection: connection, frame: Array(reply)))
             return
         }
-        let request = address(frame.id, on: connection, concerning: frame.request.sessionId, forward: forward)
+        let request = output.address(frame.id, on: connection, concerning: frame.request.sessionId, forward: forward)
         guard frame.request.isForwardable else {
-            fail(request, code: .badRequest, message: "only ops on a call or session are forwarded")
+            output.fail(request, code: .badRequest, message: "only ops on a call or session are forwarded")
             return
         }
         remoteDevices.admit(connection, of: forward.node, now: clock.monotonicMillis())
         core.admitRemote(connection, as: user)
         if !mayRunCalls() {
-            fail(request, code: .clusterUnavailable, message: "the node that owns this call is cut off from the cluster; try again shortly")
+            output.fail(request, code: .clusterUnavailable, message: "the node that owns this call is cut off from the cluster; try again shortly")
             return
         }
-        if frame.request.writesCallLog, let backlog = storeBacklog() {
-            fail(request, code: .storeUnavailable, message: backlog)
+        if frame.request.writesCallLog, let backlog = service.storeBacklog() {
+            output.fail(request, code: .storeUnavailable, message: backlog)
             return
         }
-        dispatch(frame.request, answering: request)
+        service.dispatch(frame.request, answering: request)
     }
 
     /// The heartbeat saw the live nodes and those whose lease lapsed: ops forwarded to nodes
@@ -172,7 +172,7 @@ extension GatewayService {
         let gone = liveNodes.subtracting(live).union(lapsed)
         liveNodes = live
         guard !gone.isEmpty else { return }
-        for connection in connections.values where !connection.knownTo.isDisjoint(with: gone) {
+        for connection in hub.connections.values where !connection.knownTo.isDisjoint(with: gone) {
             connection.knownTo.subtract(gone)
         }
         for pending in forwards.abandon(owners: gone) {

@@ -11,7 +11,7 @@ import CallGateProtocol
 /// calls, which run it as a device of their own (`RemoteDevices`) under a lease its node renews
 /// every second in one message per owner; its departure is sent again until that owner's
 /// channel got it. A departure that never arrives lapses with the lease. Service thread only.
-extension GatewayService {
+extension ClusterFabric {
     /// A departure on its way to the node that ran the device.
     struct Departure: Hashable {
         let connection: UInt64
@@ -27,12 +27,27 @@ extension GatewayService {
     /// Most devices one node's word in Redis counts for (a bound on what Redis can make us add).
     static let maxDevicesCounted = 1_000_000
 
+    /// The Core forgot a device of `uid` that closed here: its user's presence is written, and
+    /// other nodes are asked for their devices when it was the last one of a user in a call.
+    func left(_ uid: String) {
+        userLeft(uid)
+        lookForOtherDevices(of: uid)
+    }
+
+    /// The devices of `uid` whose sockets this node holds, oldest first: the Core also runs
+    /// devices of other nodes that forwarded ops here or were announced to it.
+    func devices(of uid: String) -> [ConnectionID] {
+        let devices = core.connections(of: uid)
+        guard !remoteDevices.isEmpty else { return devices }
+        return devices.filter { hub[$0] != nil }
+    }
+
     /// A device of `uid` left: the node writes how many it holds now; once none is left here
     /// (nor on its way in) it stops listening to their pushes.
     func userLeft(_ uid: String) {
-        guard let cluster, arrivals[uid] == nil else { return }
+        guard arrivals.counts[uid] == nil else { return }
         writePresence(of: uid)
-        if localConnections(of: uid).isEmpty {
+        if devices(of: uid).isEmpty {
             cluster.bus.stopListening(to: uid)
         }
     }
@@ -41,8 +56,7 @@ extension GatewayService {
     /// included (each claimed its slot), and their `profile` when given; a write that Redis did
     /// not take is made again a second later (`renewLeases`) or once Redis is back.
     func writePresence(of uid: String, profile: [UInt8]? = nil) {
-        guard let cluster else { return }
-        let devices = localConnections(of: uid).count + (arrivals[uid] ?? 0)
+        let devices = devices(of: uid).count + (arrivals.counts[uid] ?? 0)
         cluster.presence.write(uid, devices: devices, profile: profile) { [weak self] written in
             if !written {
                 self?.unwrittenPresence.insert(uid)
@@ -69,7 +83,7 @@ extension GatewayService {
     /// the user is present there (no grace period runs for them) while its lease is renewed.
     /// Once per node, unless `again` (the node asked for the user's devices).
     func announce(_ connection: ClientConnection, to node: String, again: Bool = false) {
-        guard let cluster, node != cluster.nodeID, connection.knownTo.insert(node).inserted || again,
+        guard node != cluster.nodeID, connection.knownTo.insert(node).inserted || again,
               let userJSON = core.user(of: connection.id)?.clusterJSON else { return }
         let message = ClusterMessage.present(from: cluster.nodeID, connection: connection.id.rawValue, user: userJSON)
         cluster.bus.send(message, toNode: node) { _ in }
@@ -77,7 +91,7 @@ extension GatewayService {
 
     /// Tells the nodes that run `connection` as one of theirs that it is gone; each is told
     /// again until its channel got it or it left the cluster.
-    func depart(_ connection: ClientConnection) {
+    func departed(_ connection: ClientConnection) {
         for node in connection.knownTo {
             sendDeparture(Departure(connection: connection.id.rawValue, node: node))
         }
@@ -85,7 +99,6 @@ extension GatewayService {
     }
 
     private func sendDeparture(_ departure: Departure) {
-        guard let cluster else { return }
         cluster.bus.send(.departed(connection: departure.connection), toNode: departure.node) { [self] result in
             if case .success(let reply) = result, (reply.integer ?? 0) > 0 {
                 departures.remove(departure)
@@ -100,7 +113,7 @@ extension GatewayService {
                 return
             }
             departures.insert(departure)
-            departureRetry.schedule(afterMicroseconds: Self.departureRetryInterval.wholeMilliseconds * 1000)
+            timers.departureRetry.schedule(afterMicroseconds: Self.departureRetryInterval.wholeMilliseconds * 1000)
         }
     }
 
@@ -115,13 +128,12 @@ extension GatewayService {
     /// lets go of the devices of other nodes whose lease lapsed here, and writes again the
     /// presence Redis did not take; then waits for the next renewal.
     func renewLeases() {
-        guard let cluster else { return }
-        leaseTimer.schedule(afterMicroseconds: RemoteDevices.renewInterval.wholeMilliseconds * 1000)
+        timers.lease.schedule(afterMicroseconds: RemoteDevices.renewInterval.wholeMilliseconds * 1000)
         if cluster.client.isReady, !unwrittenPresence.isEmpty {
             writeUnwrittenPresence()
         }
         var held: [String: [UInt64]] = [:]
-        for connection in connections.values where connection.isConnected {
+        for connection in hub.connections.values where connection.isConnected {
             for node in connection.knownTo {
                 held[node, default: []].append(connection.id.rawValue)
             }
@@ -138,10 +150,10 @@ extension GatewayService {
         guard mayRunCalls() else { return }
         let now = clock.monotonicMillis()
         let silence = (ContinuousClock.now - cluster.bus.lastHeard).wholeMilliseconds
-        let hearing = cluster.bus.isReady ? busHeardSince : nil
+        let hearing = cluster.bus.isReady ? standing.busHeardSince : nil
         let lapsed = remoteDevices.removeLapsed(heardAt: now - max(0, silence), hearingSince: hearing)
         guard !lapsed.isEmpty else { return }
-        metrics.leasesLapsed(lapsed.count)
+        metrics.cluster.leasesLapsed(lapsed.count)
         logger.warning("devices of other nodes lapsed: no renewal came", metadata: ["devices": "\(lapsed.count)"])
         for id in lapsed {
             forgetRemote(id)
@@ -153,13 +165,13 @@ extension GatewayService {
         switch message {
         case .present(let node, let connection, let userJSON):
             let id = ConnectionID(connection)
-            guard connections[id] == nil, let user = User(clusterJSON: userJSON) else { return }
+            guard hub[id] == nil, let user = User(clusterJSON: userJSON) else { return }
             remoteDevices.admit(id, of: node, now: clock.monotonicMillis())
             core.admitRemote(id, as: user)
-            armCoreTimer(at: core.nextDeadline)
+            service.armCoreTimer(at: core.nextDeadline)
         case .lookFor(let node, let uid):
-            for id in localConnections(of: uid) {
-                if let connection = connections[id] {
+            for id in devices(of: uid) {
+                if let connection = hub[id] {
                     announce(connection, to: node, again: true)
                 }
             }
@@ -169,12 +181,12 @@ extension GatewayService {
             forgetRemote(id)
         case .renew(let node, let ids):
             let unknown = remoteDevices.renew(ids.map(ConnectionID.init), from: node, now: clock.monotonicMillis())
-            if let cluster, !unknown.isEmpty {
+            if !unknown.isEmpty {
                 cluster.bus.send(.unknown(from: cluster.nodeID, connections: unknown.map(\.rawValue)), toNode: node) { _ in }
             }
         case .unknown(let node, let ids):
             for id in ids {
-                if let connection = connections[ConnectionID(id)], connection.isConnected, connection.knownTo.contains(node) {
+                if let connection = hub[ConnectionID(id)], connection.isConnected, connection.knownTo.contains(node) {
                     announce(connection, to: node, again: true)
                 }
             }
@@ -196,8 +208,8 @@ extension GatewayService {
     /// has calls here, the other nodes holding a device of theirs (but those whose lease lapsed)
     /// are asked to announce it, well before the grace period that started would end their calls.
     func lookForOtherDevices(of uid: String) {
-        guard let cluster, core.connections(of: uid).isEmpty, !core.activeCalls(of: uid).isEmpty else { return }
-        cluster.presence.nodes(holding: uid) { nodes in
+        guard core.connections(of: uid).isEmpty, !core.activeCalls(of: uid).isEmpty else { return }
+        cluster.presence.nodes(holding: uid) { [cluster] nodes in
             for node in nodes where !cluster.membership.lapsedNodes.contains(node) {
                 cluster.bus.send(.lookFor(from: cluster.nodeID, uid: uid), toNode: node) { _ in }
             }
@@ -216,12 +228,11 @@ extension GatewayService {
     /// the other nodes' live runs wrote in Redis (`devices`, per callee; a dead run does not
     /// count, and one that joined since the last heartbeat only once it said so).
     func onlineDevices(of callees: [String], elsewhere devices: [String: [UserPresence.Entry]]) -> [String: Int] {
-        guard let cluster else { return [:] }
         let runs = cluster.membership.liveRuns
         var online: [String: Int] = [:]
         for uid in callees {
             let remote = (devices[uid] ?? []).filter { $0.node != cluster.nodeID && runs[$0.node] == $0.incarnation }
-            online[uid] = localConnections(of: uid).count + remote.reduce(0) { $0 + min($1.count, Self.maxDevicesCounted) }
+            online[uid] = self.devices(of: uid).count + remote.reduce(0) { $0 + min($1.count, Self.maxDevicesCounted) }
         }
         return online
     }

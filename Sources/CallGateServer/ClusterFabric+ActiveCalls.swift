@@ -8,11 +8,11 @@ import Foundation
 /// its calls that ring or engage them, once the write of that outcome is durable (a call no
 /// store has is listed nowhere); a connecting device reads the entries of the other live nodes
 /// (as the last heartbeat saw them) once its subscription is confirmed. Service thread only.
-extension GatewayService {
+extension ClusterFabric {
     /// Writes, after write `barrier`, the entries of the users `outcome` touched: those it pushed
     /// to, and those whose engagement changed.
     func indexActiveCalls<Reply>(of outcome: Outcome<Reply>, after barrier: UInt64) {
-        guard cluster != nil, !outcome.deliveries.isEmpty || !outcome.engagements.isEmpty else { return }
+        guard !outcome.deliveries.isEmpty || !outcome.engagements.isEmpty else { return }
         var touched = Set(outcome.engagements)
         for delivery in outcome.deliveries {
             touched.formUnion(delivery.users)
@@ -23,22 +23,18 @@ extension GatewayService {
     /// Writes the entries of `uids` as the Core has their calls now, after write `barrier`
     /// (default: the latest write, whatever it holds).
     func indexActiveCalls(of uids: [String], after barrier: UInt64? = nil) {
-        guard cluster != nil else { return }
         let barrier = barrier ?? pipeline.latestBarrier
         let encoder = JSONEncoder()
         for uid in uids {
             let calls = core.activeCalls(of: uid)
-            emit(.index(uid: uid, calls: calls.isEmpty ? nil : (try? encoder.encode(calls)).map(Array.init)), after: barrier)
+            output.emit(.index(uid: uid, calls: calls.isEmpty ? nil : (try? encoder.encode(calls)).map(Array.init)), after: barrier)
         }
     }
 
     /// The calls of the other nodes that ring or engage `uid`, and those nodes; none when
     /// Redis cannot be read (logged): the device then learns of them from their next push.
     func activeCallsElsewhere(of uid: String, then done: @escaping (CallsElsewhere) -> Void) {
-        guard let cluster else {
-            done(CallsElsewhere())
-            return
-        }
+        let cluster = cluster
         cluster.activeCalls.read(uid) { [logger] result in
             switch result {
             case .success(let found):

@@ -4,8 +4,8 @@ import Foundation
 import Synchronization
 
 /// Cluster mode: joining the cluster at start, leaving it at stop, and what readiness says
-/// about it. Service thread, but for `joinCluster` and `leaveCluster` (any thread but it).
-extension GatewayService {
+/// about it. Service thread, but for `join` and `leave` (any thread but it).
+extension ClusterFabric {
     /// Why a node could not join.
     struct ClusterJoinFailure: Error, CustomStringConvertible {
         let description: String
@@ -14,7 +14,7 @@ extension GatewayService {
     /// Starts this node's membership and bus (`cluster`, made before the context started) and
     /// returns once Redis acknowledged its heartbeat and confirmed its channel; throws after
     /// `joinTimeout` without.
-    func joinCluster(_ configuration: ClusterConfiguration) async throws {
+    func join(_ configuration: ClusterConfiguration) async throws {
         let outcome = Mutex<CheckedContinuation<Void, any Error>?>(nil)
         let finish: @Sendable (Result<Void, any Error>) -> Void = { result in
             outcome.withLock { continuation in
@@ -25,27 +25,24 @@ extension GatewayService {
         try await withCheckedThrowingContinuation { continuation in
             outcome.withLock { $0 = continuation }
             context.post { [self] in
-                guard let node = cluster else {
-                    finish(.failure(ClusterJoinFailure(description: "no cluster node was made")))
-                    return
-                }
-                metrics.clusterLive(false)
+                let node = cluster
+                metrics.cluster.clusterLive(false)
                 let liveness: () -> Void = { [unowned self, metrics, unowned node] in
-                    metrics.clusterLive(node.isLive)
+                    metrics.cluster.clusterLive(node.isLive)
                     if node.isLive {
                         finish(.success(()))
                         tellLive()
-                        if wasSuspended {
-                            wasSuspended = false
+                        if standing.wasSuspended {
+                            standing.wasSuspended = false
                             reconcile()
-                        } else if !reconciling {
-                            armCoreTimer(at: core.nextDeadline)
+                        } else if !standing.reconciling {
+                            service.armCoreTimer(at: core.nextDeadline)
                         }
                     }
                 }
                 node.membership.onLive = liveness
                 node.membership.onSuspended = { [unowned self] _ in
-                    wasSuspended = true
+                    standing.wasSuspended = true
                     liveness()
                 }
                 node.membership.onView = { [unowned self, unowned node] in
@@ -53,19 +50,19 @@ extension GatewayService {
                     takeOver(node.membership.lapsedNodes)
                 }
                 node.bus.onReadyChanged = { [unowned self] ready in
-                    busHeardSince = ready ? clock.monotonicMillis() : nil
+                    standing.busHeardSince = ready ? clock.monotonicMillis() : nil
                     if !ready {
-                        busWasDown = true
-                    } else if busWasDown {
-                        busWasDown = false
+                        standing.busWasDown = true
+                    } else if standing.busWasDown {
+                        standing.busWasDown = false
                         reloadGroups()
                     }
                     liveness()
                 }
                 node.bus.onGroupChanged = { [unowned self] guid in reloadGroup(guid) }
-                node.bus.onWebhooksChanged = { [webhooks] in webhooks.endpointsChanged() }
-                node.bus.onRejected = { [metrics] rejection in metrics.busMessageRejected(rejection) }
-                node.pushes.onRejected = { [metrics] rejection in metrics.busMessageRejected(rejection) }
+                node.bus.onWebhooksChanged = { [unowned self] in service.webhooks.endpointsChanged() }
+                node.bus.onRejected = { [metrics] rejection in metrics.cluster.busMessageRejected(rejection) }
+                node.pushes.onRejected = { [metrics] rejection in metrics.cluster.busMessageRejected(rejection) }
                 node.onReady = { [unowned self] in registerAgain() }
                 node.bus.onNodeMessage = { [unowned self] message in received(message) }
                 node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }
@@ -80,11 +77,11 @@ extension GatewayService {
                         description: "node \(configuration.nodeID) could not join the cluster at \(configuration.redis) within \(configuration.joinTimeout): \(reason)")))
                 }
                 timeout.schedule(afterMicroseconds: configuration.joinTimeout.wholeMilliseconds * 1000)
-                joinTimer = timeout
+                timers.join = timeout
                 node.start()
             }
         }
-        context.post { [self] in joinTimer = nil }
+        context.post { [self] in timers.join = nil }
     }
 
     /// Writes again what this node keeps in Redis, which a Redis restart loses: the push
@@ -96,13 +93,12 @@ extension GatewayService {
     /// A node back from a suspension does so only once it let go of the calls survivors took
     /// over (`reconcile`), so that it never writes itself back as the owner of one.
     func registerAgain() {
-        guard let cluster else { return }
-        guard !wasSuspended, !reconciling else {
-            registerPending = true
+        guard !standing.wasSuspended, !standing.reconciling else {
+            standing.registerPending = true
             return
         }
-        registerPending = false
-        registration.schedule(afterMicroseconds: Self.registrationInterval.wholeMilliseconds * 1000)
+        standing.registerPending = false
+        timers.registration.schedule(afterMicroseconds: Self.registrationInterval.wholeMilliseconds * 1000)
         restoreSequences()
         publishUnsent()
         writeUnwrittenPresence()
@@ -118,7 +114,7 @@ extension GatewayService {
         }
         indexActiveCalls(of: Array(core.usersWithActiveCalls))
         var present = Set<String>()
-        for connection in connections.values where connection.isConnected {
+        for connection in hub.connections.values where connection.isConnected {
             if let user = core.user(of: connection.id), present.insert(user.uid).inserted {
                 markPresent(user)
             }
@@ -131,7 +127,6 @@ extension GatewayService {
     /// Tells every other live node that this run is live (it joined, or came back from a
     /// suspension), so that they count its devices at once (`ClusterMessage.live`).
     func tellLive() {
-        guard let cluster else { return }
         let message = ClusterMessage.live(from: cluster.nodeID, run: cluster.membership.incarnation)
         for node in cluster.membership.liveNodes where node != cluster.nodeID {
             cluster.bus.send(message, toNode: node) { _ in }
@@ -145,9 +140,8 @@ extension GatewayService {
     /// outside cluster mode; in cluster mode while it is live and not checking which of its
     /// calls survivors took over. A process that was frozen learns here that it was cut off.
     func mayRunCalls() -> Bool {
-        guard let cluster else { return true }
         cluster.membership.checkSuspension()
-        return cluster.isLive && !reconciling
+        return cluster.isLive && !standing.reconciling
     }
 
     /// Back from a suspension, which may have lasted past its lease: lets go of the calls a
@@ -157,26 +151,26 @@ extension GatewayService {
     /// again every 200 ms, and while the database cannot be read every second, running none of
     /// its calls meanwhile.
     func reconcile() {
-        guard let cluster, let shared = store as? any ClusterStore else { return }
+        guard let shared = store as? any ClusterStore else { return }
         let ids = core.liveCallIDs
         guard !ids.isEmpty else {
-            if registerPending {
+            if standing.registerPending {
                 registerAgain()
             }
-            armCoreTimer(at: core.nextDeadline)
+            service.armCoreTimer(at: core.nextDeadline)
             return
         }
-        reconciling = true
+        standing.reconciling = true
         let me = cluster.nodeID
         cluster.takeover.lockOwn { [self] locked in
             guard locked else {
-                reconcileRetry.schedule(afterMicroseconds: 200_000)
+                timers.reconcileRetry.schedule(afterMicroseconds: 200_000)
                 return
             }
             storeReads.async { [self] in
                 let result = Result { try shared.callIDsOwnedElsewhere(than: me, among: Array(ids.values)) }
                 context.post { [self] in
-                    self.cluster?.takeover.unlockOwn()
+                    self.cluster.takeover.unlockOwn()
                     settle(result, of: ids)
                 }
             }
@@ -186,7 +180,7 @@ extension GatewayService {
     /// Lets go of the calls among `ids` that the check found owned elsewhere, then carries on
     /// as `reconcile` says; asks again in a second when the check failed.
     private func settle(_ result: Result<Set<Int64>, any Error>, of ids: [String: Int64]) {
-        reconciling = false
+        standing.reconciling = false
         switch result {
         case .success(let taken) where !taken.isEmpty:
             let lost = Set(ids.filter { taken.contains($0.value) }.map(\.key))
@@ -196,33 +190,29 @@ extension GatewayService {
             break
         case .failure(let error):
             logger.error("cannot check which calls were taken over; trying again in a second", metadata: ["error": "\(error)"])
-            reconciling = true
-            reconcileRetry.schedule(afterMicroseconds: 1_000_000)
+            standing.reconciling = true
+            timers.reconcileRetry.schedule(afterMicroseconds: 1_000_000)
             return
         }
-        if registerPending {
+        if standing.registerPending {
             registerAgain()
         }
-        armCoreTimer(at: core.nextDeadline)
+        service.armCoreTimer(at: core.nextDeadline)
     }
 
     /// Leaves the cluster so that the others need not wait for this node's lease to lapse;
     /// returns when Redis answered, or after a second.
-    func leaveCluster() {
+    func leave() {
         let left = DispatchSemaphore(value: 0)
         context.post { [self] in
-            guard let cluster else {
-                left.signal()
-                return
-            }
             cluster.membership.leave { left.signal() }
         }
         _ = left.wait(timeout: .now() + 1)
     }
 
-    /// Why this node may not serve as a cluster member now; nil when it may (or is no member).
-    func clusterUnreadiness() -> String? {
-        guard let cluster, !cluster.isLive else { return nil }
+    /// Why this node may not serve as a cluster member now; nil when it may.
+    func unreadiness() -> String? {
+        guard !cluster.isLive else { return nil }
         switch cluster.membership.state {
         case .suspended(let reason):
             return "this node is suspended from the cluster: \(reason)"

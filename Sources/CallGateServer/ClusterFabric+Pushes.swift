@@ -5,7 +5,7 @@ import LWS
 
 /// Cluster mode: pushes follow the user, numbered once for the whole cluster.
 ///
-/// The owner of a call hands each push to Redis once per user (`+Output`'s `deliver`, then
+/// The owner of a call hands each push to Redis once per user (the outcome path's `publisher`, then
 /// `publish`): one script numbers it in the user's sequence, keeps it in their stream and
 /// publishes it on their channel, so every node holding a device of that user, the owner too,
 /// gets a user's pushes in the order of their numbers (`received`). Each connection keeps its
@@ -13,7 +13,7 @@ import LWS
 /// pushes is closed with 4011 and recovers from the stream (`+Recovery`). Pushes wait in order
 /// while Redis is away, and a Redis back empty gets the sequences of connected users back.
 /// Service thread only.
-extension GatewayService {
+extension ClusterFabric {
     /// A push on the channel of `uid`, numbered by Redis for the node that owns its call (this
     /// one too): offered to `uid`'s devices here, and held for those on their way in. Each
     /// device is announced to the owner the first time, so that it counts the user as present
@@ -22,12 +22,12 @@ extension GatewayService {
     func received(_ message: ClusterMessage, forUser uid: String) {
         guard case .push(let origin, let excluding, _, _, let epoch, let seq, _) = message else { return }
         let entry = HistoryEntry(message)
-        if let entry, arrivals[uid] != nil {
-            arrivingPushes.hold(entry, epoch: epoch, for: uid)
+        if let entry, arrivals.counts[uid] != nil {
+            arrivals.pushes.hold(entry, epoch: epoch, for: uid)
         }
         var reached = 0
-        for id in localConnections(of: uid) {
-            guard let connection = connections[id] else { continue }
+        for id in devices(of: uid) {
+            guard let connection = hub[id] else { continue }
             if id.rawValue != excluding, !connection.knownTo.contains(origin) {
                 announce(connection, to: origin)
             }
@@ -54,7 +54,7 @@ extension GatewayService {
         guard advance(connection, to: entry.seq, in: epoch, after: barrier), entry.excluding != connection.id,
               previous == nil || entry.excluding != previous else { return false }
         let numbered = OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))
-        let (reached, written) = hand(numbered, to: [connection.id], excluding: nil, after: barrier)
+        let (reached, written) = output.hand(numbered, to: [connection.id], excluding: nil, after: barrier)
         metrics.framesSent(written)
         return reached > 0
     }
@@ -77,8 +77,19 @@ extension GatewayService {
         logger.info(
             "push sequence broken",
             metadata: ["connection": "\(connection.id)", "had": "\(position.epoch) \(position.seq)", "got": "\(epoch) \(seq)"])
-        emit(.close(connection.id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"), after: barrier)
+        output.emit(.close(connection.id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"), after: barrier)
         return false
+    }
+
+    /// Hands the push of `delivery` (`frame`) to Redis once per user, after write `barrier`,
+    /// which numbers and publishes it for their devices on every node, this one too.
+    func publish(_ delivery: Delivery, _ frame: HistoryFrame, after barrier: UInt64) -> Bool {
+        let push = ClusterPush(frame, from: cluster.nodeID, excluding: delivery.excluding)
+        let fence = OutputFence<HeldOutput, String>(subject: delivery.push.sessionId, instead: nil)
+        for uid in delivery.users {
+            output.emit(.publish(uid: uid, push), after: barrier, fence: fence)
+        }
+        return true
     }
 
     /// Hands `push` to Redis, which numbers, keeps and publishes it for every device of `uid`;
@@ -86,7 +97,6 @@ extension GatewayService {
     /// it), to go once Redis is back. A push whose answer was lost may have been published: it
     /// is not sent again (logged).
     func publish(_ push: ClusterPush, to uid: String) {
-        guard let cluster else { return }
         guard unsentPushes.isEmpty else {
             keepUnsent(push, to: uid)
             return
@@ -128,9 +138,8 @@ extension GatewayService {
     /// began meanwhile (before this node listened again, so it may have missed that push) has
     /// their devices here closed with 4011, to recover what the new sequence holds.
     func restoreSequences() {
-        guard let cluster else { return }
         var positions: [String: HistoryPosition] = [:]
-        for connection in connections.values {
+        for connection in hub.connections.values {
             guard let uid = connection.uid, let position = connection.sequence else { continue }
             if let known = positions[uid], known.seq >= position.seq { continue }
             positions[uid] = position
@@ -145,11 +154,11 @@ extension GatewayService {
     /// `uid`'s sequence is no longer `epoch`: their devices here that still follow it are closed
     /// with 4011 (they reconnect with `recover`, and learn that they must rebuild).
     private func sequenceMovedOn(for uid: String, from epoch: String) {
-        for id in localConnections(of: uid) {
-            guard let connection = connections[id], connection.sequence?.epoch == epoch else { continue }
+        for id in devices(of: uid) {
+            guard let connection = hub[id], connection.sequence?.epoch == epoch else { continue }
             connection.sequence = nil
             logger.info("push sequence moved on while Redis was away", metadata: ["connection": "\(id)", "had": "\(epoch)"])
-            emit(.close(id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"))
+            output.emit(.close(id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"))
         }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// is read again from the store, which that node's change reached before it announced it. After
 /// the bus was down (announcements may have been missed) every group is read again.
 /// Service thread, but for the reads (on `storeReads`).
-extension GatewayService {
+extension ClusterFabric {
     /// Reads group `guid` as saved now and puts it in the table; of two reads of one group
     /// under way, only the later one's result is kept.
     func reloadGroup(_ guid: String) {

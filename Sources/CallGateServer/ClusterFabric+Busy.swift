@@ -1,0 +1,161 @@
+import CallGateCluster
+import CallGateCore
+import CallGateProtocol
+
+/// Cluster mode: busy claims (`BusyClaims`), which keep a user out of two calls when the calls
+/// live on different nodes. An op that may engage its user claims them first and runs only if
+/// no other node's call holds them; every outcome then writes the claims of the users whose
+/// engagement it changed, as the Core has them; a timer renews them all. Service thread only.
+extension ClusterFabric {
+    /// Claims the user of `request`'s device as busy, then runs `op`; see `claim`.
+    func claimingUser(of request: ReplyAddress, then op: @escaping () -> Void) {
+        claim(request, ringing: [], start: nil) { _ in op() }
+    }
+
+    /// Claims the caller and counts the call start on the nodes together, then starts the call
+    /// (`initiate`) and records it as this node's before `send` carries its outcome out (so no
+    /// push of it goes out before another node can find its owner); a call that did not start
+    /// gives its start back.
+    func startingCall(
+        of request: ReplyAddress, ringing: [String], initiate: @escaping (CalleesElsewhere) -> Outcome<Call>,
+        then send: @escaping (Outcome<Call>) -> Void
+    ) {
+        let start = CallStarts.Start(limit: configuration.core.maxCallsPerMinute)
+        claim(request, ringing: ringing, start: start) { [self] elsewhere in
+            let caller = core.user(of: request.connection)?.uid
+            let outcome = initiate(elsewhere)
+            switch outcome.reply {
+            case .success(let call):
+                cluster.owners.record(call.sessionId) { [logger] failure in
+                    if let failure {
+                        logger.warning("call owner not recorded", metadata: ["sessionId": "\(call.sessionId)", "error": "\(failure)"])
+                    }
+                }
+            case .failure:
+                if let caller {
+                    cluster.starts.refund(start, by: caller)
+                }
+            }
+            send(outcome)
+        }
+    }
+
+    /// Claims the user of `request`'s device (when it is known), and reads the claims and
+    /// profiles of `ringing`, then runs `op` with what other nodes know of them (and counts
+    /// `start`, when given, against the user's calls per minute); or refuses the request:
+    /// `ERROR_CALL_IN_PROGRESS` when another node's call holds the user, `ERR_RATE_LIMITED` when
+    /// a start passes `--max-calls-per-minute` on the nodes together, `ERR_CLUSTER_UNAVAILABLE`
+    /// when Redis cannot be asked.
+    private func claim(
+        _ request: ReplyAddress, ringing: [String], start: CallStarts.Start?, then op: @escaping (CalleesElsewhere) -> Void
+    ) {
+        guard let uid = core.user(of: request.connection)?.uid else {
+            op(CalleesElsewhere())
+            return
+        }
+        claimsInFlight[uid, default: 0] += 1
+        cluster.busy.claim(uid, ringing: ringing, start: start) { [self] result in
+            claimsInFlight[uid] = claimsInFlight[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
+            if core.user(of: request.connection) != nil {
+                switch result {
+                case .success(.claimed(let answered, let profiles, let devices)):
+                    op(CalleesElsewhere(
+                        answered: answered,
+                        profiles: profiles.compactMapValues(User.init(clusterJSON:)).filter { $0.key == $0.value.uid },
+                        onlineDevices: onlineDevices(of: ringing, elsewhere: devices)))
+                case .success(.startsUsedUp):
+                    startsUsedUp(request)
+                case .success(.held(let holder)):
+                    output.fail(request, code: .callInProgress, message: holder?.sessionId.map {
+                        "you are in call \($0) already, on another device"
+                    } ?? "you are starting or answering a call on another device already")
+                case .failure(let failure):
+                    output.fail(request, code: .clusterUnavailable, message: "cannot claim you as busy in Redis: \(failure); try again shortly")
+                }
+            }
+            writeClaim(of: uid)
+        }
+    }
+
+    /// Starts a meeting the Core does not know (a call start, counted on the nodes together),
+    /// or joins a known session at once; a start whose join failed is given back.
+    func joining(
+        _ sessionId: String, as uid: String, from connection: ConnectionID, answering request: ReplyAddress,
+        join: @escaping () -> Bool
+    ) {
+        guard !core.knows(sessionId), SessionIDFormat.isValid(sessionId) else {
+            _ = join()
+            return
+        }
+        let start = CallStarts.Start(limit: configuration.core.maxCallsPerMinute)
+        cluster.starts.spend(start, by: uid) { [self] result in
+            guard core.user(of: connection) != nil else {
+                cluster.starts.refund(start, by: uid)
+                return
+            }
+            switch result {
+            case .success(true):
+                if !join() {
+                    cluster.starts.refund(start, by: uid)
+                }
+            case .success(false):
+                startsUsedUp(request)
+            case .failure(let failure):
+                output.fail(request, code: .clusterUnavailable, message: "cannot count your call starts in Redis: \(failure); try again shortly")
+            }
+        }
+    }
+
+    /// Refuses `request`: its user's calls per minute are used up on the nodes together, and
+    /// they are told so as one process tells them.
+    func startsUsedUp(_ request: ReplyAddress) {
+        let error = CoreError.callRateLimited(configuration.core.maxCallsPerMinute)
+        output.fail(request, code: error.code, message: error.message)
+    }
+
+    /// Writes the busy claims of `uids` as the Core has their engagements now; a user with a
+    /// claim still on its way is written when it comes back.
+    func writeClaims(of uids: [String]) {
+        for uid in uids where claimsInFlight[uid] == nil {
+            writeClaim(of: uid)
+        }
+    }
+
+    private func writeClaim(of uid: String) {
+        guard claimsInFlight[uid] == nil else { return }
+        if let engagement = core.engagement(of: uid) {
+            cluster.busy.hold(uid, in: engagement.sessionId, answered: engagement.answered)
+        } else {
+            cluster.busy.release(uid)
+        }
+    }
+
+    /// Renews the claims of every user engaged in a call of this node, then waits for the next
+    /// renewal.
+    func renewClaims() {
+        timers.claimRenewal.schedule(afterMicroseconds: cluster.busy.timing.renewInterval.wholeMilliseconds * 1000)
+        let claims = core.engagedUsers.keys.compactMap { uid in
+            core.engagement(of: uid).map { (uid: uid, claim: cluster.busy.claim(in: $0.sessionId, answered: $0.answered)) }
+        }
+        cluster.busy.renew(claims)
+    }
+
+    /// Most callees whose claims and profiles an `initiateCall` reads: a bigger group's other
+    /// members are rung without (no auto-busy for their calls on other nodes, their uid as name
+    /// until they answer), so that one op costs Redis a bounded amount.
+    static let maxCalleesRead = 256
+
+    /// The users an `initiateCall` with `params` from `caller` would ring, whose claims it reads
+    /// (for `autoBusy`), at most `maxCalleesRead`; none when the receiver is no valid id or no
+    /// group the caller is in.
+    func callees(of params: InitiateCallParams, from caller: String) -> [String] {
+        guard FieldRules.isValidID(params.receiverId) else { return [] }
+        switch params.receiverType {
+        case .user:
+            return params.receiverId == caller ? [] : [params.receiverId]
+        case .group:
+            guard let group = groups.group(params.receiverId), group.contains(caller) else { return [] }
+            return Array(group.members.lazy.filter { $0 != caller }.prefix(Self.maxCalleesRead))
+        }
+    }
+}
