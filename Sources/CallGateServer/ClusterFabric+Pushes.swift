@@ -5,8 +5,8 @@ import LWS
 
 /// Cluster mode: pushes follow the user, numbered once for the whole cluster.
 ///
-/// The owner of a call hands each push to Redis once per user (the outcome path's `publisher`, then
-/// `publish`): one script numbers it in the user's sequence, keeps it in their stream and
+/// The owner of a call hands each push to Redis once per user (`Fabric.publish`, then
+/// `publish(_:to:)`): one script numbers it in the user's sequence, keeps it in their stream and
 /// publishes it on their channel, so every node holding a device of that user, the owner too,
 /// gets a user's pushes in the order of their numbers (`received`). Each connection keeps its
 /// position in the sequence and takes only the next push (`offer`, `advance`); one that missed

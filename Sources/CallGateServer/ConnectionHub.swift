@@ -23,9 +23,13 @@ final class ConnectionHub {
     private var tokenExpiries = TimerQueue<ConnectionID>()
     /// One per kind of limit, so that a flood of refusals logs a line per 10 s, not per socket.
     private var limitLogs: [LimitEvent: BurstLog] = [:]
-    /// Fires at the earliest `connect` deadline or token expiry; `armedFor` is when.
+    /// Fires at the earliest `connect` deadline or token expiry; `armedFor` is when. Made on
+    /// the service thread the first time it is armed, by `makeTimer`.
     private var timer: (any DeadlineTimer)?
     private var armedFor: Int64?
+    private let makeTimer: (@escaping () -> Void) -> any DeadlineTimer
+    /// Stops a debug build when called off the service thread.
+    private let assertServiceThread: () -> Void
     private let configuration: ServerConfiguration
     private let clock: any CoreClock
     private let metrics: GatewayMetrics
@@ -33,17 +37,19 @@ final class ConnectionHub {
     /// The service, which runs what connections ask.
     weak var delegate: (any ConnectionHubDelegate)?
 
-    /// A hub with no socket; `makeTimer` makes its one timer, which calls the closure it is given.
+    /// A hub with no socket; `makeTimer` makes its one timer (on the service thread), which
+    /// calls the closure it is given; `assertServiceThread` checks each entry's thread.
     init(
         configuration: ServerConfiguration, clock: any CoreClock, metrics: GatewayMetrics, logger: Logger,
-        makeTimer: (@escaping () -> Void) -> any DeadlineTimer
+        assertServiceThread: @escaping () -> Void, makeTimer: @escaping (@escaping () -> Void) -> any DeadlineTimer
     ) {
         self.configuration = configuration
         self.clock = clock
         self.metrics = metrics
         self.logger = logger
+        self.assertServiceThread = assertServiceThread
+        self.makeTimer = makeTimer
         admission = AdmissionControl(configuration: configuration)
-        timer = makeTimer { [unowned self] in closeOverdue() }
     }
 
     /// The connection of socket `id`, while it is open.
@@ -57,6 +63,7 @@ final class ConnectionHub {
     /// `connect` deadline.
     @discardableResult
     func opened(_ socket: any ClientSocket) -> ClientConnection {
+        assertServiceThread()
         metrics.socketOpened()
         let now = clock.monotonicMillis()
         let deadline = now + configuration.authTimeout.wholeMilliseconds
@@ -78,6 +85,7 @@ final class ConnectionHub {
     /// (`maxMessagesPerSecond`). Over it, the socket is closed with 4029 after the output
     /// already waiting for it, and every later frame of it is dropped. Returns whether to take it.
     func frameArrived(on id: ConnectionID) -> Bool {
+        assertServiceThread()
         guard let connection = connections[id] else { return false }
         switch connection.life.spendMessage(now: clock.monotonicMillis()) {
         case .take:
@@ -95,6 +103,7 @@ final class ConnectionHub {
     /// nil for one the hub did not hold.
     @discardableResult
     func closed(_ socket: any ClientSocket) -> ClientConnection? {
+        assertServiceThread()
         metrics.socketClosed(code: CloseCodeLabel.label(
             local: socket.localCloseCode, peer: socket.peerCloseCode, peerSentClose: socket.peerSentClose))
         guard let connection = connections.removeValue(forKey: ConnectionID(socket.id)) else { return nil }
@@ -138,6 +147,7 @@ final class ConnectionHub {
     /// Closes, with 4001, every socket whose `connect` deadline passed and, with 4003, every
     /// socket whose token expired; then waits for the next. The timer calls it.
     func closeOverdue() {
+        assertServiceThread()
         armedFor = nil
         let now = clock.monotonicMillis()
         for id in awaitingConnect.popExpired(now: now) {
@@ -158,13 +168,21 @@ final class ConnectionHub {
     }
 
     /// Points the timer at the earliest deadline, unless it fires at or before it already: a
-    /// timer that fires early (its deadline went with its socket) finds nothing and re-arms.
+    /// timer that fires early (its deadline went with its socket) finds nothing and re-arms. A
+    /// schedule the timer did not take (the loop is not running) is not counted as armed.
     private func arm() {
-        let next = [awaitingConnect.nextDeadline, tokenExpiries.nextDeadline()].compactMap { $0 }.min()
+        let next = switch (awaitingConnect.nextDeadline, tokenExpiries.nextDeadline()) {
+        case (let connect?, let expiry?): min(connect, expiry)
+        case (let deadline?, nil), (nil, let deadline?): deadline
+        case (nil, nil): Int64?.none
+        }
         guard let next else { return }
         if let armedFor, armedFor <= next { return }
-        armedFor = next
-        timer?.schedule(afterMicroseconds: max(0, next - clock.monotonicMillis()) * 1000)
+        let timer = timer ?? makeTimer { [unowned self] in closeOverdue() }
+        self.timer = timer
+        if timer.schedule(afterMicroseconds: max(0, next - clock.monotonicMillis()) * 1000) {
+            armedFor = next
+        }
     }
 
     /// The earliest moment (monotonic ms) the timer is set to fire, nil when it is not set.
@@ -250,12 +268,14 @@ extension ConnectionHub: WebSocketDelegate, ConnectionFilter, UpgradeFilter {
     /// Counts every accepted TCP connection; one that passes the process's cap (503) or its
     /// address's (429) gets that answer to its first request.
     func shouldServe(connectionFrom peerAddress: String) -> UpgradeDecision {
+        assertServiceThread()
         guard let limit = admission.accepted(peer: peerAddress) else { return .accept }
         noteLimit(limit, metadata: ["address": "\(peerAddress)"])
         return limit.refusal.upgradeRefusal
     }
 
     func connectionEnded(from peerAddress: String) {
+        assertServiceThread()
         admission.ended(peer: peerAddress)
     }
 
@@ -263,6 +283,7 @@ extension ConnectionHub: WebSocketDelegate, ConnectionFilter, UpgradeFilter {
     /// another node), from an Origin not allowed (403), or through a trusted proxy for a client
     /// address at its cap (429; such sockets are counted in `opened`).
     func shouldUpgrade(_ request: UpgradeRequest) -> UpgradeDecision {
+        assertServiceThread()
         if let reason = delegate?.refusesSockets() {
             return HTTPResponse.error(503, .notReady, reason).upgradeRefusal
         }
@@ -316,7 +337,9 @@ protocol ClientSocket: AnyObject {
 
 /// A one-shot timer, re-armable: `LoopTimer`, or a test's.
 protocol DeadlineTimer: AnyObject {
-    func schedule(afterMicroseconds microseconds: Int64)
+    /// Fires once after `microseconds`, replacing any earlier schedule; false when it cannot
+    /// be armed (its loop is not running).
+    func schedule(afterMicroseconds microseconds: Int64) -> Bool
 }
 
 extension WebSocketConnection: ClientSocket {}

@@ -118,7 +118,13 @@ public final class GatewayServer: Sendable {
             callIDs: callIDSource, webhooksActive: webhooksActive, logger: logger,
             metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
         do {
-            try service.restore(openCalls: openCalls, lastCallID: lastCallID)
+            do {
+                try service.restore(openCalls: openCalls, lastCallID: lastCallID)
+            } catch {
+                // The dispatcher's thread started with the service; nothing else did yet.
+                service.webhooks.stop()
+                throw error
+            }
             if !openCalls.isEmpty {
                 logger.info("resumed open calls", metadata: ["calls": "\(openCalls.count)"])
             }

@@ -60,7 +60,7 @@ final class GatewayService: @unchecked Sendable {
         })
         let output = OutcomePath(
             pipeline: pipeline, sockets: hub, metrics: metrics, maxQueuedFrames: configuration.maxQueuedFrames,
-            fencesAnswers: configuration.cluster != nil)
+            fencesAnswers: configuration.cluster != nil, assertServiceThread: { [context] in context.assertOnServiceThread() })
         output.delegate = self
         return output
     }()
@@ -96,7 +96,10 @@ final class GatewayService: @unchecked Sendable {
             admin: AdminRouter(
                 groups: self.groups, adminKey: configuration.adminKey, tokens: tokens,
                 allowsPrivateWebhooks: configuration.webhooks.allowsPrivateNetworks))
-        hub = ConnectionHub(configuration: configuration, clock: clock, metrics: metrics, logger: logger) { fire in
+        hub = ConnectionHub(
+            configuration: configuration, clock: clock, metrics: metrics, logger: logger,
+            assertServiceThread: { context.assertOnServiceThread() }
+        ) { fire in
             context.makeTimer(fire)
         }
         self.webhooksActive = webhooksActive

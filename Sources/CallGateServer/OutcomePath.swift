@@ -23,13 +23,16 @@ final class OutcomePath {
     /// Whether an answer about a call is replaced when the call is fenced out while it waits
     /// (cluster mode, where another node may take a call over).
     private let fencesAnswers: Bool
+    /// Stops a debug build when called off the service thread.
+    private let assertServiceThread: () -> Void
     /// The service: where pushes are published, and the output that leaves by another way.
     weak var delegate: (any OutcomePathDelegate)?
 
     init(
         pipeline: StorePipeline, sockets: any OutputSockets, metrics: GatewayMetrics,
-        maxQueuedFrames: Int, fencesAnswers: Bool
+        maxQueuedFrames: Int, fencesAnswers: Bool, assertServiceThread: @escaping () -> Void
     ) {
+        self.assertServiceThread = assertServiceThread
         self.pipeline = pipeline
         self.sockets = sockets
         self.metrics = metrics
@@ -149,6 +152,7 @@ final class OutcomePath {
     /// its outbound queue is full: what waits for the store counts against the same cap, so no
     /// socket piles up output while the store is behind.
     func emit(_ output: HeldOutput, after barrier: UInt64 = 0, fence: OutputFence<HeldOutput, String>? = nil) {
+        assertServiceThread()
         if let id = output.connection, pipeline.waitingCount(for: id) >= maxQueuedFrames {
             sockets.closeTooSlow(id, held: pipeline.waitingCount(for: id))
             return
@@ -162,6 +166,7 @@ final class OutcomePath {
 
     /// The writer made everything up to `sequence` durable: the output waiting for it goes out.
     func release(upTo sequence: UInt64) {
+        assertServiceThread()
         for output in pipeline.committed(upTo: sequence) {
             perform(output)
         }

@@ -24,10 +24,13 @@ public final class LoopTimer {
         watcher.deallocate()
     }
 
-    /// Fires once after `microseconds` (replacing any earlier schedule).
-    public func schedule(afterMicroseconds microseconds: Int64) {
-        guard alive, context.acceptsWrites, let loop = context.eventLoop else { return }
+    /// Fires once after `microseconds` (replacing any earlier schedule); returns false when it
+    /// cannot be armed: before the context runs, once it stops, or after `invalidate`.
+    @discardableResult
+    public func schedule(afterMicroseconds microseconds: Int64) -> Bool {
+        guard alive, context.acceptsWrites, let loop = context.eventLoop else { return false }
         cg_ev_timer_arm(loop, watcher, Double(max(0, microseconds)) / 1_000_000)
+        return true
     }
 
     /// Stops a pending fire.

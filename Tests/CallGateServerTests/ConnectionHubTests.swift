@@ -24,7 +24,7 @@ import Testing
         configuration.trustedProxies = try! TrustedProxies(["10.0.0.0/8"])
         hub = ConnectionHub(
             configuration: configuration, clock: clock, metrics: GatewayMetrics(registry: registry),
-            logger: Logger(label: "test")
+            logger: Logger(label: "test"), assertServiceThread: {}
         ) { [timer] fire in
             timer.fire = fire
             return timer
@@ -193,8 +193,9 @@ final class RecordingTimer: DeadlineTimer {
     var fire: (() -> Void)?
     private(set) var armedAfter: Int64?
 
-    func schedule(afterMicroseconds microseconds: Int64) {
+    func schedule(afterMicroseconds microseconds: Int64) -> Bool {
         armedAfter = microseconds
+        return true
     }
 }
 

@@ -30,7 +30,7 @@ import Testing
         let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: metrics.store) { _, _ in }
         let path = OutcomePath(
             pipeline: StorePipeline(writer: writer), sockets: sockets, metrics: metrics,
-            maxQueuedFrames: maxQueuedFrames, fencesAnswers: fencesAnswers)
+            maxQueuedFrames: maxQueuedFrames, fencesAnswers: fencesAnswers, assertServiceThread: {})
         path.delegate = devices
         devices.path = path
         return path
