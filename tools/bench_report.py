@@ -607,6 +607,97 @@ def load_seconds(result: dict | None, wall: float) -> tuple[float, str]:
     return (scenario, "generator") if scenario else (wall, "scrapes")
 
 
+# ------------------------------------------------------------------ threads
+
+THREAD_ROLES = ("service", "writer", "webhooks", "other")
+# The names CallGate's threads give themselves (ThreadName in Sources/LWS), by role.
+THREAD_NAMES = {"lws-server": "service", "cg-store-writer": "writer", "cg-webhooks": "webhooks"}
+
+
+def thread_split(threads: list[tuple[int, str, float]], pid: int, peer: bool) -> dict[str, float | None] | None:
+    """CPU seconds per role of a server's threads, given as (tid, name, seconds): CallGate's by
+    the names its threads give themselves; a peer's main thread as its service thread, the rest
+    other (a peer has no writer or dispatcher: None). None for a CallGate build whose threads have
+    no names (from before they named themselves): its service thread cannot be told apart."""
+    named = any(name in THREAD_NAMES for _, name, _ in threads)
+    if not named and not peer:
+        return None
+    split = dict.fromkeys(THREAD_ROLES, 0.0)
+    for tid, name, seconds in threads:
+        role = THREAD_NAMES.get(name) if named else ("service" if tid == pid else None)
+        split[role or "other"] += seconds
+    return {role: None if peer and role in ("writer", "webhooks") else round(seconds, 2)
+            for role, seconds in split.items()}
+
+
+def threads_of_rep(threads: dict[str, dict[str, float] | None], rep_dir: str) -> dict[str, dict[str, float]]:
+    """The thread splits of one repetition, keyed "<server>-<scenario>" (see cpu_of_rep)."""
+    prefix = f"{rep_dir}/" if rep_dir else ""
+    return {k[len(prefix):]: v for k, v in threads.items()
+            if v is not None and k.startswith(prefix) and "/" not in k[len(prefix):]}
+
+
+def render_threads(results: dict[str, dict[str, dict]], threads: dict[str, dict[str, float]],
+                   suffix: str = "") -> list[str]:
+    """The summary's per-thread CPU table of one repetition: seconds per role over the whole run
+    and, for a run with deliveries, microseconds per delivery; nothing when no run was split."""
+    rows = []
+    for key, split in sorted(threads.items(), key=lambda kv: (not kv[0].startswith(CALLGATE), kv[0])):
+        server, _, scenario = key.rpartition("-")
+        result = results.get(server, {}).get(scenario)
+        per = [fmt(cpu_per_delivery(result, split[role]), 1) for role in ("service", "writer")]
+        rows.append([server, scenario] + [fmt(split[role], 2) for role in THREAD_ROLES] + per)
+    if not rows:
+        return []
+    lines = [f"## CPU per thread{suffix}", ""]
+    lines += table(["server", "scenario", "service (s)", "call-log writer (s)", "webhooks (s)", "other (s)",
+                    "service µs/delivery", "writer µs/delivery"], rows)
+    lines += ["", "Each thread's user + system seconds over the whole run, read from /proc/PID/task before the server",
+              "stops: CallGate's by the names its threads give themselves (`lws-server`, `cg-store-writer`,",
+              "`cg-webhooks`; the rest is other), a peer's main thread as its service thread.", ""]
+    return lines
+
+
+def perf_split(report: str) -> dict[str, dict[str, float]]:
+    """Per thread name, the share of all samples in the kernel and in user space, from
+    `perf report --stdio --sort comm,dso` text."""
+    shares: dict[str, dict[str, float]] = {}
+    for line in report.splitlines():
+        match = re.match(r"^\s*(\d+(?:\.\d+)?)%\s+(\S+)\s+(\S.*?)\s*$", line)
+        if not match:
+            continue
+        percent, comm, dso = float(match[1]), match[2], match[3]
+        side = "kernel" if dso.startswith("[kernel") else "user"
+        shares.setdefault(comm, {"kernel": 0.0, "user": 0.0})[side] += percent
+    return {comm: {side: round(v, 2) for side, v in split.items()} for comm, split in shares.items()}
+
+
+def render_profiles(profiles: dict[str, dict[str, dict[str, float]]], suffix: str = "") -> list[str]:
+    """The service thread's kernel / user split of each profiled run ("<server>-<scenario>" ->
+    perf_split), as shares of the thread's own samples; nothing without a profile."""
+    rows = []
+    for key, split in sorted(profiles.items()):
+        service = split.get("lws-server")
+        if not service:
+            continue
+        total = service["kernel"] + service["user"]
+        rows.append([key, fmt(total, 1) + "%", fmt(service["kernel"] / total * 100, 1) + "%",
+                     fmt(service["user"] / total * 100, 1) + "%"])
+    if not rows:
+        return []
+    lines = [f"## Service thread profile{suffix}", ""]
+    lines += table(["run", "service thread's share of samples", "kernel", "user space"], rows)
+    lines += ["", "From `--profile perf` (`perf report --sort comm,dso`): the kernel is loopback TCP and epoll, paid by",
+              "every server alike; user space is CallGate's own work, libwebsockets included.", ""]
+    return lines
+
+
+def load_profiles(directory: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """profiles["<server>-<scenario>"] from DIR/<server>-<scenario>.perf-threads.json files."""
+    return {path.name.removesuffix(".perf-threads.json"): json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted(directory.glob("*.perf-threads.json"))}
+
+
 def load_stores(directory: Path) -> dict[str, dict[str, dict]]:
     """stores[server][scenario] from DIR/<server>-<scenario>.store.json files."""
     stores: dict[str, dict[str, dict]] = {}

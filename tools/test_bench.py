@@ -688,3 +688,47 @@ def test_the_database_line_names_the_commit_settings():
         "a fresh database per run), callgate-baseline in SQLite (a fresh file per run, at the build's default "
         "--database-sync)")
     assert bench.database_line(settings, baseline=False).endswith("a fresh database per run)")
+
+
+def test_callgate_threads_split_by_the_names_they_give_themselves():
+    threads = [(100, "callgate", 0.1), (101, "lws-server", 3.0), (102, "cg-store-writer", 1.0),
+               (103, "cg-webhooks", 0.2), (104, "oot.default-qos", 0.05)]
+    assert br.thread_split(threads, 100, peer=False) == {"service": 3.0, "writer": 1.0, "webhooks": 0.2, "other": 0.15}
+
+
+def test_a_peers_main_thread_is_its_service_thread_and_an_unnamed_callgate_is_not_split():
+    assert br.thread_split([(200, "node", 5.0), (201, "node", 0.5)], 200, peer=True) == {
+        "service": 5.0, "writer": None, "webhooks": None, "other": 0.5}
+    peer_row = br.render_threads({"node-ws": {"group": {"counts": {"deliveries": 1_000_000}}}},
+                                 {"node-ws-group": {"service": 5.0, "writer": None, "webhooks": None, "other": 0.5}})
+    assert "| node-ws | group | 5.00 | n/a | n/a | 0.50 | 5.0 | n/a |" in peer_row
+    assert br.thread_split([(300, "callgate", 0.1), (301, "oot.default-qos", 4.0)], 300, peer=False) is None
+
+
+def test_the_thread_table_gives_seconds_and_microseconds_per_delivery():
+    results = {"callgate": {"group": {"counts": {"deliveries": 1_000_000}}}}
+    threads = {"callgate-group": {"service": 30.0, "writer": 8.0, "webhooks": 0.0, "other": 1.5}}
+    lines = br.render_threads(results, threads)
+    assert lines[0] == "## CPU per thread"
+    row = next(line for line in lines if line.startswith("| callgate | group"))
+    assert row == "| callgate | group | 30.00 | 8.00 | 0.00 | 1.50 | 30.0 | 8.0 |"
+    assert br.render_threads(results, {}) == []
+    meta = {"rep1/callgate-group": threads["callgate-group"], "rep1/callgate-idle": None, "rep2/callgate-group": {}}
+    assert br.threads_of_rep(meta, "rep1") == {"callgate-group": threads["callgate-group"]}
+
+
+def test_a_perf_report_by_thread_and_library_splits_kernel_and_user_space():
+    report = """# Overhead  Command          Shared Object
+#
+    31.50%  lws-server       [kernel.kallsyms]
+    12.25%  lws-server       libwebsockets.so.17
+     8.25%  lws-server       callgate
+     4.00%  cg-store-writer  libsqlite3.so.0.8.6
+     1.00%  cg-store-writer  [kernel.kallsyms]
+"""
+    split = br.perf_split(report)
+    assert split == {"lws-server": {"kernel": 31.5, "user": 20.5}, "cg-store-writer": {"kernel": 1.0, "user": 4.0}}
+    lines = br.render_profiles({"callgate-group": split})
+    row = next(line for line in lines if line.startswith("| callgate-group"))
+    assert row == "| callgate-group | 52.0% | 60.6% | 39.4% |"
+    assert br.render_profiles({"lws-c-group": {"server": {"kernel": 1.0, "user": 1.0}}}) == []

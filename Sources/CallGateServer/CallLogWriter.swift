@@ -1,5 +1,6 @@
 import CallGateCore
 import Foundation
+import LWS
 import Logging
 
 /// Writes call log and group changes to the store on a thread of its own, in submission order,
@@ -53,8 +54,11 @@ final class CallLogWriter: @unchecked Sendable {
         self.probeInterval = probeInterval
         self.onCommitted = onCommitted
         self.onOutboxChanged = onOutboxChanged
-        let thread = Thread { [self] in run() }
-        thread.name = "callgate-store-writer"
+        let thread = Thread { [self] in
+            ThreadName.set("cg-store-writer")
+            run()
+        }
+        thread.name = "cg-store-writer"
         thread.start()
     }
 

@@ -1,5 +1,6 @@
 import CallGateCore
 import Foundation
+import LWS
 import Logging
 
 /// Claims due deliveries from the outbox and POSTs them, signed, on a thread of its own:
@@ -71,8 +72,11 @@ final class WebhookDispatcher: @unchecked Sendable {
         poster = WebhookPoster(configuration: configuration, clock: clock, metrics: metrics, logger: logger)
         activity = Activity(report: onActiveChanged)
         holder = WebhookClaim.holder(node: node, run: String(UInt64.random(in: 0...UInt64.max), radix: 36))
-        let thread = Thread { [self] in run() }
-        thread.name = "callgate-webhooks"
+        let thread = Thread { [self] in
+            ThreadName.set("cg-webhooks")
+            run()
+        }
+        thread.name = "cg-webhooks"
         thread.start()
     }
 

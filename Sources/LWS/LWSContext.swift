@@ -87,7 +87,9 @@ public final class LWSContext: @unchecked Sendable {
         let started = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var startError: LWSError?
         let unmanagedSelf = Unmanaged.passUnretained(self)
+        let name = configuration.listen == nil ? "lws-client" : "lws-server"
         let thread = Thread {
+            ThreadName.set(name)
             let context = unmanagedSelf.takeUnretainedValue()
             startError = context.createContext()
             started.signal()
@@ -97,7 +99,7 @@ public final class LWSContext: @unchecked Sendable {
                 context.finished.signal()
             }
         }
-        thread.name = configuration.listen == nil ? "lws-client" : "lws-server"
+        thread.name = name
         thread.stackSize = 1 << 20
         thread.start()
         started.wait()
