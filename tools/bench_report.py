@@ -614,18 +614,23 @@ THREAD_ROLES = ("service", "writer", "webhooks", "other")
 THREAD_NAMES = {"lws-server": "service", "cg-store-writer": "writer", "cg-webhooks": "webhooks"}
 
 
-def thread_split(threads: list[tuple[int, str, float]], pid: int, peer: bool) -> dict[str, float | None] | None:
-    """CPU seconds per role of a server's threads, given as (tid, name, seconds): CallGate's by
-    the names its threads give themselves; a peer's main thread as its service thread, the rest
-    other (a peer has no writer or dispatcher: None). None for a CallGate build whose threads have
-    no names (from before they named themselves): its service thread cannot be told apart."""
+def thread_split(threads: list[tuple[int, str, float]], pid: int, peer: bool,
+                 total: float) -> dict[str, float | None] | None:
+    """CPU seconds per role of a server's threads, given as (tid, name, seconds), of `total` for
+    the whole process: CallGate's by the names its threads give themselves; a peer's main thread
+    as its service thread (a peer has no writer or dispatcher: None). Other is the rest of the
+    total, so it counts threads that ended before they were read (Swift concurrency's pool lets
+    idle threads go). None for a CallGate build whose threads have no names (from before they
+    named themselves): its service thread cannot be told apart."""
     named = any(name in THREAD_NAMES for _, name, _ in threads)
     if not named and not peer:
         return None
     split = dict.fromkeys(THREAD_ROLES, 0.0)
     for tid, name, seconds in threads:
         role = THREAD_NAMES.get(name) if named else ("service" if tid == pid else None)
-        split[role or "other"] += seconds
+        if role:
+            split[role] += seconds
+    split["other"] = max(0.0, total - sum(split.values()))
     return {role: None if peer and role in ("writer", "webhooks") else round(seconds, 2)
             for role, seconds in split.items()}
 
@@ -654,7 +659,8 @@ def render_threads(results: dict[str, dict[str, dict]], threads: dict[str, dict[
                     "service µs/delivery", "writer µs/delivery"], rows)
     lines += ["", "Each thread's user + system seconds over the whole run, read from /proc/PID/task before the server",
               "stops: CallGate's by the names its threads give themselves (`lws-server`, `cg-store-writer`,",
-              "`cg-webhooks`; the rest is other), a peer's main thread as its service thread.", ""]
+              "`cg-webhooks`), a peer's main thread as its service thread; other is the rest of the process's",
+              "seconds, threads that already ended included.", ""]
     return lines
 
 

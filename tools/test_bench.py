@@ -693,16 +693,17 @@ def test_the_database_line_names_the_commit_settings():
 def test_callgate_threads_split_by_the_names_they_give_themselves():
     threads = [(100, "callgate", 0.1), (101, "lws-server", 3.0), (102, "cg-store-writer", 1.0),
                (103, "cg-webhooks", 0.2), (104, "oot.default-qos", 0.05)]
-    assert br.thread_split(threads, 100, peer=False) == {"service": 3.0, "writer": 1.0, "webhooks": 0.2, "other": 0.15}
+    assert br.thread_split(threads, 100, peer=False, total=4.75) == {
+        "service": 3.0, "writer": 1.0, "webhooks": 0.2, "other": 0.55}, "other counts threads that already ended"
 
 
 def test_a_peers_main_thread_is_its_service_thread_and_an_unnamed_callgate_is_not_split():
-    assert br.thread_split([(200, "node", 5.0), (201, "node", 0.5)], 200, peer=True) == {
+    assert br.thread_split([(200, "node", 5.0), (201, "node", 0.5)], 200, peer=True, total=5.5) == {
         "service": 5.0, "writer": None, "webhooks": None, "other": 0.5}
     peer_row = br.render_threads({"node-ws": {"group": {"counts": {"deliveries": 1_000_000}}}},
                                  {"node-ws-group": {"service": 5.0, "writer": None, "webhooks": None, "other": 0.5}})
     assert "| node-ws | group | 5.00 | n/a | n/a | 0.50 | 5.0 | n/a |" in peer_row
-    assert br.thread_split([(300, "callgate", 0.1), (301, "oot.default-qos", 4.0)], 300, peer=False) is None
+    assert br.thread_split([(300, "callgate", 0.1), (301, "oot.default-qos", 4.0)], 300, peer=False, total=4.1) is None
 
 
 def test_the_thread_table_gives_seconds_and_microseconds_per_delivery():
