@@ -144,7 +144,7 @@ extension ClusterFabric {
             output.emit(.answer(forward, connection: connection, frame: Array(reply)))
             return
         }
-        let request = output.address(frame.id, on: connection, concerning: frame.request.sessionId, forward: forward)
+        let request = ReplyAddress(requestID: frame.id, connection: connection, sessionId: frame.request.sessionId, forward: forward)
         guard frame.request.isForwardable else {
             output.fail(request, code: .badRequest, message: "only ops on a call or session are forwarded")
             return

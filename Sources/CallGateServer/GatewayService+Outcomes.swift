@@ -7,7 +7,7 @@ import LWS
 /// group and webhook writes; the Core timer is re-armed; in cluster mode the busy claims and the
 /// active-call entries are written), then hands the reply and the pushes to the outcome path
 /// (`OutcomePath`), which holds them until what they reveal is durable. As the path's delegate
-/// it says where a user's devices are and carries out what leaves by another way than a socket.
+/// it hands pushes to the fabric and carries out what leaves by another way than a socket.
 /// Service thread only.
 extension GatewayService: OutcomePathDelegate {
     /// Carries out the outcome of a request: its changes go to the writer, then the reply goes

@@ -108,8 +108,6 @@ extension GatewayService {
             }
             return GenerateTokenResult(callToken: minted.token, sessionId: params.sessionId, expiresAt: minted.expiresAt)
         }) { [self] minted in
-            let request = output.address(
-                request.requestID, on: request.connection, concerning: params.sessionId, forward: request.forward)
             guard core.user(of: request.connection) != nil else { return }
             if let minted {
                 output.succeed(request, with: minted)
@@ -151,8 +149,8 @@ extension GatewayService {
     private func join(_ params: JoinSessionParams, grant: Result<CallGrant, TokenError>, answering request: ReplyAddress) {
         let id = request.connection
         guard let user = core.user(of: id) else { return }
-        let request = output.address(
-            request.requestID, on: id, concerning: try? grant.get().sessionId, forward: request.forward)
+        var request = request
+        request.sessionId = try? grant.get().sessionId
         switch grant {
         case .failure(let error):
             output.fail(request, code: .authError, message: error.message)

@@ -47,7 +47,7 @@ extension GatewayService: ConnectionHubDelegate {
     /// in the handshake.
     private func handle(_ frame: RequestFrame, as bytes: [UInt8], from connection: ClientConnection) {
         let id = connection.id
-        let request = output.address(frame.id, on: id, concerning: frame.request.sessionId)
+        let request = ReplyAddress(requestID: frame.id, connection: id, sessionId: frame.request.sessionId)
         if connection.isConnected, frame.request.writesCallLog, let backlog = storeBacklog() {
             output.fail(request, code: .storeUnavailable, message: backlog)
             return

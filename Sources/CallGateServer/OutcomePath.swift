@@ -40,16 +40,6 @@ final class OutcomePath {
         self.fencesAnswers = fencesAnswers
     }
 
-    /// The address of the answer to `requestID` from `connection`, about `sessionId` if the
-    /// request names one; `forward` when another node forwarded it. The answer waits for the
-    /// call's latest write as it stands when the answer is sent (`barrier(for:)`).
-    func address(
-        _ requestID: String, on connection: ConnectionID, concerning sessionId: String? = nil,
-        forward: ForwardTicket? = nil
-    ) -> ReplyAddress {
-        ReplyAddress(requestID: requestID, connection: connection, sessionId: sessionId, forward: forward)
-    }
-
     // MARK: Outcomes
 
     /// Sends the outcome of a request whose changes the writer has as write `barrier` (0: none):

@@ -21,16 +21,6 @@ extension GatewayProcess {
     static let clusterSecret = "cluster-tests-bus-secret-0123456789abcdef"
 }
 
-/// Polls `condition` every 50 ms for up to `seconds`; whether it came true.
-func eventually(within seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
-}
-
 /// Rows of `sql` on `database` (through psql), each a `|`-separated line.
 func databaseRows(_ database: String, _ sql: String) async throws -> [String] {
     let run = try await CommandRun.run(["psql", database, "-At", "-c", sql])

@@ -2,6 +2,7 @@ import CallGateCore
 import CallGateProtocol
 @testable import CallGateServer
 import Foundation
+import TestSupport
 import Testing
 
 /// What every fabric promises, checked the same way on `LocalFabric` and on `ClusterFabric`
@@ -33,11 +34,11 @@ import Testing
             let first = connected.result["seq"] as? Int ?? -1
             let call = try await phone.ask("initiateCall", Self.ring()).result
             let sessionId = try #require(call["sessionId"] as? String)
-            #expect(await fixture.eventually { await bob.pushes().count == 1 })
+            #expect(try await eventually(within: 5, every: .milliseconds(10)) { await bob.pushes().count == 1 })
             let ring = try #require(await bob.pushes().first)
             #expect(ring["event"] as? String == "onIncomingCallReceived" && ring["seq"] as? Int == first + 1)
             _ = try await bob.ask("rejectCall", ["sessionId": sessionId, "status": "rejected"])
-            #expect(await fixture.eventually {
+            #expect(try await eventually(within: 5, every: .milliseconds(10)) {
                 let onPhone = await phone.pushes().count
                 let onTablet = await tablet.pushes().count
                 return onPhone == 1 && onTablet == 1
@@ -69,7 +70,7 @@ import Testing
                 "bob", recover: ["epoch": epoch, "seq": seq, "connectionId": connectionId])
             let recovery = reply.result["recovery"] as? [String: Any]
             #expect(recovery?["recovered"] as? Bool == true && recovery?["missed"] as? Int == 1)
-            #expect(await fixture.eventually { await back.pushes().count == 1 })
+            #expect(try await eventually(within: 5, every: .milliseconds(10)) { await back.pushes().count == 1 })
             let replayed = await back.pushes().first
             #expect(replayed?["event"] as? String == "onIncomingCallReceived" && replayed?["seq"] as? Int == seq + 1)
             let (stranger, unknown) = try await fixture.device("bob", recover: ["epoch": "not-an-epoch", "seq": 3])
@@ -85,9 +86,9 @@ import Testing
             _ = try await fixture.device("carol")
             let (refused, reply) = try await fixture.device("carol")
             #expect(reply.errorCode == ErrorCode.tooManyDevices.rawValue)
-            #expect(await fixture.eventually { await refused.closeCode() == CloseCode.tooManyDevices })
+            #expect(try await eventually(within: 5, every: .milliseconds(10)) { await refused.closeCode() == CloseCode.tooManyDevices })
             await first.close()
-            #expect(await fixture.eventually {
+            #expect(try await eventually(within: 5, every: .milliseconds(10)) {
                 (try? await fixture.device("carol").reply.errorCode) == .some(nil)
             }, "the slot a closed device held is free again")
         }

@@ -106,16 +106,6 @@ final class FabricFixture: @unchecked Sendable {
         let reply = try await device.reply(to: device.send("connect", data))
         return (device, reply)
     }
-
-    /// Whether `condition` holds within `seconds`, asked every 10 ms.
-    func eventually(within seconds: Double = 5, _ condition: @escaping @Sendable () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return await condition()
-    }
 }
 
 /// One device of a `FabricFixture`: what it sends goes to the service as the hub would hand it

@@ -55,7 +55,7 @@ import Testing
     @Test func aReplyAndItsPushesWaitForTheWriteTheyRevealThenGoInOrder() throws {
         devices.byUser = ["alice": [Self.alice, Self.alicePhone], "bob": [Self.bob]]
         let write = path.pipeline.submit([Self.record("s1")], groupWrites: [])
-        let request = path.address("r1", on: Self.alice, concerning: "s1")
+        let request = ReplyAddress(requestID: "r1", connection: Self.alice, sessionId: "s1")
         let sent = path.send(
             outcome(pushing: .sessionTimeout(sessionId: "s1"), to: ["alice", "bob"], excluding: Self.alice),
             answering: request, after: write)
@@ -83,12 +83,12 @@ import Testing
 
     @Test func anAnswerAboutACallWaitsForTheCallsLatestWriteEvenWhenItWritesNothing() {
         let write = path.pipeline.submit([Self.record("s1")], groupWrites: [])
-        path.fail(path.address("r2", on: Self.bob, concerning: "s1"), code: .notParticipant, message: "no")
-        path.fail(path.address("r3", on: Self.alice, concerning: "s9"), code: .notParticipant, message: "no")
+        path.fail(ReplyAddress(requestID: "r2", connection: Self.bob, sessionId: "s1"), code: .notParticipant, message: "no")
+        path.fail(ReplyAddress(requestID: "r3", connection: Self.alice, sessionId: "s9"), code: .notParticipant, message: "no")
         #expect(sockets.written.map(\.id) == [Self.alice], "an answer about another call goes at once")
         path.release(upTo: write)
         #expect(sockets.written.map(\.id) == [Self.alice, Self.bob])
-        path.fail(path.address("r4", on: Self.bob, concerning: "s1"), code: .notParticipant, message: "no")
+        path.fail(ReplyAddress(requestID: "r4", connection: Self.bob, sessionId: "s1"), code: .notParticipant, message: "no")
         #expect(sockets.written.count == 3, "once durable, the call holds nothing back")
     }
 
@@ -108,7 +108,7 @@ import Testing
         devices.byUser = ["bob": [Self.bob]]
         let write = path.pipeline.submit([Self.record("s1")], groupWrites: [])
         let sent = path.send(
-            outcome(pushing: .callEnded(sessionId: "s1"), to: ["bob"]), answering: path.address("r5", on: Self.alice, concerning: "s1"),
+            outcome(pushing: .callEnded(sessionId: "s1"), to: ["bob"]), answering: ReplyAddress(requestID: "r5", connection: Self.alice, sessionId: "s1"),
             after: write)
         #expect(sent == [.onCallEnded] && devices.barriers == [write], "the push is handed to the fabric with the write it waits for")
         #expect(path.pipeline.revoke(["s1"]) == 1)
@@ -121,7 +121,7 @@ import Testing
     @Test func anAnswerForAnotherNodeGoesToTheDelegateAndItsNodeHearsThatItWaits() {
         let forward = ForwardTicket(node: "n2", number: 7)
         let write = path.pipeline.submit([Self.record("s1")], groupWrites: [])
-        path.succeed(path.address("r6", on: ConnectionID(40), concerning: "s1", forward: forward), with: PingResult(serverTime: 1))
+        path.succeed(ReplyAddress(requestID: "r6", connection: ConnectionID(40), sessionId: "s1", forward: forward), with: PingResult(serverTime: 1))
         #expect(devices.held == [forward] && devices.performed.isEmpty)
         path.release(upTo: write)
         #expect(devices.performed == ["answer n2"] && sockets.written.isEmpty)
