@@ -1,6 +1,14 @@
 import DequeModule
 
-/// The push history of one gateway process, in memory.
+/// Each user's recent pushes, numbered, in the memory of one gateway process, so a device that
+/// reconnects is given what it missed.
+///
+/// Every push to a user gets the next number of that user's sequence (`seq`, from 1), the same
+/// on each of the user's devices. A user's sequence lives in an `epoch`: a string that changes
+/// whenever the history of that user may have lost pushes (a restart, a sequence forgotten and
+/// begun again), so a position `(epoch, seq)` names one point of one unbroken sequence. Epochs
+/// are `<origin>-<n>`: `origin` is fresh for every process, `n` counts the sequences it began.
+/// (In cluster mode the shared history is Redis's `PushStream`.)
 ///
 /// A user's sequence exists while one of their devices is connected (`attach`/`detach`) and
 /// for `windowMillis` after their last push or last disconnect, whichever is later; forgotten,
@@ -8,12 +16,16 @@ import DequeModule
 /// `maxEntriesPerUser` per user, and all of it in at most `maxBytes` (frames counted once
 /// however many users share them, plus a fixed cost per push and per user); what goes past a
 /// bound goes oldest first, and a device whose missed pushes went with it is told it did not
-/// recover. Epochs are `<origin>-<n>`: `origin` is fresh for every process, `n` counts the
-/// sequences it began. Service thread only.
-public final class InMemoryPushHistory: PushHistory {
+/// recover. Recording a push, the hot path of every delivery, trims past the window at most
+/// once per `trimMillis` (a batch) and past `maxBytes` at once; every read trims first, so what
+/// a read sees is exact. Service thread only.
+public final class InMemoryPushHistory {
     /// The bookkeeping charged per kept push and per user against `maxBytes`, beyond the frames.
     public static let bytesPerPush = 96
     public static let bytesPerUser = 192
+    /// How long recording may go without trimming past the window: what it keeps meanwhile is
+    /// still bounded by `maxBytes`.
+    public static let trimMillis: Int64 = 1_000
 
     /// The bytes held now, as charged against `maxBytes`.
     public var bytes: Int {
@@ -57,6 +69,8 @@ public final class InMemoryPushHistory: PushHistory {
     private var begun: UInt64 = 0
     private var sequences: [String: Sequence] = [:]
     private var stamps: Deque<Stamp> = []
+    /// When recording trims past the window next, monotonic milliseconds.
+    private var nextTrim: Int64 = .min
 
     /// An empty history; `origin` starts every epoch it gives and must differ between processes
     /// (the server draws 64 random bits).
@@ -72,12 +86,16 @@ public final class InMemoryPushHistory: PushHistory {
         return sequences.count
     }
 
+    /// A device of `uid` connected: their sequence exists (begun if need be) at least until it
+    /// detaches.
     public func attach(_ uid: String) {
         trim()
         let sequence = sequences[uid] ?? begin(uid)
         sequence.devices += 1
     }
 
+    /// A device of `uid` disconnected: with their last device gone, their sequence lives on
+    /// for the window, so a device back within it recovers.
     public func detach(_ uid: String) {
         guard let sequence = sequences[uid] else { return }
         sequence.devices = max(0, sequence.devices - 1)
@@ -89,8 +107,12 @@ public final class InMemoryPushHistory: PushHistory {
         trim()
     }
 
-    /// Trims after, not before: a sequence past its window and not trimmed yet is left alone.
-    public func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition? {
+    /// Numbers `frame` as the next push to `uid`, keeps it, and returns its `seq`; nil when
+    /// `uid` has no sequence (no device of theirs attached within the window), so nothing is
+    /// kept for users no device can recover as. `excluding` is the device that did not get it
+    /// (the one whose request caused it). Trims after, not before: a sequence past its window
+    /// and not trimmed yet is left alone.
+    public func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> UInt64? {
         let now = clock.monotonicMillis()
         guard let sequence = sequences[uid], sequence.devices > 0 || sequence.touched > now - limits.windowMillis else {
             return nil
@@ -101,15 +123,17 @@ public final class InMemoryPushHistory: PushHistory {
         if frame.holders == 0 { held += frame.head.count }
         frame.holders += 1
         held += Self.bytesPerPush
-        stamps.append(Stamp(sequence: sequence, seq: sequence.last, at: sequence.touched))
-        while sequence.entries.count > limits.maxEntriesPerUser, let oldest = sequence.entries.popFirst() {
+        stamps.append(Stamp(sequence: sequence, seq: sequence.last, at: now))
+        if sequence.entries.count > limits.maxEntriesPerUser, let oldest = sequence.entries.popFirst() {
             release(oldest.frame)
         }
-        let position = HistoryPosition(epoch: sequence.epoch, seq: sequence.last)
-        trim()
-        return position
+        if now >= nextTrim || held > limits.maxBytes {
+            trim(at: now)
+        }
+        return sequence.last
     }
 
+    /// Where `uid`'s sequence stands now: its epoch and the last seq given (0 before any push).
     public func position(of uid: String) -> HistoryPosition {
         trim()
         guard let sequence = sequences[uid] else {
@@ -121,6 +145,8 @@ public final class InMemoryPushHistory: PushHistory {
         return HistoryPosition(epoch: sequence.epoch, seq: sequence.last)
     }
 
+    /// The pushes to `uid` after `position`, oldest first, or nil when they cannot all be given:
+    /// another epoch, a seq ahead of the sequence, or pushes after it no longer kept.
     public func entries(for uid: String, after position: HistoryPosition) -> [HistoryEntry]? {
         trim()
         guard let sequence = sequences[uid], sequence.epoch == position.epoch, position.seq <= sequence.last else {
@@ -148,8 +174,9 @@ public final class InMemoryPushHistory: PushHistory {
     /// Evicts, oldest first, every push past the window and, while the history holds more than
     /// `maxBytes`, the oldest pushes of all; a sequence whose last touch is evicted while it has
     /// no device and no kept push is forgotten.
-    private func trim() {
-        let now = clock.monotonicMillis()
+    private func trim(at now: Int64? = nil) {
+        let now = now ?? clock.monotonicMillis()
+        nextTrim = now + Self.trimMillis
         while let stamp = stamps.first, stamp.at <= now - limits.windowMillis || held > limits.maxBytes {
             stamps.removeFirst()
             held -= Self.bytesPerPush

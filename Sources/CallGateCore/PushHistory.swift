@@ -1,36 +1,5 @@
 import CallGateProtocol
 
-/// Each user's recent pushes, numbered, so a device that reconnects is given what it missed.
-///
-/// Every push to a user gets the next number of that user's sequence (`seq`, from 1), the same
-/// on each of the user's devices. A user's sequence lives in an `epoch`: a string that changes
-/// whenever the history of that user may have lost pushes (a restart, a sequence forgotten and
-/// begun again), so a position `(epoch, seq)` names one point of one unbroken sequence. The
-/// in-process store is `InMemoryPushHistory`; a shared one (the cluster's) implements the same
-/// protocol. Service thread only.
-public protocol PushHistory: AnyObject {
-    /// A device of `uid` connected: their sequence exists (begun if need be) at least until it
-    /// detaches.
-    func attach(_ uid: String)
-
-    /// A device of `uid` disconnected: with their last device gone, their sequence lives on
-    /// for the window, so a device back within it recovers.
-    func detach(_ uid: String)
-
-    /// Numbers `frame` as the next push to `uid`, keeps it, and returns its position; nil when
-    /// `uid` has no sequence (no device of theirs attached within the window), so nothing is
-    /// kept for users no device can recover as. `excluding` is the device that did not get it
-    /// (the one whose request caused it).
-    func record(_ frame: HistoryFrame, for uid: String, excluding: ConnectionID?) -> HistoryPosition?
-
-    /// Where `uid`'s sequence stands now: its epoch and the last seq given (0 before any push).
-    func position(of uid: String) -> HistoryPosition
-
-    /// The pushes to `uid` after `position`, oldest first, or nil when they cannot all be given:
-    /// another epoch, a seq ahead of the sequence, or pushes after it no longer kept.
-    func entries(for uid: String, after position: HistoryPosition) -> [HistoryEntry]?
-}
-
 /// A point in one user's push sequence.
 public struct HistoryPosition: Hashable, Sendable {
     /// The sequence's epoch.

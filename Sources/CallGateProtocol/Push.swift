@@ -130,13 +130,41 @@ extension Push {
 /// A push frame on the wire is its shared head (`Push.encodedHead`) and a tail that numbers it
 /// for one user, `,"seq":N}`: keys in byte order put `seq` last.
 public enum PushFrame {
+    /// The most bytes a tail takes: `,"seq":` and the 20 digits of the largest `UInt64`, `}`.
+    public static let maxTailCount = 28
+
     /// `,"seq":N}`.
     public static func tail(seq: UInt64) -> [UInt8] {
-        var json = JSONWriter()
-        json.raw(#","seq":"#)
-        json.integer(seq)
-        json.raw("}")
-        return json.bytes
+        [UInt8](unsafeUninitializedCapacity: maxTailCount) { buffer, count in
+            count = writeTail(seq: seq, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+    }
+
+    /// Writes `,"seq":N}` at the start of `buffer` (at least `maxTailCount` bytes) and returns
+    /// how many bytes it wrote: a frame for many users is numbered in place, without a tail of
+    /// its own per user.
+    public static func writeTail(seq: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(buffer.count >= maxTailCount, "a push frame's tail needs \(maxTailCount) bytes")
+        let key = #","seq":"#.utf8
+        var count = 0
+        for byte in key {
+            buffer[count] = byte
+            count += 1
+        }
+        var digits = 1
+        var rest = seq / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        var value = seq
+        for index in stride(from: count + digits - 1, through: count, by: -1) {
+            buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+            value /= 10
+        }
+        count += digits
+        buffer[count] = UInt8(ascii: "}")
+        return count + 1
     }
 
     /// The complete frame of `head` numbered `seq`.

@@ -53,7 +53,7 @@ extension ClusterFabric {
     ) -> Bool {
         guard advance(connection, to: entry.seq, in: epoch, after: barrier), entry.excluding != connection.id,
               previous == nil || entry.excluding != previous else { return false }
-        let numbered = OutboundFrame(entry.frame.head, PushFrame.tail(seq: entry.seq))
+        let numbered = OutboundFrame(head: entry.frame.head, seq: entry.seq)
         let (reached, written) = output.hand(numbered, to: [connection.id], excluding: nil, after: barrier)
         metrics.framesSent(written)
         return reached > 0

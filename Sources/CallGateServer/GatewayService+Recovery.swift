@@ -50,7 +50,7 @@ extension GatewayService {
                 epoch: position.epoch, seq: position.seq, recovery: recovery, resumedSessions: arrival.resumedSessions)
         }, answering: request, after: listsCalls ? barrier : 0)
         for (seq, frame) in replay {
-            output.emit(.frame(id, OutboundFrame(frame.head, PushFrame.tail(seq: seq))), after: barrier)
+            output.emit(.frame(id, OutboundFrame(head: frame.head, seq: seq)), after: barrier)
         }
         fabric.admitted(connection, recall: recall, previous: previous, after: barrier)
         if case .success(let arrival) = outcome.reply, let replaced = arrival.replaced {

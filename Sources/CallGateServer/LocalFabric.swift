@@ -8,10 +8,10 @@ import LWS
 /// thread only.
 final class LocalFabric: Fabric {
     /// Each user's recent pushes, numbered, while a device of theirs is attached.
-    let history: any PushHistory
+    let history: InMemoryPushHistory
     private unowned var service: GatewayService!
 
-    init(history: any PushHistory) {
+    init(history: InMemoryPushHistory) {
         self.history = history
     }
 
@@ -84,10 +84,10 @@ final class LocalFabric: Fabric {
         var reached = 0
         var written = 0
         for uid in delivery.users {
-            guard let position = history.record(frame, for: uid, excluding: delivery.excluding) else { continue }
+            guard let seq = history.record(frame, for: uid, excluding: delivery.excluding) else { continue }
             let devices = service.core.connections(of: uid)
             guard devices.contains(where: { $0 != delivery.excluding }) else { continue }
-            let numbered = OutboundFrame(frame.head, PushFrame.tail(seq: position.seq))
+            let numbered = OutboundFrame(head: frame.head, seq: seq)
             let handed = service.output.hand(numbered, to: devices, excluding: delivery.excluding, after: barrier)
             reached += handed.reached
             written += handed.written

@@ -30,6 +30,19 @@ public final class OutboundFrame: @unchecked Sendable {
         UnsafeMutableRawBufferPointer(rebasing: payload[head.count...]).copyBytes(from: tail)
     }
 
+    /// Copies `head` behind fresh headroom and lets `writeTail` write at most `tailCapacity`
+    /// bytes after it, returning how many it wrote: one message of both, the tail written in
+    /// place (a push numbered for one user) rather than made apart and copied.
+    public init(_ head: [UInt8], tailCapacity: Int, writeTail: (UnsafeMutableRawBufferPointer) -> Int) {
+        let pre = cg_lws_pre()
+        storage = .allocate(byteCount: pre + max(head.count + tailCapacity, 1), alignment: 16)
+        let payload = UnsafeMutableRawBufferPointer(rebasing: storage[pre...])
+        payload.copyBytes(from: head)
+        let written = writeTail(UnsafeMutableRawBufferPointer(rebasing: payload[head.count..<head.count + tailCapacity]))
+        precondition((0...tailCapacity).contains(written), "a tail wrote \(written) of \(tailCapacity) bytes")
+        count = head.count + written
+    }
+
     deinit {
         storage.deallocate()
     }

@@ -39,6 +39,17 @@ import Testing
         #expect(text.hasSuffix(#","reason":"hungUp"},"event":"onCallEndedMessageReceived","seq":3}"#))
     }
 
+    /// The tail written in place numbers a frame exactly as the tail made apart, for every
+    /// width of `seq`, the widest `UInt64` included, and never past `maxTailCount`.
+    @Test(arguments: [UInt64(0), 1, 9, 10, 99, 100, 1_234_567, UInt64.max])
+    func tailWrittenInPlace(seq: UInt64) {
+        var buffer = [UInt8](repeating: 0xFF, count: PushFrame.maxTailCount + 4)
+        let count = buffer.withUnsafeMutableBytes { PushFrame.writeTail(seq: seq, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<PushFrame.maxTailCount])) }
+        #expect(String(decoding: buffer[..<count], as: UTF8.self) == ",\"seq\":\(seq)}")
+        #expect(PushFrame.tail(seq: seq) == Array(buffer[..<count]))
+        #expect(buffer[PushFrame.maxTailCount...].allSatisfy { $0 == 0xFF })
+    }
+
     @Test func unknownEventsDoNotDecode() throws {
         let raw = JSONText.data(#"{"event":"onUserWaved","data":{}}"#)
         #expect(try ServerFrame.decode(raw) == .push(event: "onUserWaved", seq: nil, raw: raw))

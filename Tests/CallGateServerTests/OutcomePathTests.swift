@@ -170,7 +170,7 @@ final class RecordingDevices: OutcomePathDelegate {
         for uid in delivery.users {
             let seq = published[uid, default: 0] + 1
             published[uid] = seq
-            let numbered = OutboundFrame(frame.head, PushFrame.tail(seq: seq))
+            let numbered = OutboundFrame(head: frame.head, seq: seq)
             reached += path?.hand(numbered, to: byUser[uid] ?? [], excluding: delivery.excluding, after: barrier).reached ?? 0
         }
         return reached > 0
