@@ -143,14 +143,17 @@ final class OutcomePath {
     /// socket piles up output while the store is behind.
     func emit(_ output: HeldOutput, after barrier: UInt64 = 0, fence: OutputFence<HeldOutput, String>? = nil) {
         assertServiceThread()
-        if let id = output.connection, pipeline.waitingCount(for: id) >= maxQueuedFrames {
-            sockets.closeTooSlow(id, held: pipeline.waitingCount(for: id))
-            return
-        }
-        if let output = pipeline.pass(output, after: barrier, fence: fence) {
+        switch pipeline.pass(output, after: barrier, fence: fence, cap: maxQueuedFrames) {
+        case .go(let output):
             perform(output)
-        } else if case .answer(let forward, _, _) = output {
-            delegate?.answerHeld(forward)
+        case .held:
+            if case .answer(let forward, _, _) = output {
+                delegate?.answerHeld(forward)
+            }
+        case .full(let waiting):
+            if let id = output.connection {
+                sockets.closeTooSlow(id, held: waiting)
+            }
         }
     }
 

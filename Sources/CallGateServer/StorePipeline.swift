@@ -60,11 +60,13 @@ final class StorePipeline {
         gate.isClear(for: .socket(connection), after: barrier)
     }
 
-    /// Returns `output` when it may go now; else keeps it until write `barrier` is durable and
-    /// the earlier output in its lane went. `fence` says what becomes of it if its call is
-    /// fenced out while it waits.
-    func pass(_ output: HeldOutput, after barrier: UInt64, fence: OutputFence<HeldOutput, String>? = nil) -> HeldOutput? {
-        gate.pass(output, to: output.lane, after: barrier, fence: fence)
+    /// Lets `output` go now, or keeps it until write `barrier` is durable and the earlier output
+    /// in its lane went; refuses it, keeping nothing, when its socket has `cap` outputs waiting
+    /// already. `fence` says what becomes of it if its call is fenced out while it waits.
+    func pass(
+        _ output: HeldOutput, after barrier: UInt64, fence: OutputFence<HeldOutput, String>? = nil, cap: Int = .max
+    ) -> Passage<HeldOutput> {
+        gate.pass(output, to: output.lane, after: barrier, fence: fence, cap: output.connection == nil ? .max : cap)
     }
 
     /// The store fenced out the calls of `sessions` (another node owns them now): the output
@@ -89,11 +91,6 @@ final class StorePipeline {
     var heldCount: Int {
         gate.heldCount
     }
-
-    /// How many outputs to `connection` wait.
-    func waitingCount(for connection: ConnectionID) -> Int {
-        gate.waitingCount(for: .socket(connection))
-    }
 }
 
 /// What one output must not overtake: the earlier output to the same socket (or, for an answer
@@ -103,27 +100,28 @@ enum OutputLane: Hashable {
     case user(String)
 }
 
-/// One output of the service that the pipeline may hold back.
+/// One output of the service that the pipeline may hold back. The rare cases are boxed
+/// (`indirect`), so a frame, the output of every delivery, is copied as two words and a tag.
 enum HeldOutput {
     /// A frame for a socket (dropped if the socket closed meanwhile).
     case frame(ConnectionID, OutboundFrame)
     /// Closing a socket with a code, after the frames before it.
-    case close(ConnectionID, code: UInt16, reason: String)
+    indirect case close(ConnectionID, code: UInt16, reason: String)
     /// An HTTP response.
-    case http(ServiceThreadBox<HTTPExchange>, HTTPResponse)
+    indirect case http(ServiceThreadBox<HTTPExchange>, HTTPResponse)
     /// The ring frames of an `initiateCall` taken up at `since` were handed to the sockets just
     /// before: performing it records the ring latency.
     case ringHandedOver(since: ContinuousClock.Instant)
     /// Cluster mode: a push to a user, numbered, kept and published on their channel by Redis,
     /// for their devices on every node.
-    case publish(uid: String, ClusterPush)
+    indirect case publish(uid: String, ClusterPush)
     /// Cluster mode: the active-call entry of user `uid` (this node's calls that concern them,
     /// as JSON; nil: none), for devices connecting to other nodes.
-    case index(uid: String, calls: [UInt8]?)
+    indirect case index(uid: String, calls: [UInt8]?)
     /// Cluster mode: group `guid` changed, for the other nodes (once the change is durable).
     case groupChanged(String)
     /// Cluster mode: the reply to an op that device `connection` of another node forwarded here.
-    case answer(ForwardTicket, connection: ConnectionID, frame: [UInt8])
+    indirect case answer(ForwardTicket, connection: ConnectionID, frame: [UInt8])
 
     /// The socket of this gateway it goes to; nil for output that goes elsewhere or a marker.
     var connection: ConnectionID? {
@@ -145,13 +143,30 @@ enum HeldOutput {
 
 /// What becomes of a waiting output when the write it waits for is fenced out (cluster mode: the
 /// call it tells of belongs to another node now, which speaks for it): a push is dropped, a
-/// reply is replaced by `instead`.
-struct OutputFence<Item, Subject: Hashable> {
+/// reply is replaced by `instead`. A class, so a waiting output without one carries a nil word.
+final class OutputFence<Item, Subject: Hashable> {
     /// The call (session id) the output tells of.
     let subject: Subject
     /// What goes out instead; nil: nothing.
     let instead: Item?
+
+    init(subject: Subject, instead: Item?) {
+        self.subject = subject
+        self.instead = instead
+    }
 }
+
+/// What `OutputGate.pass` did with an output.
+enum Passage<Item> {
+    /// It may go now.
+    case go(Item)
+    /// It waits in the gate.
+    case held
+    /// Refused: its lane has `waiting` outputs waiting, its cap.
+    case full(waiting: Int)
+}
+
+extension Passage: Equatable where Item: Equatable {}
 
 /// Holds outgoing frames back until the store writes they depend on are durable, without
 /// letting any output overtake an earlier one to the same socket.
@@ -174,30 +189,35 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
         held.count - head
     }
 
-    /// How many outputs in `lane` wait.
-    func waitingCount(for lane: Lane) -> Int {
-        waiting[lane, default: 0]
-    }
-
     /// Whether an output in `lane` after write `barrier` would go at once: the write is durable
     /// and no output in the lane waits.
     func isClear(for lane: Lane, after barrier: UInt64) -> Bool {
         barrier <= committed && (waiting.isEmpty || waiting[lane] == nil)
     }
 
-    /// Keeps `item` (in `lane`, nil for one that overtakes nothing) until write `barrier` is
-    /// durable and every earlier output in the same lane went; returns it when it may go now.
+    /// Lets `item` (in `lane`, nil for one that overtakes nothing) go now, or keeps it until
+    /// write `barrier` is durable and every earlier output in the same lane went; refuses it,
+    /// keeping nothing, when `cap` outputs of its lane wait already. One lookup of the lane.
     mutating func pass(
-        _ item: Item, to lane: Lane?, after barrier: UInt64, fence: OutputFence<Item, Subject>? = nil
-    ) -> Item? {
-        if lane.map({ isClear(for: $0, after: barrier) }) ?? (barrier <= committed) {
-            return item
+        _ item: Item, to lane: Lane?, after barrier: UInt64, fence: OutputFence<Item, Subject>? = nil, cap: Int = .max
+    ) -> Passage<Item> {
+        guard let lane else {
+            guard barrier > committed else { return .go(item) }
+            held.append((barrier, nil, item, fence))
+            return .held
+        }
+        if let index = waiting.index(forKey: lane) {
+            let count = waiting.values[index]
+            guard count < cap else { return .full(waiting: count) }
+            waiting.values[index] = count + 1
+        } else if barrier <= committed {
+            return .go(item)
+        } else {
+            guard cap > 0 else { return .full(waiting: 0) }
+            waiting[lane] = 1
         }
         held.append((barrier, lane, item, fence))
-        if let lane {
-            waiting[lane, default: 0] += 1
-        }
-        return nil
+        return .held
     }
 
     /// Records that every write up to `sequence` is durable and returns the outputs that may now
@@ -209,8 +229,7 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
             let (_, lane, item, _) = held[head]
             released.append(item)
             if let lane {
-                let left = (waiting[lane] ?? 1) - 1
-                waiting[lane] = left > 0 ? left : nil
+                leave(lane)
             }
             head += 1
         }
@@ -219,6 +238,16 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
             head = 0
         }
         return released
+    }
+
+    /// One output of `lane` stopped waiting; the lane is forgotten with its last one.
+    private mutating func leave(_ lane: Lane) {
+        guard let index = waiting.index(forKey: lane) else { return }
+        if waiting.values[index] > 1 {
+            waiting.values[index] -= 1
+        } else {
+            waiting.remove(at: index)
+        }
     }
 
     /// The outputs waiting that tell of `subjects` go as their fences say: dropped (leaving
@@ -237,8 +266,7 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
             if let instead = fence.instead {
                 kept.append((entry.barrier, entry.lane, instead, nil))
             } else if let lane = entry.lane {
-                let left = (waiting[lane] ?? 1) - 1
-                waiting[lane] = left > 0 ? left : nil
+                leave(lane)
             }
         }
         guard revoked > 0 else { return 0 }
