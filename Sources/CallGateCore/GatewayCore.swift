@@ -21,6 +21,12 @@ public final class GatewayCore {
     /// Gives the call log ids of new calls and meetings.
     let callIDs: any CallIDSource
 
+    /// Whether ops report webhook events: the server keeps it to whether some webhook endpoint
+    /// is enabled (its dispatcher follows the store, where any node may change them), so a
+    /// group ring builds no event per member that nobody would be sent; the store checks each
+    /// reported event's type against the endpoints in the transaction.
+    public var reportsWebhookEvents = true
+
     /// Connection <-> user routing.
     var directory = ConnectionDirectory()
     /// Live calls (initiated or ongoing) by session id.
@@ -287,7 +293,7 @@ public final class GatewayCore {
     /// entries it changed, the calls it finished, the webhook events it reported and the next
     /// timer deadline.
     func transition<Reply>(_ op: (inout EffectList) throws(CoreError) -> Reply) -> Outcome<Reply> {
-        var list = EffectList()
+        var list = EffectList(reportsWebhookEvents: reportsWebhookEvents)
         let reply: Result<Reply, CoreError>
         do {
             reply = .success(try op(&list))

@@ -16,9 +16,10 @@ import DequeModule
 /// `maxEntriesPerUser` per user, and all of it in at most `maxBytes` (frames counted once
 /// however many users share them, plus a fixed cost per push and per user); what goes past a
 /// bound goes oldest first, and a device whose missed pushes went with it is told it did not
-/// recover. Recording a push, the hot path of every delivery, trims past the window at most
-/// once per `trimMillis` (a batch) and past `maxBytes` at once; every read trims first, so what
-/// a read sees is exact. Service thread only.
+/// recover. Recording a push, the hot path of every delivery, trims in batches: past the window
+/// at most once per `trimMillis`, and past `maxBytes` at once, down to 7/8 of it, so a history
+/// at its budget does not evict on every push. Every read trims first, so what a read sees of
+/// the window is exact. Service thread only.
 public final class InMemoryPushHistory {
     /// The bookkeeping charged per kept push and per user against `maxBytes`, beyond the frames.
     public static let bytesPerPush = 96
@@ -171,13 +172,14 @@ public final class InMemoryPushHistory {
         if frame.holders == 0 { held -= frame.head.count }
     }
 
-    /// Evicts, oldest first, every push past the window and, while the history holds more than
-    /// `maxBytes`, the oldest pushes of all; a sequence whose last touch is evicted while it has
-    /// no device and no kept push is forgotten.
+    /// Evicts, oldest first, every push past the window and, when the history holds more than
+    /// `maxBytes`, the oldest pushes of all down to 7/8 of it; a sequence whose last touch is
+    /// evicted while it has no device and no kept push is forgotten.
     private func trim(at now: Int64? = nil) {
         let now = now ?? clock.monotonicMillis()
         nextTrim = now + Self.trimMillis
-        while let stamp = stamps.first, stamp.at <= now - limits.windowMillis || held > limits.maxBytes {
+        let budget = held > limits.maxBytes ? limits.maxBytes - limits.maxBytes / 8 : limits.maxBytes
+        while let stamp = stamps.first, stamp.at <= now - limits.windowMillis || held > budget {
             stamps.removeFirst()
             held -= Self.bytesPerPush
             let sequence = stamp.sequence

@@ -78,6 +78,8 @@ public struct Delivery: Hashable, Sendable {
 /// engagement it changed, each in the order they happened. Every op is handed one
 /// (`GatewayCore.transition`), which becomes its `Outcome`.
 struct EffectList {
+    /// Whether `report` keeps what it is given (`GatewayCore.reportsWebhookEvents`).
+    let reportsWebhookEvents: Bool
     /// The deliveries so far, in the order they were added.
     private(set) var deliveries: [Delivery] = []
     /// The webhook events so far, in the order they happened.
@@ -87,6 +89,10 @@ struct EffectList {
     /// The users whose engagement changed so far, each once, in the order they first changed.
     private(set) var engagements: [String] = []
     private var engaged: Set<String> = []
+
+    init(reportsWebhookEvents: Bool) {
+        self.reportsWebhookEvents = reportsWebhookEvents
+    }
 
     /// The op was refused: it tells nobody anything (its pushes and webhook events go); what it
     /// changed before it threw (calls finished, engagements, log entries) still stands.
@@ -107,9 +113,10 @@ struct EffectList {
         }
     }
 
-    /// Adds an event for the app's backend.
-    mutating func report(_ type: WebhookEventType, _ data: WebhookData) {
-        webhookEvents.append(WebhookEvent(type: type, data: data))
+    /// Adds an event for the app's backend; `data` is not even made while none is reported.
+    mutating func report(_ type: WebhookEventType, _ data: @autoclosure () -> WebhookData) {
+        guard reportsWebhookEvents else { return }
+        webhookEvents.append(WebhookEvent(type: type, data: data()))
     }
 
     /// Adds `push` for every device of `users` but `excluded`, unless `users` is empty.

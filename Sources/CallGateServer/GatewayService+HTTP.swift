@@ -76,7 +76,7 @@ extension GatewayService: HTTPHandler {
                 ?? (.error(500, .internalError, "the webhook endpoints could not be read or stored"), nil)
             self.context.post { [self] in
                 if let active {
-                    webhooksActive = active
+                    core.reportsWebhookEvents = active
                 }
                 if request.changesEndpoints {
                     webhooks.endpointsChanged()

@@ -37,12 +37,8 @@ final class GatewayService: @unchecked Sendable {
         outbox: store, configuration: configuration.webhooks, node: configuration.cluster?.nodeID ?? "local",
         clustered: configuration.cluster != nil, clock: clock, metrics: metrics.webhooks, logger: logger
     ) { [unowned self] active in
-        context.post { [unowned self] in webhooksActive = active }
+        context.post { [unowned self] in core.reportsWebhookEvents = active }
     }
-    /// Whether some webhook endpoint is enabled: only then do outcomes put their events in the
-    /// outbox (the store checks each event's type against the endpoints in the transaction).
-    /// The dispatcher keeps it in step with the store, where any node may change the endpoints.
-    var webhooksActive: Bool
     /// The open sockets, their handshake, limits and deadlines; libwebsockets' delegate.
     let hub: ConnectionHub
     /// What differs between one process and a cluster: routing, publishing, presence, claims.
@@ -102,7 +98,7 @@ final class GatewayService: @unchecked Sendable {
         ) { fire in
             context.makeTimer(fire)
         }
-        self.webhooksActive = webhooksActive
+        core.reportsWebhookEvents = webhooksActive
         hub.delegate = self
         _ = webhooks
         fabric.attach(to: self)
@@ -123,7 +119,7 @@ final class GatewayService: @unchecked Sendable {
     /// The outbox writes of `events`, each a message with a fresh id stamped now; none while no
     /// endpoint is enabled.
     func webhookWrites(_ events: [WebhookEvent]) -> [StoreWrite] {
-        guard webhooksActive, !events.isEmpty else { return [] }
+        guard core.reportsWebhookEvents, !events.isEmpty else { return [] }
         let now = clock.nowMillis()
         var random = SystemRandomNumberGenerator()
         return events.map { event in

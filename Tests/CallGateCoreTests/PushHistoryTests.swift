@@ -111,4 +111,21 @@ import Testing
         #expect(small.entries(for: "u9", after: HistoryPosition(epoch: newest.epoch, seq: newest.seq - 1))?.map(\.seq) == [newest.seq])
         #expect(small.entries(for: "u0", after: HistoryPosition(epoch: "test-1", seq: 0)) == nil)
     }
+
+    @Test func pastItsBytesTheHistoryEvictsInOneBatchDownToSevenEighths() {
+        let history = history(PushHistoryLimits(maxBytes: 10_000), attaching: ["alice"])
+        var before = history.bytes
+        var evictions = 0
+        for _ in 0..<100 {
+            _ = history.record(frame(String(repeating: "p", count: 500)), for: "alice", excluding: nil)
+            let after = history.bytes
+            #expect(after <= 10_000)
+            if after < before {
+                evictions += 1
+                #expect(after <= 10_000 - 10_000 / 8)
+            }
+            before = after
+        }
+        #expect(evictions >= 5 && evictions <= 40, "a batch evicts several pushes at once: \(evictions) batches for 100 pushes")
+    }
 }

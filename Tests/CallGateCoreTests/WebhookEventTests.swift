@@ -32,6 +32,23 @@ import Testing
         #expect(f.webhookEvents.allSatisfy { $0.sessionId == call.sessionId })
     }
 
+    /// With no endpoint enabled the Core reports nothing, and the call goes exactly as it
+    /// would otherwise: the same pushes, the same log.
+    @Test func withoutEndpointsNothingIsReportedAndTheCallGoesTheSame() throws {
+        let f = Fixture()
+        f.core.reportsWebhookEvents = false
+        let a = f.connect("alice")
+        let b = f.connect("bob")
+        let ring = f.call("bob", from: a)
+        let call = try #require(ring.call)
+        #expect(ring.deliveries == [delivery(.incomingCallReceived(call: call), [b])])
+        _ = f.accept(call.sessionId, from: b)
+        let ended = f.end(call.sessionId, from: a)
+        #expect(ended.call?.callStatus == .ended)
+        #expect(f.webhookEvents.isEmpty)
+        #expect(f.loggedChanges.values.map(\.callStatus) == [.ended])
+    }
+
     @Test func aCalleeWithNoDeviceRingsWithNoOnlineDevice() throws {
         let f = Fixture()
         let a = f.connect("alice")
