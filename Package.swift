@@ -82,6 +82,7 @@ let package = Package(
             name: "CallGateServer",
             dependencies: [
                 "LWS", "CallGateCore", "CallGateProtocol", "CallGateCluster",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,5 +1,6 @@
 import CallGateCore
 import CallGateProtocol
+import DequeModule
 import LWS
 
 /// The path from a change to the output that may reveal it: the writer makes the Core's call log
@@ -177,16 +178,25 @@ extension Passage: Equatable where Item: Equatable {}
 /// were produced; one whose subject is revoked meanwhile goes as its fence says. Service thread
 /// only.
 struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
+    /// One output waiting: the write it waits for, its lane, and its fence.
+    private struct Waiting {
+        let barrier: UInt64
+        let lane: Lane?
+        var item: Item
+        var fence: OutputFence<Item, Subject>?
+    }
+
     /// The highest sequence number known to be durable.
     private(set) var committed: UInt64 = 0
-    private var held: [(barrier: UInt64, lane: Lane?, item: Item, fence: OutputFence<Item, Subject>?)] = []
-    private var head = 0
+    /// The outputs waiting, oldest first: a deque, so a gate that never empties under a steady
+    /// load still gives back what went out.
+    private var held: Deque<Waiting> = []
     /// Lane -> how many of its outputs wait.
     private var waiting: [Lane: Int] = [:]
 
     /// How many outputs wait.
     var heldCount: Int {
-        held.count - head
+        held.count
     }
 
     /// Whether an output in `lane` after write `barrier` would go at once: the write is durable
@@ -203,7 +213,7 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
     ) -> Passage<Item> {
         guard let lane else {
             guard barrier > committed else { return .go(item) }
-            held.append((barrier, nil, item, fence))
+            held.append(Waiting(barrier: barrier, lane: nil, item: item, fence: fence))
             return .held
         }
         if let index = waiting.index(forKey: lane) {
@@ -216,7 +226,7 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
             guard cap > 0 else { return .full(waiting: 0) }
             waiting[lane] = 1
         }
-        held.append((barrier, lane, item, fence))
+        held.append(Waiting(barrier: barrier, lane: lane, item: item, fence: fence))
         return .held
     }
 
@@ -225,17 +235,12 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
     mutating func committed(upTo sequence: UInt64) -> [Item] {
         committed = max(committed, sequence)
         var released: [Item] = []
-        while head < held.count, held[head].barrier <= committed {
-            let (_, lane, item, _) = held[head]
-            released.append(item)
-            if let lane {
+        while let first = held.first, first.barrier <= committed {
+            held.removeFirst()
+            released.append(first.item)
+            if let lane = first.lane {
                 leave(lane)
             }
-            head += 1
-        }
-        if head == held.count {
-            held.removeAll(keepingCapacity: true)
-            head = 0
         }
         return released
     }
@@ -254,24 +259,23 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
     /// their lane), or replaced in place (keeping their barrier and their turn). Returns how
     /// many there were.
     mutating func revoke(_ subjects: Set<Subject>) -> Int {
-        var kept: [(barrier: UInt64, lane: Lane?, item: Item, fence: OutputFence<Item, Subject>?)] = []
-        kept.reserveCapacity(held.count - head)
+        var kept: Deque<Waiting> = []
+        kept.reserveCapacity(held.count)
         var revoked = 0
-        for entry in held[head...] {
+        for entry in held {
             guard let fence = entry.fence, subjects.contains(fence.subject) else {
                 kept.append(entry)
                 continue
             }
             revoked += 1
             if let instead = fence.instead {
-                kept.append((entry.barrier, entry.lane, instead, nil))
+                kept.append(Waiting(barrier: entry.barrier, lane: entry.lane, item: instead, fence: nil))
             } else if let lane = entry.lane {
                 leave(lane)
             }
         }
         guard revoked > 0 else { return 0 }
         held = kept
-        head = 0
         return revoked
     }
 }
