@@ -13,10 +13,16 @@ import DequeModule
 /// A user's sequence exists while one of their devices is connected (`attach`/`detach`) and
 /// for `windowMillis` after their last push or last disconnect, whichever is later; forgotten,
 /// it begins again at seq 1 in a new epoch. Each push is kept for `windowMillis`, at most
-/// `maxEntriesPerUser` per user, and all of it in at most `maxBytes` (frames counted once
-/// however many users share them, plus a fixed cost per push and per user); what goes past a
-/// bound goes oldest first, and a device whose missed pushes went with it is told it did not
-/// recover. Recording a push, the hot path of every delivery, trims in batches: past the window
+/// `maxEntriesPerUser` per user, and all of it in at most `maxBytes` (frames counted
+/// once however many users share them, plus a fixed cost per push and per user); what goes
+/// past a bound goes oldest first, and a device whose missed pushes went with it is told it did
+/// not recover.
+///
+/// Every push of every user is one entry of a single log in the order they were kept, linked to
+/// the same user's entry before it: keeping a push appends to the log and touches the user's
+/// sequence only, and the window and the byte bound evict from the log's front; a recovery
+/// walks the user's links back. A push past `maxEntriesPerUser` can no longer be recovered at
+/// once, and its memory goes with the window or the byte bound. Recording a push, the hot path of every delivery, trims in batches: past the window
 /// at most once per `trimMillis`, and past `maxBytes` at once, down to 7/8 of it, so a history
 /// at its budget does not evict on every push. Every read trims first, so what a read sees of
 /// the window is exact. Service thread only.
@@ -36,13 +42,15 @@ public final class InMemoryPushHistory {
 
     private var held = 0
 
-    /// One user's sequence; a class, so its entries grow in place in the dictionary and a
-    /// stamp reaches it without hashing the uid.
+    /// One user's sequence; a class, so an entry of the log reaches it without hashing the uid.
     private final class Sequence {
         let uid: String
         let epoch: String
         var last: UInt64 = 0
-        var entries: Deque<HistoryEntry> = []
+        /// The oldest seq a recovery may still be given: older ones went past the per-user cap.
+        var firstKept: UInt64 = 1
+        /// The log position of the user's newest push; -1 before any.
+        var newest = -1
         var devices = 0
         /// When it last had a push or lost its last device, monotonic milliseconds.
         var touched: Int64
@@ -56,12 +64,16 @@ public final class InMemoryPushHistory {
         }
     }
 
-    /// A kept push (`seq` > 0) or a sequence's last touch (`seq` 0), oldest first: what the
-    /// window and the byte bound evict from.
-    private struct Stamp {
+    /// One entry of the log: a kept push, or (`frame` nil) a sequence's last touch, which the
+    /// window evicts like a push so a user with no device and no push left is forgotten.
+    private struct Entry {
         let sequence: Sequence
         let seq: UInt64
+        let frame: HistoryFrame?
+        let excluding: ConnectionID?
         let at: Int64
+        /// The log position of the same user's push before this one; -1 for none.
+        let previous: Int
     }
 
     private let limits: PushHistoryLimits
@@ -69,7 +81,10 @@ public final class InMemoryPushHistory {
     private let origin: String
     private var begun: UInt64 = 0
     private var sequences: [String: Sequence] = [:]
-    private var stamps: Deque<Stamp> = []
+    /// Every entry kept, oldest first; `log[0]` is at position `evicted`, positions only grow.
+    private var log: Deque<Entry> = []
+    /// How many entries left the log's front so far: the position of its first entry.
+    private var evicted = 0
     /// When recording trims past the window next, monotonic milliseconds.
     private var nextTrim: Int64 = .min
 
@@ -102,8 +117,7 @@ public final class InMemoryPushHistory {
         sequence.devices = max(0, sequence.devices - 1)
         if sequence.devices == 0 {
             sequence.touched = clock.monotonicMillis()
-            stamps.append(Stamp(sequence: sequence, seq: 0, at: sequence.touched))
-            held += Self.bytesPerPush
+            touch(sequence)
         }
         trim()
     }
@@ -120,14 +134,14 @@ public final class InMemoryPushHistory {
         }
         sequence.last += 1
         sequence.touched = now
-        sequence.entries.append(HistoryEntry(seq: sequence.last, frame: frame, excluding: excluding))
+        log.append(Entry(sequence: sequence, seq: sequence.last, frame: frame, excluding: excluding, at: now, previous: sequence.newest))
+        sequence.newest = evicted + log.count - 1
+        if sequence.last - sequence.firstKept >= UInt64(max(limits.maxEntriesPerUser, 0)) {
+            sequence.firstKept = sequence.last + 1 - UInt64(max(limits.maxEntriesPerUser, 0))
+        }
         if frame.holders == 0 { held += frame.head.count }
         frame.holders += 1
         held += Self.bytesPerPush
-        stamps.append(Stamp(sequence: sequence, seq: sequence.last, at: now))
-        if sequence.entries.count > limits.maxEntriesPerUser, let oldest = sequence.entries.popFirst() {
-            release(oldest.frame)
-        }
         if now >= nextTrim || held > limits.maxBytes {
             trim(at: now)
         }
@@ -139,8 +153,7 @@ public final class InMemoryPushHistory {
         trim()
         guard let sequence = sequences[uid] else {
             let sequence = begin(uid)
-            stamps.append(Stamp(sequence: sequence, seq: 0, at: sequence.touched))
-            held += Self.bytesPerPush
+            touch(sequence)
             return HistoryPosition(epoch: sequence.epoch, seq: 0)
         }
         return HistoryPosition(epoch: sequence.epoch, seq: sequence.last)
@@ -150,12 +163,19 @@ public final class InMemoryPushHistory {
     /// another epoch, a seq ahead of the sequence, or pushes after it no longer kept.
     public func entries(for uid: String, after position: HistoryPosition) -> [HistoryEntry]? {
         trim()
-        guard let sequence = sequences[uid], sequence.epoch == position.epoch, position.seq <= sequence.last else {
+        guard let sequence = sequences[uid], sequence.epoch == position.epoch, position.seq <= sequence.last,
+              position.seq + 1 >= sequence.firstKept
+        else {
             return nil
         }
-        let firstKept = sequence.entries.first?.seq ?? sequence.last + 1
-        guard position.seq + 1 >= firstKept else { return nil }
-        return sequence.entries.filter { $0.seq > position.seq }
+        var missed: [HistoryEntry] = []
+        var next = sequence.newest
+        while next >= evicted, case let entry = log[next - evicted], entry.seq > position.seq, let frame = entry.frame {
+            missed.append(HistoryEntry(seq: entry.seq, frame: frame, excluding: entry.excluding))
+            next = entry.previous
+        }
+        guard UInt64(missed.count) == sequence.last - position.seq else { return nil }
+        return missed.reversed()
     }
 
     /// Begins a sequence for `uid` in a new epoch.
@@ -167,28 +187,33 @@ public final class InMemoryPushHistory {
         return sequence
     }
 
+    /// Logs `sequence`'s last touch, so the window forgets it once it is past.
+    private func touch(_ sequence: Sequence) {
+        log.append(Entry(sequence: sequence, seq: 0, frame: nil, excluding: nil, at: sequence.touched, previous: -1))
+        held += Self.bytesPerPush
+    }
+
     private func release(_ frame: HistoryFrame) {
         frame.holders -= 1
         if frame.holders == 0 { held -= frame.head.count }
     }
 
-    /// Evicts, oldest first, every push past the window and, when the history holds more than
-    /// `maxBytes`, the oldest pushes of all down to 7/8 of it; a sequence whose last touch is
-    /// evicted while it has no device and no kept push is forgotten.
+    /// Evicts from the log's front every entry past the window and, when the history holds more
+    /// than `maxBytes`, the oldest of all down to 7/8 of it; a sequence whose last push or touch
+    /// is evicted while it has no device and no push left is forgotten.
     private func trim(at now: Int64? = nil) {
         let now = now ?? clock.monotonicMillis()
         nextTrim = now + Self.trimMillis
         let budget = held > limits.maxBytes ? limits.maxBytes - limits.maxBytes / 8 : limits.maxBytes
-        while let stamp = stamps.first, stamp.at <= now - limits.windowMillis || held > budget {
-            stamps.removeFirst()
+        while let entry = log.first, entry.at <= now - limits.windowMillis || held > budget {
+            log.removeFirst()
+            evicted += 1
             held -= Self.bytesPerPush
-            let sequence = stamp.sequence
-            guard !sequence.forgotten else { continue }
-            if stamp.seq > 0, let oldest = sequence.entries.first, oldest.seq == stamp.seq {
-                sequence.entries.removeFirst()
-                release(oldest.frame)
+            if let frame = entry.frame {
+                release(frame)
             }
-            if sequence.devices == 0 && sequence.entries.isEmpty && stamp.at >= sequence.touched {
+            let sequence = entry.sequence
+            if !sequence.forgotten && sequence.devices == 0 && sequence.newest < evicted && entry.at >= sequence.touched {
                 sequence.forgotten = true
                 sequences[sequence.uid] = nil
                 held -= Self.bytesPerUser + sequence.uid.utf8.count

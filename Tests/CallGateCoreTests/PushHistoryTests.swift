@@ -128,4 +128,33 @@ import Testing
         }
         #expect(evictions >= 5 && evictions <= 40, "a batch evicts several pushes at once: \(evictions) batches for 100 pushes")
     }
+
+    /// Users' pushes interleave in one log; each user recovers exactly their own, in order,
+    /// from any position the per-user cap still covers, and nothing from one it does not.
+    @Test func interleavedUsersEachRecoverTheirOwnWithinTheCap() {
+        let users = ["alice", "bob", "carol"]
+        let history = history(PushHistoryLimits(maxEntriesPerUser: 5), attaching: users)
+        var sent: [String: [String]] = [:]
+        var generator = SplitMix64(seed: 35)
+        for n in 0..<60 {
+            let uid = users[Int(generator.next() % 3)]
+            let text = "\(uid)-\(n)"
+            sent[uid, default: []].append(text)
+            #expect(history.record(frame(text), for: uid, excluding: nil) == UInt64(sent[uid]!.count))
+        }
+        for uid in users {
+            let all = sent[uid]!
+            let epoch = history.position(of: uid).epoch
+            for seq in 0...all.count {
+                let missed = history.entries(for: uid, after: HistoryPosition(epoch: epoch, seq: UInt64(seq)))
+                if all.count - seq <= 5 {
+                    #expect(missed?.map { String(decoding: $0.frame.head, as: UTF8.self) } == Array(all[seq...]))
+                    #expect(missed?.map(\.seq) == (seq..<all.count).map { UInt64($0 + 1) })
+                } else {
+                    #expect(missed == nil)
+                }
+            }
+        }
+    }
 }
+
