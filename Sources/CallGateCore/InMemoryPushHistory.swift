@@ -22,8 +22,10 @@ import DequeModule
 /// the same user's entry before it: keeping a push appends to the log and touches the user's
 /// sequence only, and the window and the byte bound evict from the log's front; a recovery
 /// walks the user's links back. A push past `maxEntriesPerUser` can no longer be recovered at
-/// once, and its memory goes with the window or the byte bound. Recording a push, the hot path of every delivery, trims in batches: past the window
-/// at most once per `trimMillis`, and past `maxBytes` at once, down to 7/8 of it, so a history
+/// once; its frame is let go in a batch once a user holds twice the cap, so one busy user holds
+/// at most twice the cap's frames. Recording a push, the hot path of every delivery, trims in batches: past the window
+/// at most once per `trimMillis`, and past `maxBytes` at once, the pushes' share down to 7/8 of
+/// what is left to them beside the sequences, so a history
 /// at its budget does not evict on every push. Every read trims first, so what a read sees of
 /// the window is exact. Service thread only.
 public final class InMemoryPushHistory {
@@ -41,6 +43,8 @@ public final class InMemoryPushHistory {
     }
 
     private var held = 0
+    /// What the sequences themselves are charged, which no eviction of pushes frees.
+    private var userBytes = 0
 
     /// One user's sequence; a class, so an entry of the log reaches it without hashing the uid.
     private final class Sequence {
@@ -49,6 +53,8 @@ public final class InMemoryPushHistory {
         var last: UInt64 = 0
         /// The oldest seq a recovery may still be given: older ones went past the per-user cap.
         var firstKept: UInt64 = 1
+        /// The oldest seq whose frame the log still holds; the cap lets older ones go.
+        var heldFrom: UInt64 = 1
         /// The log position of the user's newest push; -1 before any.
         var newest = -1
         var devices = 0
@@ -69,7 +75,8 @@ public final class InMemoryPushHistory {
     private struct Entry {
         let sequence: Sequence
         let seq: UInt64
-        let frame: HistoryFrame?
+        /// The push's frame; nil for a touch, and once the per-user cap let it go.
+        var frame: HistoryFrame?
         let excluding: ConnectionID?
         let at: Int64
         /// The log position of the same user's push before this one; -1 for none.
@@ -136,16 +143,35 @@ public final class InMemoryPushHistory {
         sequence.touched = now
         log.append(Entry(sequence: sequence, seq: sequence.last, frame: frame, excluding: excluding, at: now, previous: sequence.newest))
         sequence.newest = evicted + log.count - 1
-        if sequence.last - sequence.firstKept >= UInt64(max(limits.maxEntriesPerUser, 0)) {
-            sequence.firstKept = sequence.last + 1 - UInt64(max(limits.maxEntriesPerUser, 0))
+        let cap = UInt64(max(limits.maxEntriesPerUser, 0))
+        if sequence.last - sequence.firstKept >= cap {
+            sequence.firstKept = sequence.last + 1 - cap
         }
         if frame.holders == 0 { held += frame.head.count }
         frame.holders += 1
         held += Self.bytesPerPush
+        if sequence.last - sequence.heldFrom >= 2 * max(cap, 1) - 1 {
+            letGoPastTheCap(sequence)
+        }
         if now >= nextTrim || held > limits.maxBytes {
             trim(at: now)
         }
         return sequence.last
+    }
+
+    /// Lets go of the frames of `sequence`'s pushes that went past the per-user cap: walks its
+    /// links back past the pushes still kept, then clears the frames older than them. Done once
+    /// the user holds twice the cap, so each push pays for about two steps.
+    private func letGoPastTheCap(_ sequence: Sequence) {
+        var next = sequence.newest
+        while next >= evicted, log[next - evicted].seq >= sequence.heldFrom {
+            let position = next - evicted
+            next = log[position].previous
+            guard log[position].seq < sequence.firstKept, let frame = log[position].frame else { continue }
+            log[position].frame = nil
+            release(frame)
+        }
+        sequence.heldFrom = sequence.firstKept
     }
 
     /// Where `uid`'s sequence stands now: its epoch and the last seq given (0 before any push).
@@ -181,6 +207,7 @@ public final class InMemoryPushHistory {
     /// Begins a sequence for `uid` in a new epoch.
     private func begin(_ uid: String) -> Sequence {
         begun += 1
+        userBytes += Self.bytesPerUser + uid.utf8.count
         held += Self.bytesPerUser + uid.utf8.count
         let sequence = Sequence(uid: uid, epoch: "\(origin)-\(String(begun, radix: 36))", touched: clock.monotonicMillis())
         sequences[uid] = sequence
@@ -199,12 +226,14 @@ public final class InMemoryPushHistory {
     }
 
     /// Evicts from the log's front every entry past the window and, when the history holds more
-    /// than `maxBytes`, the oldest of all down to 7/8 of it; a sequence whose last push or touch
-    /// is evicted while it has no device and no push left is forgotten.
+    /// than `maxBytes`, the oldest of all until the log's share of the budget (what the
+    /// sequences themselves take aside) is down to 7/8; a sequence whose last push or touch is
+    /// evicted while it has no device and no push left is forgotten.
     private func trim(at now: Int64? = nil) {
         let now = now ?? clock.monotonicMillis()
         nextTrim = now + Self.trimMillis
-        let budget = held > limits.maxBytes ? limits.maxBytes - limits.maxBytes / 8 : limits.maxBytes
+        let room = max(limits.maxBytes - userBytes, 0)
+        let budget = held > limits.maxBytes ? userBytes + room - room / 8 : limits.maxBytes
         while let entry = log.first, entry.at <= now - limits.windowMillis || held > budget {
             log.removeFirst()
             evicted += 1
@@ -216,6 +245,7 @@ public final class InMemoryPushHistory {
             if !sequence.forgotten && sequence.devices == 0 && sequence.newest < evicted && entry.at >= sequence.touched {
                 sequence.forgotten = true
                 sequences[sequence.uid] = nil
+                userBytes -= Self.bytesPerUser + sequence.uid.utf8.count
                 held -= Self.bytesPerUser + sequence.uid.utf8.count
             }
         }

@@ -156,5 +156,31 @@ import Testing
             }
         }
     }
+
+    /// A user pushed far past the cap holds at most twice the cap's frames, not every one.
+    @Test func aBusyUserHoldsAtMostTwiceTheCapsFrames() {
+        let history = history(PushHistoryLimits(maxEntriesPerUser: 3), attaching: ["alice"])
+        for n in 0..<100 {
+            _ = history.record(frame(String(repeating: "\(n % 10)", count: 1_000)), for: "alice", excluding: nil)
+        }
+        let bookkeeping = InMemoryPushHistory.bytesPerUser + "alice".utf8.count + 100 * InMemoryPushHistory.bytesPerPush
+        #expect(history.bytes <= bookkeeping + 6 * 1_000)
+        let missed = history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 97))
+        #expect(missed?.map(\.seq) == [98, 99, 100])
+        #expect(missed?.allSatisfy { $0.frame.head.count == 1_000 } == true)
+    }
+
+    /// When the users' own bookkeeping takes most of the bytes, an overflow evicts only what it
+    /// must of the pushes, not all of them.
+    @Test func anOverflowBesideLargeBookkeepingKeepsTheNewestPushes() {
+        let users = (0..<14).map { "u\($0)" }
+        let history = history(PushHistoryLimits(maxBytes: 3_000), attaching: users)
+        for _ in 0..<3 {
+            _ = history.record(frame(String(repeating: "p", count: 10)), for: "u0", excluding: nil)
+        }
+        #expect(history.bytes <= 3_000)
+        #expect(history.entries(for: "u0", after: HistoryPosition(epoch: "test-1", seq: 1))?.map(\.seq) == [2, 3])
+        #expect(history.userCount == 14)
+    }
 }
 

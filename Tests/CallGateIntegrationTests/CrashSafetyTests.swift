@@ -145,7 +145,15 @@ struct CrashSafetyTests {
         var started = 0
         do {
             while !stopped() {
-                let call = try await caller.initiateCall(to: callee)
+                let call: Call
+                do {
+                    call = try await caller.initiateCall(to: callee)
+                } catch let refusal as ErrorBody where refusal.code == .storeUnavailable {
+                    // While the store refuses writes no call may start, and the caller is told to
+                    // try again shortly, as an app would.
+                    try await Task.sleep(for: .milliseconds(200))
+                    continue
+                }
                 started += 1
                 try await nextPush(calleeDevice, witness, within: pushTimeout)
                 switch started % 4 {
