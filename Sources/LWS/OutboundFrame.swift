@@ -20,16 +20,6 @@ public final class OutboundFrame: @unchecked Sendable {
         _ = payload.initializeMemory(as: UInt8.self, from: bytes)
     }
 
-    /// Copies `head` then `tail` behind fresh headroom: one message of both.
-    public init(_ head: [UInt8], _ tail: [UInt8]) {
-        let pre = cg_lws_pre()
-        count = head.count + tail.count
-        storage = .allocate(byteCount: pre + max(count, 1), alignment: 16)
-        let payload = UnsafeMutableRawBufferPointer(rebasing: storage[pre...])
-        payload.copyBytes(from: head)
-        UnsafeMutableRawBufferPointer(rebasing: payload[head.count...]).copyBytes(from: tail)
-    }
-
     /// Copies `head` behind fresh headroom and lets `writeTail` write at most `tailCapacity`
     /// bytes after it, returning how many it wrote: one message of both, the tail written in
     /// place (a push numbered for one user) rather than made apart and copied.
