@@ -207,11 +207,17 @@ public final class InMemoryPushHistory {
     /// Begins a sequence for `uid` in a new epoch.
     private func begin(_ uid: String) -> Sequence {
         begun += 1
-        userBytes += Self.bytesPerUser + uid.utf8.count
-        held += Self.bytesPerUser + uid.utf8.count
+        let charge = Self.charge(of: uid)
+        userBytes += charge
+        held += charge
         let sequence = Sequence(uid: uid, epoch: "\(origin)-\(String(begun, radix: 36))", touched: clock.monotonicMillis())
         sequences[uid] = sequence
         return sequence
+    }
+
+    /// What the sequence of `uid` is charged against `maxBytes` while it exists.
+    private static func charge(of uid: String) -> Int {
+        bytesPerUser + uid.utf8.count
     }
 
     /// Logs `sequence`'s last touch, so the window forgets it once it is past.
@@ -245,8 +251,9 @@ public final class InMemoryPushHistory {
             if !sequence.forgotten && sequence.devices == 0 && sequence.newest < evicted && entry.at >= sequence.touched {
                 sequence.forgotten = true
                 sequences[sequence.uid] = nil
-                userBytes -= Self.bytesPerUser + sequence.uid.utf8.count
-                held -= Self.bytesPerUser + sequence.uid.utf8.count
+                let charge = Self.charge(of: sequence.uid)
+                userBytes -= charge
+                held -= charge
             }
         }
     }

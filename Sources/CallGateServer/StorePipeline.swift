@@ -182,8 +182,8 @@ struct OutputGate<Lane: Hashable, Item, Subject: Hashable> {
     private struct Waiting {
         let barrier: UInt64
         let lane: Lane?
-        var item: Item
-        var fence: OutputFence<Item, Subject>?
+        let item: Item
+        let fence: OutputFence<Item, Subject>?
     }
 
     /// The highest sequence number known to be durable.
