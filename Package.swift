@@ -64,7 +64,10 @@ let package = Package(
         .target(name: "CallGateProtocol"),
         .target(
             name: "CallGateCore",
-            dependencies: ["CallGateProtocol", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: [
+                "CallGateProtocol", .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "CallGateStoreSQLite",

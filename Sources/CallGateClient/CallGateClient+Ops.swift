@@ -47,6 +47,12 @@ extension CallGateRequester {
         try await send(.acceptCall(SessionParams(sessionId: sessionId))).decodeResult(Call.self)
     }
 
+    /// Tells the caller that this device shows the ringing call (their `onOutgoingCallRinging`
+    /// counts it); an app sends it when it surfaces the ring. Confirming twice changes nothing.
+    public func confirmRinging(_ sessionId: String) async throws -> Call {
+        try await send(.confirmRinging(SessionParams(sessionId: sessionId))).decodeResult(Call.self)
+    }
+
     /// Declines (`rejected`, `busy`) as a callee, or cancels (`cancelled`) as the caller.
     public func rejectCall(_ sessionId: String, status: RejectStatus) async throws -> Call {
         try await send(.rejectCall(RejectCallParams(sessionId: sessionId, status: status))).decodeResult(Call.self)

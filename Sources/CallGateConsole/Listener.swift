@@ -45,6 +45,10 @@ public actor Listener {
                 if result.recovery?.recovered != true {
                     reconcile(with: result)
                 }
+                // The new socket is a new device to the gateway: it shows the rings again.
+                for call in ringing {
+                    await confirm(call)
+                }
             }
         }
     }
@@ -109,6 +113,7 @@ public actor Listener {
         switch push {
         case .incomingCallReceived(let call):
             ringing.append(call)
+            await confirm(call)
             if let policy {
                 await answer(call, with: policy)
             } else {
@@ -122,6 +127,15 @@ public actor Listener {
             }
         default:
             break
+        }
+    }
+
+    /// Tells the caller this device shows `call` ringing (their ring progress counts it).
+    private func confirm(_ call: Call) async {
+        do {
+            _ = try await client.confirmRinging(call.sessionId)
+        } catch {
+            output("could not confirm the ring to the caller: \(GatewayProblem.explain(error, endpoint: endpoint))")
         }
     }
 

@@ -25,6 +25,8 @@ public enum PushFormatter {
             return "\(name(by)) answered the call to \(receiver(call))"
         case .outgoingCallRejected(let call, let by):
             return rejection(call, by: by)
+        case .outgoingCallRinging(let call, let progress):
+            return "the call to \(receiver(call)) \(describe(progress))"
         case .incomingCallCanceled(let call, let reason):
             return "the call from \(name(call.initiator)) stopped ringing: \(describe(reason))"
         case .callEndedMessageReceived(let call, let by, let reason):
@@ -59,6 +61,23 @@ public enum PushFormatter {
         case (let status, let by?): "\(name(by)) ended the call (\(status.rawValue))"
         case (let status, nil): "the call ended (\(status.rawValue))"
         }
+    }
+
+    /// "rings on 2 devices, waking 1 user's phone", as the caller's screen would say it.
+    static func describe(_ progress: RingProgress) -> String {
+        var parts = ["rings on \(count(progress.devices, "device"))"]
+        if progress.users > 1 || progress.ringing > 1 {
+            parts.append("of \(count(progress.users, "user")) (\(progress.ringing) still rung)")
+        }
+        if progress.waking > 0 {
+            parts.append("waking \(count(progress.waking, "user")) by push")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// "1 device", "2 devices".
+    private static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 
     static func describe(_ reason: CancelReason) -> String {

@@ -28,6 +28,9 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
     public var endedAt: Int64?
     /// When its ring timeout passes, Unix milliseconds; nil once nobody rings.
     public var ringDeadline: Int64?
+    /// When its ring times out, Unix seconds, fixed for a rung call (the wire's
+    /// `Call.ringExpiresAt`); nil for meetings and for calls logged before it was kept.
+    public var ringExpiresAt: Int64?
     /// The initiator first, then everyone rung or joined, in order.
     public var participants: [CallLogParticipantRecord]
     /// Every recording, in the order they started (without URLs: those are attached later).
@@ -39,8 +42,9 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
     public init(
         id: Int64, sessionId: String, callCategory: CallCategory, callType: CallType, callStatus: CallStatus,
         initiator: User, receiver: CallReceiver?, initiatedAt: Int64, startedAt: Int64? = nil,
-        endedAt: Int64? = nil, ringDeadline: Int64? = nil, participants: [CallLogParticipantRecord],
-        recordings: [CallLogRecording] = [], metadata: [String: JSONValue]? = nil
+        endedAt: Int64? = nil, ringDeadline: Int64? = nil, ringExpiresAt: Int64? = nil,
+        participants: [CallLogParticipantRecord], recordings: [CallLogRecording] = [],
+        metadata: [String: JSONValue]? = nil
     ) {
         self.id = id
         self.sessionId = sessionId
@@ -53,6 +57,7 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.ringDeadline = ringDeadline
+        self.ringExpiresAt = ringExpiresAt
         self.participants = participants
         self.recordings = recordings
         self.metadata = metadata
@@ -112,7 +117,8 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
             callDirection: direction(for: uid), initiatedAt: initiatedAt, startedAt: startedAt,
             endedAt: endedAt, duration: duration, hasRecording: !recordings.isEmpty, recordings: recordings,
             participants: participants.map { $0.participant(at: endedAt ?? now) },
-            missed: missed ? true : nil, metadata: metadata)
+            missed: missed ? true : nil, metadata: metadata,
+            callUUID: callCategory == .call ? CallUUID.of(sessionId: sessionId) : nil, ringExpiresAt: ringExpiresAt)
     }
 }
 

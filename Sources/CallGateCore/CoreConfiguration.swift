@@ -35,6 +35,9 @@ public struct CoreConfiguration: Hashable, Sendable {
     public var maxRecordingsPerSession: Int
     /// How many mute changes a session's history keeps (the newest); older ones are dropped.
     public var maxMuteChangesKept: Int
+    /// The shortest time between two `onOutgoingCallRinging` pushes of one call: changes closer
+    /// together are told in one push at the end of it.
+    public var ringProgressInterval: Duration
 
     /// Makes a configuration; every default is the protocol's documented default.
     public init(
@@ -51,7 +54,8 @@ public struct CoreConfiguration: Hashable, Sendable {
         maxMeetSessionsPerUser: Int = 5,
         maxCallsPerMinute: Int = 30,
         maxRecordingsPerSession: Int = 20,
-        maxMuteChangesKept: Int = 100
+        maxMuteChangesKept: Int = 100,
+        ringProgressInterval: Duration = .milliseconds(250)
     ) {
         self.defaultRingTimeout = defaultRingTimeout
         self.allowedRingTimeouts = allowedRingTimeouts
@@ -67,5 +71,6 @@ public struct CoreConfiguration: Hashable, Sendable {
         self.maxCallsPerMinute = maxCallsPerMinute
         self.maxRecordingsPerSession = maxRecordingsPerSession
         self.maxMuteChangesKept = maxMuteChangesKept
+        self.ringProgressInterval = ringProgressInterval
     }
 }

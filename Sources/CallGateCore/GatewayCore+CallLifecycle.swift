@@ -52,17 +52,17 @@ extension GatewayCore {
             .map(\.call)
     }
 
-    /// Makes `live` live: indexes its caller and ringing users and starts its ring timeout.
-    func register(_ live: LiveCall, ringFor seconds: Int, into list: inout EffectList) {
+    /// Makes `live` live: indexes its caller and ringing users and starts its ring timeout,
+    /// which passes at `deadline` (Unix milliseconds).
+    func register(_ live: LiveCall, ringingUntil deadline: Int64, into list: inout EffectList) {
         calls[live.id] = live
         engagedCall[live.callerUID] = live.id
         list.engagementChanged(live.callerUID)
         for uid in live.members(in: .ringing) {
             ringingCalls[uid, default: []].append(live.id)
         }
-        let period = Int64(seconds) * 1000
-        live.ringDeadline = nowMillis + period
-        live.ringTimer = timers.schedule(.ringTimeout(sessionId: live.id), at: monotonicNow + period)
+        live.ringDeadline = deadline
+        live.ringTimer = timers.schedule(.ringTimeout(sessionId: live.id), at: monotonicNow + max(0, deadline - nowMillis))
     }
 
     /// Moves `uid` to `state` in `live`, keeping the ringing and engaged indexes and the user's
@@ -72,6 +72,7 @@ extension GatewayCore {
         live.set(uid, state)
         if previous == .ringing {
             removeRinging(uid, live.id)
+            stopRingProgress(of: uid, in: live)
         }
         if previous == .joined {
             disengage(uid, live.id, into: &list)

@@ -128,7 +128,7 @@ extension GatewayCore {
             callStatus: call.callStatus, initiator: call.initiator, receiver: call.receiver,
             initiatedAt: call.initiatedAt, startedAt: call.joinedAt, endedAt: call.endedAt,
             ringDeadline: live.ringingCount > 0 && !call.callStatus.isTerminal ? live.ringDeadline : nil,
-            participants: participants, recordings: recordings.map(\.logRecording), metadata: call.metadata)
+            ringExpiresAt: call.ringExpiresAt, participants: participants, recordings: recordings.map(\.logRecording), metadata: call.metadata)
     }
 
     /// The log entry of a meeting; nil for one nobody joined (which cannot outlive its op).
@@ -165,7 +165,8 @@ extension GatewayCore {
             sessionId: record.sessionId, callType: record.callType,
             receiverType: record.groupID == nil ? .user : .group, callStatus: record.callStatus,
             initiator: record.initiator, receiver: receiver, initiatedAt: record.initiatedAt,
-            joinedAt: record.startedAt, metadata: record.metadata)
+            joinedAt: record.startedAt, metadata: record.metadata, callUUID: CallUUID.of(sessionId: record.sessionId),
+            ringExpiresAt: record.ringExpiresAt)
         let live = LiveCall(call: call, ordinal: record.id, ringing: [], changes: logChanges)
         var stays: [String: StayLog] = [:]
         for participant in record.participants {

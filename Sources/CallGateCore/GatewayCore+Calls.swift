@@ -108,10 +108,13 @@ extension GatewayCore {
             throw .callRateLimited(configuration.maxCallsPerMinute)
         }
         let (ringing, busy, receiver) = try callees(of: params, from: caller, elsewhere: elsewhere)
+        let sessionId = freshSessionID()
+        let ringDeadline = nowMillis + Int64(timeout) * 1000
         let call = Call(
-            sessionId: freshSessionID(), callType: params.callType, receiverType: params.receiverType,
+            sessionId: sessionId, callType: params.callType, receiverType: params.receiverType,
             callStatus: .initiated, initiator: caller, receiver: receiver, initiatedAt: nowSeconds,
-            metadata: params.metadata)
+            metadata: params.metadata, callUUID: CallUUID.of(sessionId: sessionId),
+            ringExpiresAt: (ringDeadline + 999) / 1000)
         let live = LiveCall(
             call: call, ordinal: try nextOrdinal(), ringing: ringing, busySkipped: busy, changes: logChanges)
         // The call log names callees as they are now: later they may be gone from the directory.
@@ -131,12 +134,20 @@ extension GatewayCore {
                 [Delivery(push: .outgoingCallRejected(call: call, by: busyUser), users: [call.initiator.uid])]
             }
         }
-        register(live, ringFor: timeout, into: &list)
+        register(live, ringingUntil: ringDeadline, into: &list)
         list.send(.incomingCallReceived(call: live.call), to: ringing)
-        for uid in ringing {
-            list.report(.callRinging, WebhookData(
-                call: live.call, user: live.profiles[uid] ?? profile(of: uid),
-                onlineDevices: elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count))
+        if reportsWebhookEvents {
+            // A callee with no device connected is woken by the backend's push, on this event.
+            var waking: Set<String> = []
+            for uid in ringing {
+                let onlineDevices = elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count
+                if onlineDevices == 0 {
+                    waking.insert(uid)
+                }
+                list.report(.callRinging, WebhookData(
+                    call: live.call, user: live.profiles[uid] ?? profile(of: uid), onlineDevices: onlineDevices))
+            }
+            startRingProgress(of: live, waking: waking)
         }
         return live.call
     }

@@ -195,6 +195,7 @@ public final class GatewayCore {
     func unregister(_ connection: ConnectionID) {
         guard let user = directory.remove(connection) else { return }
         detachFromSessions(connection)
+        withdrawRingProgress(of: connection, uid: user.uid)
         guard directory.connections(of: user.uid).isEmpty,
               let sessionId = engagedCall[user.uid],
               let live = calls[sessionId]
@@ -278,6 +279,8 @@ public final class GatewayCore {
             case .forgetHistory(let sessionId):
                 finishedHistories[sessionId] = nil
                 historyExpiry[sessionId] = nil
+            case .ringProgress(let sessionId):
+                ringProgressDue(sessionId, into: &list)
             case .vacant(let sessionId):
                 if let session = sessions[sessionId], session.uids.isEmpty {
                     closeSession(sessionId, alsoTelling: [], excluding: nil, into: &list)

@@ -14,6 +14,9 @@ final class LiveCall {
     let ordinal: Int64
     /// The pending ring timeout, while anyone still rings.
     var ringTimer: TimerID?
+    /// The callee devices that confirmed the ring and the progress the caller was told; nil
+    /// until there is something to tell.
+    var tally: RingTally?
     /// When the ring timeout passes, Unix milliseconds, for the call log.
     var ringDeadline: Int64? {
         didSet { changes.mark(self) }

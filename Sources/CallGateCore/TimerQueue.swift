@@ -131,4 +131,6 @@ enum TimerEvent: Hashable {
     case forgetHistory(sessionId: String)
     /// A meeting resumed after a restart has waited long enough for someone to join it again.
     case vacant(sessionId: String)
+    /// A ringing call's caller is due to hear its ring progress.
+    case ringProgress(sessionId: String)
 }

@@ -24,6 +24,14 @@ public struct Call: Codable, Hashable, Sendable {
     public var endedAt: Int64?
     /// Free-form data the caller attached, passed through untouched.
     public var metadata: [String: JSONValue]?
+    /// The call's UUID for the phone's call screen (CallKit, ConnectionService): a lowercase
+    /// RFC 4122 UUID, fixed for the call, so a call learned of from a VoIP push and from the
+    /// socket is one call. Always set by the gateway; nil only when read from an older one.
+    public var callUUID: String?
+    /// When the ring times out, Unix seconds (rounded up): a ring shown from a VoIP push after
+    /// this is stale. Fixed for the call; set by the gateway on every rung call (nil only when
+    /// read from an older gateway, or a call log entry written before it was kept).
+    public var ringExpiresAt: Int64?
 
     /// Makes a call value.
     public init(
@@ -37,7 +45,9 @@ public struct Call: Codable, Hashable, Sendable {
         initiatedAt: Int64,
         joinedAt: Int64? = nil,
         endedAt: Int64? = nil,
-        metadata: [String: JSONValue]? = nil
+        metadata: [String: JSONValue]? = nil,
+        callUUID: String? = nil,
+        ringExpiresAt: Int64? = nil
     ) {
         self.sessionId = sessionId
         self.callType = callType
@@ -50,6 +60,8 @@ public struct Call: Codable, Hashable, Sendable {
         self.joinedAt = joinedAt
         self.endedAt = endedAt
         self.metadata = metadata
+        self.callUUID = callUUID
+        self.ringExpiresAt = ringExpiresAt
     }
 }
 

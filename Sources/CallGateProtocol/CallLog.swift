@@ -38,6 +38,11 @@ public struct CallLog: Codable, Hashable, Sendable {
     public var missed: Bool?
     /// The caller's free-form data, as sent with `initiateCall`.
     public var metadata: [String: JSONValue]?
+    /// The rung call's UUID, as `Call.callUUID`; absent for meetings.
+    public var callUUID: String?
+    /// When the rung call's ring timed out or would have, Unix seconds, as `Call.ringExpiresAt`;
+    /// absent for meetings and for calls logged before it was kept.
+    public var ringExpiresAt: Int64?
 
     /// Makes a call log value.
     public init(
@@ -45,7 +50,8 @@ public struct CallLog: Codable, Hashable, Sendable {
         callType: CallType, callStatus: CallStatus, callCategory: CallCategory, callDirection: CallDirection,
         initiatedAt: Int64, startedAt: Int64? = nil, endedAt: Int64? = nil, duration: Int64,
         hasRecording: Bool, recordings: [CallLogRecording], participants: [CallLogParticipant],
-        missed: Bool? = nil, metadata: [String: JSONValue]? = nil
+        missed: Bool? = nil, metadata: [String: JSONValue]? = nil, callUUID: String? = nil,
+        ringExpiresAt: Int64? = nil
     ) {
         self.sessionId = sessionId
         self.initiator = initiator
@@ -64,6 +70,8 @@ public struct CallLog: Codable, Hashable, Sendable {
         self.participants = participants
         self.missed = missed
         self.metadata = metadata
+        self.callUUID = callUUID
+        self.ringExpiresAt = ringExpiresAt
     }
 }
 

@@ -10,6 +10,8 @@ public enum ClientRequest: Hashable, Sendable {
     case initiateCall(InitiateCallParams)
     /// Answer a ringing call.
     case acceptCall(SessionParams)
+    /// Tell the caller this device shows the ringing call.
+    case confirmRinging(SessionParams)
     /// Decline or cancel a ringing call.
     case rejectCall(RejectCallParams)
     /// Hang up.
@@ -37,6 +39,7 @@ public enum ClientRequest: Hashable, Sendable {
         case .ping: .ping
         case .initiateCall: .initiateCall
         case .acceptCall: .acceptCall
+        case .confirmRinging: .confirmRinging
         case .rejectCall: .rejectCall
         case .endCall: .endCall
         case .generateToken: .generateToken
@@ -62,6 +65,8 @@ public enum Op: String, Codable, Hashable, Sendable, CaseIterable {
     case initiateCall
     /// Answers a ringing call.
     case acceptCall
+    /// Confirms that this device shows the ringing call, for the caller's ring progress.
+    case confirmRinging
     /// Declines (callee) or cancels (caller) a ringing call.
     case rejectCall
     /// Hangs up: leaves an answered call, or cancels one's own ringing call.
@@ -107,6 +112,8 @@ extension ClientRequest {
             ))
         case .acceptCall:
             self = .acceptCall(SessionParams(sessionId: try data.string("sessionId")))
+        case .confirmRinging:
+            self = .confirmRinging(SessionParams(sessionId: try data.string("sessionId")))
         case .rejectCall:
             self = .rejectCall(RejectCallParams(
                 sessionId: try data.string("sessionId"),
@@ -195,7 +202,7 @@ public struct InitiateCallParams: Codable, Hashable, Sendable {
 }
 
 /// The `data` of a request that only names the call or session to act on: `acceptCall`,
-/// `endCall`, `generateToken`, `leaveSession`, `startRecording`, `stopRecording`, `switchToVideo`.
+/// `confirmRinging`, `endCall`, `generateToken`, `leaveSession`, `startRecording`, `stopRecording`, `switchToVideo`.
 public struct SessionParams: Codable, Hashable, Sendable {
     /// The call's (or session's) id.
     public var sessionId: String

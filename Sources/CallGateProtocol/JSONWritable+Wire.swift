@@ -56,8 +56,9 @@ extension CallReceiver: JSONWritable {
 }
 
 extension Call: JSONWritable {
-    /// `{"callCategory", "callStatus", "callType", "endedAt"?, "initiatedAt", "initiator",
-    /// "joinedAt"?, "metadata"?, "receiver", "receiverType", "sessionId"}`.
+    /// `{"callCategory", "callStatus", "callType", "callUUID"?, "endedAt"?, "initiatedAt",
+    /// "initiator", "joinedAt"?, "metadata"?, "receiver", "receiverType", "ringExpiresAt"?,
+    /// "sessionId"}`.
     public func write(to json: inout JSONWriter) {
         json.raw(#"{"callCategory":"#)
         json.value(callCategory)
@@ -65,6 +66,10 @@ extension Call: JSONWritable {
         json.value(callStatus)
         json.raw(#","callType":"#)
         json.value(callType)
+        if let callUUID {
+            json.raw(#","callUUID":"#)
+            json.string(callUUID)
+        }
         if let endedAt {
             json.raw(#","endedAt":"#)
             json.integer(endedAt)
@@ -85,6 +90,10 @@ extension Call: JSONWritable {
         json.value(receiver)
         json.raw(#","receiverType":"#)
         json.value(receiverType)
+        if let ringExpiresAt {
+            json.raw(#","ringExpiresAt":"#)
+            json.integer(ringExpiresAt)
+        }
         json.raw(#","sessionId":"#)
         json.string(sessionId)
         json.raw("}")
@@ -148,6 +157,12 @@ extension Push {
                 field("by", by, first: true, to: &json)
             }
             field("call", call, first: by == nil, to: &json)
+        case .outgoingCallRinging(let call, let progress):
+            field("call", call, first: true, to: &json)
+            field("devices", Int64(progress.devices), to: &json)
+            field("ringing", Int64(progress.ringing), to: &json)
+            field("users", Int64(progress.users), to: &json)
+            field("waking", Int64(progress.waking), to: &json)
         case .incomingCallCanceled(let call, let reason):
             field("call", call, first: true, to: &json)
             field("reason", reason, to: &json)

@@ -8,6 +8,9 @@ public enum Push: Hashable, Sendable {
     case outgoingCallAccepted(call: Call, by: User)
     /// `onOutgoingCallRejected`: declined or busy (`by` set) or unanswered (`by` nil).
     case outgoingCallRejected(call: Call, by: User?)
+    /// `onOutgoingCallRinging`: how far the caller's ringing call got: callee devices showing it,
+    /// callees being woken by a push.
+    case outgoingCallRinging(call: Call, progress: RingProgress)
     /// `onIncomingCallCanceled`: the call stopped ringing the device.
     case incomingCallCanceled(call: Call, reason: CancelReason)
     /// `onCallEndedMessageReceived`: `by` left or ended the answered call.
@@ -35,6 +38,7 @@ public enum Push: Hashable, Sendable {
         case .incomingCallReceived: .onIncomingCallReceived
         case .outgoingCallAccepted: .onOutgoingCallAccepted
         case .outgoingCallRejected: .onOutgoingCallRejected
+        case .outgoingCallRinging: .onOutgoingCallRinging
         case .incomingCallCanceled: .onIncomingCallCanceled
         case .callEndedMessageReceived: .onCallEndedMessageReceived
         case .userJoined: .onUserJoined
@@ -54,6 +58,7 @@ public enum Push: Hashable, Sendable {
         case .incomingCallReceived(let call),
              .outgoingCallAccepted(let call, _),
              .outgoingCallRejected(let call, _),
+             .outgoingCallRinging(let call, _),
              .incomingCallCanceled(let call, _),
              .callEndedMessageReceived(let call, _, _):
             call.sessionId
@@ -78,6 +83,8 @@ public enum EventName: String, Codable, Hashable, Sendable, CaseIterable {
     case onOutgoingCallAccepted
     /// The caller's call was declined, found the callee busy, or was not answered in time.
     case onOutgoingCallRejected
+    /// How far the caller's ringing call got: callee devices showing it, callees being woken.
+    case onOutgoingCallRinging
     /// A call that rang this device stopped ringing.
     case onIncomingCallCanceled
     /// A participant left (or ended) an answered call.
@@ -191,6 +198,9 @@ extension Push {
         case .onOutgoingCallRejected:
             let data = try ServerFrame.decodePushData(OutgoingCallRejectedData.self, from: frame)
             self = .outgoingCallRejected(call: data.call, by: data.by)
+        case .onOutgoingCallRinging:
+            let data = try ServerFrame.decodePushData(OutgoingCallRingingData.self, from: frame)
+            self = .outgoingCallRinging(call: data.call, progress: data.progress)
         case .onIncomingCallCanceled:
             let data = try ServerFrame.decodePushData(IncomingCallCanceledData.self, from: frame)
             self = .incomingCallCanceled(call: data.call, reason: data.reason)
@@ -262,6 +272,66 @@ public struct OutgoingCallRejectedData: Codable, Hashable, Sendable {
     public init(call: Call, by: User?) {
         self.call = call
         self.by = by
+    }
+}
+
+/// Where a ringing call stands with its callees, as the caller's screen shows it ("Ringing on 2
+/// devices", "Waking Bob's phone"). Counts are of the callees that still ring.
+public struct RingProgress: Hashable, Sendable {
+    /// Callee devices that confirmed they show the ring (`confirmRinging`).
+    public var devices: Int
+    /// Callees with at least one device that confirmed.
+    public var users: Int
+    /// Callees that still ring (declined and answered ones no longer count).
+    public var ringing: Int
+    /// Callees that had no device connected when rung, for whom the gateway asked the backend
+    /// for a wake-up push (a `call.ringing` webhook with `onlineDevices` 0), until a device of
+    /// theirs confirms.
+    public var waking: Int
+
+    /// Makes a progress value.
+    public init(devices: Int, users: Int, ringing: Int, waking: Int) {
+        self.devices = devices
+        self.users = users
+        self.ringing = ringing
+        self.waking = waking
+    }
+}
+
+/// The `data` of `onOutgoingCallRinging`: the call and its `RingProgress`, flat.
+public struct OutgoingCallRingingData: Codable, Hashable, Sendable {
+    /// The ringing call.
+    public var call: Call
+    /// Where it stands with its callees.
+    public var progress: RingProgress
+
+    private enum CodingKeys: String, CodingKey {
+        case call, devices, users, ringing, waking
+    }
+
+    /// Makes the push data.
+    public init(call: Call, progress: RingProgress) {
+        self.call = call
+        self.progress = progress
+    }
+
+    /// Reads `{"call", "devices", "ringing", "users", "waking"}`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        call = try container.decode(Call.self, forKey: .call)
+        progress = RingProgress(
+            devices: try container.decode(Int.self, forKey: .devices), users: try container.decode(Int.self, forKey: .users),
+            ringing: try container.decode(Int.self, forKey: .ringing), waking: try container.decode(Int.self, forKey: .waking))
+    }
+
+    /// Writes `{"call", "devices", "ringing", "users", "waking"}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(call, forKey: .call)
+        try container.encode(progress.devices, forKey: .devices)
+        try container.encode(progress.users, forKey: .users)
+        try container.encode(progress.ringing, forKey: .ringing)
+        try container.encode(progress.waking, forKey: .waking)
     }
 }
 

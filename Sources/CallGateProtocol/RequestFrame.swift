@@ -84,7 +84,7 @@ extension RequestFrame: Encodable {
             try container.encode(EmptyObject(), forKey: .data)
         case .initiateCall(let params):
             try container.encode(params, forKey: .data)
-        case .acceptCall(let params), .endCall(let params), .generateToken(let params),
+        case .acceptCall(let params), .confirmRinging(let params), .endCall(let params), .generateToken(let params),
              .leaveSession(let params), .startRecording(let params), .stopRecording(let params),
              .switchToVideo(let params):
             try container.encode(params, forKey: .data)

@@ -5,6 +5,7 @@ extension ClientRequest {
     var sessionId: String? {
         switch self {
         case .acceptCall(let params): params.sessionId
+        case .confirmRinging(let params): params.sessionId
         case .rejectCall(let params): params.sessionId
         case .endCall(let params): params.sessionId
         case .generateToken(let params): params.sessionId
@@ -37,7 +38,7 @@ extension ClientRequest {
         case .initiateCall, .acceptCall, .rejectCall, .endCall, .joinSession, .leaveSession, .setMuted,
             .startRecording, .stopRecording, .switchToVideo:
             true
-        case .connect, .refreshToken, .ping, .generateToken:
+        case .connect, .refreshToken, .ping, .generateToken, .confirmRinging:
             false
         }
     }

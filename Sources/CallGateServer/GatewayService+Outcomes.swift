@@ -19,9 +19,14 @@ extension GatewayService: OutcomePathDelegate {
         output.send(outcome, answering: request, after: max(barrier, persist(outcome)))
     }
 
-    /// Carries out the outcome of a timer or a disconnect, which answers nobody.
+    /// Carries out the outcome of a timer or a disconnect, which answers nobody. A push about a
+    /// call whose latest write is not durable yet (a ring progress right after the ring) waits
+    /// for that write too.
     func send(_ outcome: Outcome<Void>) {
-        output.deliver(outcome.deliveries, after: persist(outcome))
+        let barrier = outcome.deliveries.reduce(persist(outcome)) { barrier, delivery in
+            max(barrier, output.pipeline.barrier(concerning: delivery.push.sessionId))
+        }
+        output.deliver(outcome.deliveries, after: barrier)
     }
 
     /// Hands the outcome's log changes (with its webhook events, and the admin API's group

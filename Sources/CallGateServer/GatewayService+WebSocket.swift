@@ -94,6 +94,8 @@ extension GatewayService: ConnectionHubDelegate {
             fabric.claimingUser(of: request) { [self] in
                 send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
             }
+        case .confirmRinging(let params):
+            send(core.confirmRinging(sessionId: params.sessionId, from: id), answering: request)
         case .rejectCall(let params):
             send(core.rejectCall(params, from: id), answering: request)
         case .endCall(let params):

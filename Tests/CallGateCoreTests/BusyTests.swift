@@ -26,7 +26,8 @@ import Testing
         #expect(call == Call(
             sessionId: "s2", callType: .video, receiverType: .user, callStatus: .busy,
             initiator: Fixture.user("carol"), receiver: .user(bob),
-            initiatedAt: f.nowSeconds, endedAt: f.nowSeconds))
+            initiatedAt: f.nowSeconds, endedAt: f.nowSeconds, callUUID: CallUUID.of(sessionId: "s2"),
+            ringExpiresAt: f.nowSeconds + 45))
         #expect(outcome.deliveries == [delivery(.outgoingCallRejected(call: call, by: bob), c)])
         #expect(f.core.activeCallCount == 1)
         #expect(f.accept("s2", from: f.core.connections(of: "bob")[1]).errorCode == .callRejected)

@@ -22,7 +22,7 @@ import Testing
     private func ringingRow(metadata: [String: JSONValue]? = nil) -> CallLogRecord {
         CallLogRecord(
             id: 1, sessionId: "s1", callCategory: .call, callType: .audio, callStatus: .initiated,
-            initiator: alice, receiver: .user(bob), initiatedAt: t0, ringDeadline: Fixture.millis(45),
+            initiator: alice, receiver: .user(bob), initiatedAt: t0, ringDeadline: Fixture.millis(45), ringExpiresAt: t0 + 45,
             participants: [Fixture.entry("alice", .joined), Fixture.entry("bob", .ringing)], metadata: metadata)
     }
 
@@ -138,11 +138,12 @@ import Testing
         let reply = try #require(f.call("bob", from: c, callType: .video).call)
         #expect(reply == Call(
             sessionId: "s2", callType: .video, receiverType: .user, callStatus: .busy,
-            initiator: Fixture.user("carol"), receiver: .user(bob), initiatedAt: t0 + 9, endedAt: t0 + 9))
+            initiator: Fixture.user("carol"), receiver: .user(bob), initiatedAt: t0 + 9, endedAt: t0 + 9,
+            callUUID: CallUUID.of(sessionId: "s2"), ringExpiresAt: t0 + 9 + 45))
         let row = CallLogRecord(
             id: 2, sessionId: "s2", callCategory: .call, callType: .video, callStatus: .busy,
             initiator: Fixture.user("carol"), receiver: .user(bob), initiatedAt: t0 + 9, endedAt: t0 + 9,
-            participants: [Fixture.entry("carol", .joined), Fixture.entry("bob", .missed)])
+            ringExpiresAt: t0 + 9 + 45, participants: [Fixture.entry("carol", .joined), Fixture.entry("bob", .missed)])
         #expect(f.changes() == [row])
         #expect(row.log(for: "bob", at: t0 + 9).missed == true)
         #expect(row.log(for: "carol", at: t0 + 9).missed == nil)

@@ -41,7 +41,7 @@ import Testing
                 CallLogParticipant(uid: "alice", name: "Alice", joinedAt: 105, leftAt: 165, totalDuration: 60, state: .joined),
                 CallLogParticipant(uid: "bob", name: "Bob", joinedAt: 105, leftAt: 165, totalDuration: 60, state: .joined),
             ],
-            missed: nil, metadata: ["k": .string("v")])
+            missed: nil, metadata: ["k": .string("v")], callUUID: CallUUID.of(sessionId: "s7"))
         #expect(endedCall.log(for: "alice", at: 999) == expected)
         var bobsView = expected
         bobsView.callDirection = .incoming
@@ -162,6 +162,6 @@ import Testing
                 CallLogParticipant(uid: "alice", name: "Alice", totalDuration: 0, state: .joined),
                 CallLogParticipant(uid: "bob", name: "Bob", totalDuration: 0, state: .missed),
             ],
-            missed: true))
+            missed: true, callUUID: CallUUID.of(sessionId: "s1"), ringExpiresAt: Fixture.t0 + 45))
     }
 }

@@ -119,6 +119,10 @@ final class Fixture {
         observe(core.acceptCall(sessionId: sessionId, from: connection))
     }
 
+    func confirmRinging(_ sessionId: String, from connection: ConnectionID) -> Observed<Call> {
+        observe(core.confirmRinging(sessionId: sessionId, from: connection))
+    }
+
     func rejectCall(_ params: RejectCallParams, from connection: ConnectionID) -> Observed<Call> {
         observe(core.rejectCall(params, from: connection))
     }

@@ -28,7 +28,7 @@ import Testing
     private func ringingRow(id: Int64 = 1, sessionId: String = "s1", rung: [String]) -> CallLogRecord {
         CallLogRecord(
             id: id, sessionId: sessionId, callCategory: .call, callType: .audio, callStatus: .initiated,
-            initiator: Fixture.user("alice"), receiver: team, initiatedAt: t0, ringDeadline: Fixture.millis(45),
+            initiator: Fixture.user("alice"), receiver: team, initiatedAt: t0, ringDeadline: Fixture.millis(45), ringExpiresAt: t0 + 45,
             participants: [Fixture.entry("alice", .joined)] + rung.map { Fixture.entry($0, .ringing) })
     }
 
@@ -151,7 +151,7 @@ import Testing
         let row = CallLogRecord(
             id: 3, sessionId: "s3", callCategory: .call, callType: .audio, callStatus: .busy,
             initiator: Fixture.user("alice"), receiver: .group(Group(guid: "pair", name: "Group pair", membersCount: 3)),
-            initiatedAt: t0 + 3, endedAt: t0 + 3,
+            initiatedAt: t0 + 3, endedAt: t0 + 3, ringExpiresAt: t0 + 3 + 45,
             participants: [Fixture.entry("alice", .joined), Fixture.entry("bob", .missed), Fixture.entry("carol", .missed)])
         #expect(f.changes() == [row])
         #expect(row.log(for: "bob", at: t0 + 3).missed == true)

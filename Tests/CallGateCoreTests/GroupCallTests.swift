@@ -32,7 +32,7 @@ import Testing
             sessionId: "s1", callType: .audio, receiverType: .group, callStatus: .initiated,
             initiator: Fixture.user("alice"),
             receiver: .group(Group(guid: "team", name: "Group team", membersCount: 4)),
-            initiatedAt: f.nowSeconds))
+            initiatedAt: f.nowSeconds, callUUID: CallUUID.of(sessionId: "s1"), ringExpiresAt: f.nowSeconds + 45))
         #expect(outcome.deliveries == [delivery(.incomingCallReceived(call: call), b + c + [d])])
     }
 

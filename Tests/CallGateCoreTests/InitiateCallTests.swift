@@ -16,7 +16,7 @@ import Testing
         #expect(call == Call(
             sessionId: "s1", callType: .video, receiverType: .user, callCategory: .call, callStatus: .initiated,
             initiator: alice, receiver: .user(bob), initiatedAt: 1_700_000_000,
-            metadata: ["room": .string("r/1")]))
+            metadata: ["room": .string("r/1")], callUUID: CallUUID.of(sessionId: "s1"), ringExpiresAt: 1_700_000_045))
         #expect(outcome.deliveries == [delivery(.incomingCallReceived(call: call), b)])
         #expect(f.core.activeCallCount == 1)
     }
@@ -94,6 +94,7 @@ import Testing
     func timeoutBoundsAreAllowed(timeout: Int) {
         let f = Fixture()
         let a = f.connect("alice")
+        f.connect("bob")
         #expect(f.call("bob", from: a, timeout: timeout).call?.callStatus == .initiated)
         #expect(f.core.nextDeadline == Fixture.start + Int64(timeout) * 1000)
     }
@@ -189,6 +190,7 @@ import Testing
     @Test func theDefaultRingTimeoutIsFortyFiveSeconds() {
         let f = Fixture()
         let a = f.connect("alice")
+        f.connect("bob")
         _ = f.call("bob", from: a)
         #expect(f.core.nextDeadline == Fixture.start + 45_000)
     }

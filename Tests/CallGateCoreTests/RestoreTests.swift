@@ -35,7 +35,7 @@ import Testing
     private func ringingRow(timeout: Int64 = 45) -> CallLogRecord {
         CallLogRecord(
             id: 1, sessionId: "s1", callCategory: .call, callType: .audio, callStatus: .initiated,
-            initiator: alice, receiver: .user(bob), initiatedAt: t0, ringDeadline: Fixture.millis(timeout),
+            initiator: alice, receiver: .user(bob), initiatedAt: t0, ringDeadline: Fixture.millis(timeout), ringExpiresAt: t0 + timeout,
             participants: [Fixture.entry("alice", .joined), Fixture.entry("bob", .ringing)])
     }
 
@@ -255,7 +255,7 @@ import Testing
         #expect(new.changes() == [CallLogRecord(
             id: 1, sessionId: "s1", callCategory: .call, callType: .audio, callStatus: .ongoing,
             initiator: alice, receiver: .group(Group(guid: "team", name: "Group team", membersCount: 5)),
-            initiatedAt: t0, startedAt: t0 + 5,
+            initiatedAt: t0, startedAt: t0 + 5, ringExpiresAt: t0 + 45,
             participants: [
                 Fixture.entry("alice", .joined, joinedAt: t0 + 5, stay: t0 + 5),
                 Fixture.entry("bob", .joined, joinedAt: t0 + 5, stay: t0 + 5),

@@ -24,7 +24,7 @@ import Testing
         _ = try #require(f.call("bob", from: a).call)
         var row = CallLogRecord(
             id: 1, sessionId: "s1", callCategory: .call, callType: .audio, callStatus: .initiated,
-            initiator: alice, receiver: .user(bob), initiatedAt: t0, ringDeadline: Fixture.millis(45),
+            initiator: alice, receiver: .user(bob), initiatedAt: t0, ringDeadline: Fixture.millis(45), ringExpiresAt: t0 + 45,
             participants: [Fixture.entry("alice", .joined), Fixture.entry("bob", .ringing)])
         #expect(f.changes() == [row])
         f.at(1)
@@ -72,7 +72,7 @@ import Testing
         _ = try #require(f.video("s1", from: b).session)
         let row = CallLogRecord(
             id: 1, sessionId: "s1", callCategory: .call, callType: .video, callStatus: .ongoing,
-            initiator: alice, receiver: .user(bob), initiatedAt: t0, startedAt: t0 + 2,
+            initiator: alice, receiver: .user(bob), initiatedAt: t0, startedAt: t0 + 2, ringExpiresAt: t0 + 45,
             participants: [
                 Fixture.entry("alice", .joined, joinedAt: t0 + 2, stay: t0 + 2),
                 Fixture.entry("bob", .joined, joinedAt: t0 + 2, stay: t0 + 2),

@@ -6,8 +6,10 @@ import Testing
     @Test func optionalFieldsAreOmittedNotNull() {
         let text = JSONText.string(ReplyFrame.success(id: "1", result: Samples.ringing))
         #expect(text == #"{"id":"1","result":{"callCategory":"call","callStatus":"initiated","callType":"video","#
+            + #""callUUID":"0f8c8a5a-41c7-5a0e-9d5e-2b8f3b7d6c11","#
             + #""initiatedAt":1700000000,"initiator":{"avatar":"https://img.example/a/alice.png","name":"Alice","#
-            + #""uid":"alice"},"receiver":{"name":"Bob","uid":"bob"},"receiverType":"user","sessionId":"v1.00ff"}}"#)
+            + #""uid":"alice"},"receiver":{"name":"Bob","uid":"bob"},"receiverType":"user","#
+            + #""ringExpiresAt":1700000045,"sessionId":"v1.00ff"}}"#)
         #expect(!text.contains("null"))
     }
 

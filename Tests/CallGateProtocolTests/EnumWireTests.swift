@@ -32,13 +32,13 @@ import Testing
 
     @Test func namesFollowTheSDKs() {
         #expect(Op.allCases.map(\.rawValue) == [
-            "connect", "refreshToken", "ping", "initiateCall", "acceptCall", "rejectCall", "endCall",
+            "connect", "refreshToken", "ping", "initiateCall", "acceptCall", "confirmRinging", "rejectCall", "endCall",
             "generateToken", "joinSession", "leaveSession", "setMuted", "startRecording", "stopRecording",
             "switchToVideo",
         ])
         #expect(EventName.allCases.map(\.rawValue) == [
             "onIncomingCallReceived", "onOutgoingCallAccepted", "onOutgoingCallRejected",
-            "onIncomingCallCanceled", "onCallEndedMessageReceived",
+            "onOutgoingCallRinging", "onIncomingCallCanceled", "onCallEndedMessageReceived",
             "onUserJoined", "onUserLeft", "onUserListChanged", "onUserMuted", "onRecordingToggled",
             "onCallSwitchedToVideo", "onSessionTimeout", "onCallEnded",
         ])

@@ -25,6 +25,8 @@ import Testing
             return try JSONText.encode(Envelope(event: event, data: OutgoingCallAcceptedData(call: call, by: by)))
         case .outgoingCallRejected(let call, let by):
             return try JSONText.encode(Envelope(event: event, data: OutgoingCallRejectedData(call: call, by: by)))
+        case .outgoingCallRinging(let call, let progress):
+            return try JSONText.encode(Envelope(event: event, data: OutgoingCallRingingData(call: call, progress: progress)))
         case .incomingCallCanceled(let call, let reason):
             return try JSONText.encode(Envelope(event: event, data: IncomingCallCanceledData(call: call, reason: reason)))
         case .callEndedMessageReceived(let call, let by, let reason):
@@ -72,6 +74,9 @@ import Testing
             let pushes: [Push] = [
                 .incomingCallReceived(call: call),
                 .outgoingCallRejected(call: call, by: random.flip() ? by : nil),
+                .outgoingCallRinging(call: call, progress: RingProgress(
+                    devices: random.count(upTo: 1000), users: random.count(upTo: 100), ringing: random.count(upTo: 100),
+                    waking: random.count(upTo: 100))),
                 .callEndedMessageReceived(call: call, by: by, reason: .hungUp),
                 .userListChanged(sessionId: random.text(), participants: participants),
                 .userMuted(sessionId: random.text(), user: by, audioMuted: random.flip(), videoMuted: random.flip()),

@@ -7,6 +7,8 @@ import Testing
         .outgoingCallAccepted(call: Samples.ringing, by: Samples.bob),
         .outgoingCallRejected(call: Samples.ringing, by: Samples.bob),
         .outgoingCallRejected(call: Samples.ringing, by: nil),
+        .outgoingCallRinging(call: Samples.ringing, progress: RingProgress(devices: 2, users: 1, ringing: 1, waking: 0)),
+        .outgoingCallRinging(call: Samples.ringing, progress: RingProgress(devices: 0, users: 0, ringing: 40, waking: 12)),
         .incomingCallCanceled(call: Samples.ringing, reason: .answeredElsewhere),
         .callEndedMessageReceived(call: Samples.ended, by: Samples.alice, reason: .disconnected),
     ]

@@ -81,6 +81,8 @@ struct RandomWireValues {
             initiatedAt: Int64.random(in: .min ... .max, using: &generator),
             joinedAt: flip() ? Int64.random(in: 0...2_000_000_000, using: &generator) : nil,
             endedAt: flip() ? Int64.random(in: 0...2_000_000_000, using: &generator) : nil,
-            metadata: flip() ? object(depth: 1) : nil)
+            metadata: flip() ? object(depth: 1) : nil,
+            callUUID: flip() ? text() : nil,
+            ringExpiresAt: flip() ? Int64.random(in: .min ... .max, using: &generator) : nil)
     }
 }

@@ -13,7 +13,9 @@ enum Samples {
         callStatus: .initiated,
         initiator: alice,
         receiver: .user(bob),
-        initiatedAt: 1_700_000_000
+        initiatedAt: 1_700_000_000,
+        callUUID: "0f8c8a5a-41c7-5a0e-9d5e-2b8f3b7d6c11",
+        ringExpiresAt: 1_700_000_045
     )
 
     static let ended = Call(
