@@ -62,6 +62,10 @@ struct ProtoConformanceTests {
 
         let cancelled = try await alice.initiateCall(to: "dave")
         _ = try await dave.expectPush()
+        _ = try await dave.confirmRinging(cancelled.sessionId)
+        let progress = try await alice.expectPush()
+        #expect(progress.event == .onOutgoingCallRinging)
+        await expectError(.notParticipant) { try await alice.confirmRinging(cancelled.sessionId) }
         _ = try await alice.rejectCall(cancelled.sessionId, status: .cancelled)
         _ = try await dave.expectPush()
 

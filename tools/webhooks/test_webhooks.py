@@ -56,6 +56,25 @@ def test_a_callee_without_a_socket_rings_with_no_online_device(start_gateway, ho
     assert hooks.wait(session, 3)[2] == "call.cancelled by alice"
 
 
+def test_the_caller_hears_a_callee_woken_by_push_until_a_device_confirms(start_gateway, hooks):
+    gateway = start_gateway()
+    alice = gateway.client("alice")
+    call = alice.result("initiateCall", {"receiverId": "bob", **AUDIO})
+    progress = alice.push("onOutgoingCallRinging")
+    assert (progress["devices"], progress["users"], progress["ringing"], progress["waking"]) == (0, 0, 1, 1)
+    hooks.wait(call["sessionId"], 2)
+    ringing = hooks.of(call["sessionId"])[1]["payload"]["data"]
+    assert ringing["onlineDevices"] == 0
+    assert (ringing["call"]["callUUID"], ringing["call"]["ringExpiresAt"]) == (call["callUUID"], call["ringExpiresAt"])
+    bob = gateway.client("bob")
+    assert [c["callUUID"] for c in bob.welcome["activeCalls"]] == [call["callUUID"]]
+    bob.result("confirmRinging", {"sessionId": call["sessionId"]})
+    progress = alice.push("onOutgoingCallRinging")
+    assert (progress["devices"], progress["users"], progress["ringing"], progress["waking"]) == (1, 1, 1, 0)
+    bob.result("acceptCall", {"sessionId": call["sessionId"]})
+    assert alice.push("onOutgoingCallAccepted")["call"]["callUUID"] == call["callUUID"]
+
+
 def test_busy_and_declines(start_gateway, hooks):
     gateway = start_gateway()
     alice, bob, carol = gateway.client("alice"), gateway.client("bob"), gateway.client("carol")
