@@ -26,6 +26,10 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     alice.call("bob", call_type="audio")
     for device in (bob, bob_tablet):
         device.rings("Alice")
+    # Both ringing devices confirmed the ring: Alice's screen says where it rings.
+    alice.wait(lambda _: alice.el("outgoing-progress").text == "Ringing on 2 devices",
+               "Alice never saw the ring on Bob's two devices")
+    alice.saw_event("onOutgoingCallRinging", "Ringing on 2 devices")
     bob.click("accept-button")
     bob_tablet.hidden("incoming")
     bob_tablet.saw_event("onIncomingCallCanceled", "answeredElsewhere")

@@ -136,6 +136,22 @@ def test_the_call_details_list_the_calls_webhooks_in_order(hooked_gateway, recei
         no_unhandled_rejections(phone)
 
 
+def test_the_caller_sees_the_callees_phone_woken_then_ringing(hooked_gateway, browsers):
+    alice = open_phone(browsers, "alice", hooked_gateway.url)
+    alice.sign_in("alice", "Alice")
+    alice.call("bob")
+    # Bob has no device: the gateway asked the backend (the webhook) to wake his phone.
+    alice.wait(lambda _: alice.el("outgoing-progress").text == "Waking bob's phone",
+               f"Alice's screen never said Bob's phone is being woken: {alice.el('outgoing-progress').text!r}")
+    bob = open_phone(browsers, "bob", hooked_gateway.url)
+    bob.sign_in("bob", "Bob")
+    bob.rings("Alice")
+    alice.wait(lambda _: alice.el("outgoing-progress").text == "Ringing on 1 device",
+               f"Alice's screen never said the ring reached Bob: {alice.el('outgoing-progress').text!r}")
+    for phone in (alice, bob):
+        no_unhandled_rejections(phone)
+
+
 def test_an_unreachable_receiver_is_a_message_and_the_page_keeps_working(gateway, browsers):
     with socket.socket() as taken:  # bound, never listening: connections to it are refused
         taken.bind(("127.0.0.1", 0))

@@ -103,6 +103,8 @@ function listen(client) {
   client.addEventListener("open", (e) => {
     setStatus("Connected.");
     if (e.detail.recovery && !e.detail.recovery.recovered) rebuild(e.detail.activeCalls);
+    // A new socket is a new device to the gateway: the ring shown here counts again.
+    if (e.detail.recovery && state.incoming) confirmShown(state.incoming);
   });
   client.addEventListener("recovered", (e) => recovered(e.detail));
   client.addEventListener("onIncomingCallReceived", (e) => {
@@ -124,6 +126,11 @@ function listen(client) {
       show("outgoing", false);
       enterSession(e.detail.call);
     }
+  });
+  client.addEventListener("onOutgoingCallRinging", (e) => {
+    const text = progressText(e.detail);
+    logEvent("onOutgoingCallRinging", text);
+    if (state.outgoing && state.outgoing.sessionId === e.detail.call.sessionId) $("outgoing-progress").textContent = text;
   });
   client.addEventListener("onOutgoingCallRejected", (e) => {
     logEvent("onOutgoingCallRejected", `${nameOf(e.detail.by)}: ${e.detail.call.callStatus}`);
@@ -229,10 +236,36 @@ function isActive(sessionId) {
 }
 
 function ringing(call) {
+  if (call.ringExpiresAt && Date.now() / 1000 > call.ringExpiresAt) {
+    logEvent("ring dropped", `${nameOf(call.initiator)}: its ring expired`);
+    return;
+  }
   state.incoming = call;
   $("incoming-from").textContent = call.receiverType === "group" ? `${nameOf(call.initiator)} in ${counterpart(call)}` : nameOf(call.initiator);
   $("incoming-type").textContent = call.callType;
   show("incoming", true);
+  confirmShown(call);
+}
+
+/** Tells the caller the ring shows on this device (a ring that stopped meanwhile is no error). */
+function confirmShown(call) {
+  state.client.confirmRinging(call.sessionId).catch((error) => logEvent("confirmRinging", `${error.code}: ${error.message}`));
+}
+
+/** "Ringing on 2 devices", "Waking Bob's phone": what the caller's screen says of the ring. */
+function progressText(progress) {
+  const plural = (count, noun) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+  const group = progress.call.receiverType === "group";
+  const parts = [];
+  if (progress.devices > 0) {
+    parts.push(group
+      ? `Ringing ${progress.users} of ${plural(progress.ringing, "member")} on ${plural(progress.devices, "device")}`
+      : `Ringing on ${plural(progress.devices, "device")}`);
+  }
+  if (progress.waking > 0) {
+    parts.push(group ? `Waking ${plural(progress.waking, "member")}' phones` : `Waking ${counterpart(progress.call)}'s phone`);
+  }
+  return parts.join(" · ") || "Calling…";
 }
 
 async function placeCall(event) {
@@ -246,6 +279,7 @@ async function placeCall(event) {
     if (call.callStatus === "initiated") {
       state.outgoing = call;
       $("outgoing-to").textContent = counterpart(call);
+      $("outgoing-progress").textContent = "";
       show("outgoing", true);
     } else {
       logEvent("initiateCall", call.callStatus);
