@@ -25,8 +25,9 @@ def load_chaos_script():
     return load_script(SCRIPT)
 
 
-def call(session: str, status: str, initiator: str = "alice") -> dict:
-    return {"sessionId": session, "callStatus": status, "initiator": {"uid": initiator}}
+def call(session: str, status: str, initiator: str = "alice", uuid: str | None = None) -> dict:
+    return {"sessionId": session, "callStatus": status, "initiator": {"uid": initiator},
+            "callUUID": uuid or f"uuid-{session}", "ringExpiresAt": 1_700_000_045}
 
 
 def push(device: str, seq: int, event: str, data: dict, conn: int = 1, epoch: str = "e1", replay: bool = False) -> dict:
@@ -135,6 +136,36 @@ def test_a_live_ring_counted_offline_or_not_at_all_is_caught_and_a_replayed_one_
     replayed = [CLEAN[0], push("bob.0", 1, "onIncomingCallReceived", {"call": call("c1", "initiated")}, replay=True),
                 *CLEAN[2:]]
     assert check(replayed, {"c1": ["rejected"]}, {("c1", "bob"): 0}, busy_grace=35).violations == []
+
+
+def test_a_call_heard_with_another_identity_is_caught():
+    verdict = check(CLEAN + [push("bob.1", 2, "onIncomingCallCanceled",
+                                  {"call": call("c1", "rejected", uuid="other"), "reason": "rejectedElsewhere"})],
+                    {"c1": ["rejected"]}, {("c1", "bob"): 1}, busy_grace=10)
+    assert "call identity" in rules(verdict)
+    bare = dict(call("c1", "rejected"))
+    del bare["ringExpiresAt"]
+    verdict = check(CLEAN[:3] + [push("alice.0", 1, "onOutgoingCallRejected", {"call": bare, "by": {"uid": "bob"}})],
+                    {"c1": ["rejected"]}, {("c1", "bob"): 1}, busy_grace=10)
+    assert "call identity" in rules(verdict)
+
+
+def test_ring_progress_after_the_answer_is_caught_and_before_it_is_not():
+    progress = {"call": call("c1", "initiated"), "devices": 1, "users": 1, "ringing": 1, "waking": 0}
+    history = [
+        reply("alice.0", "initiateCall", {"receiverId": "bob"}, {"result": call("c1", "initiated")}),
+        push("bob.0", 1, "onIncomingCallReceived", {"call": call("c1", "initiated")}),
+        reply("bob.0", "confirmRinging", {"sessionId": "c1"}, {"result": call("c1", "initiated")}),
+        push("alice.0", 1, "onOutgoingCallRinging", progress),
+        reply("bob.0", "acceptCall", {"sessionId": "c1"}, {"result": call("c1", "ongoing")}),
+        push("alice.0", 2, "onOutgoingCallAccepted", {"call": call("c1", "ongoing"), "by": {"uid": "bob"}}),
+        reply("alice.0", "endCall", {"sessionId": "c1"}, {"result": call("c1", "ended")}),
+        push("bob.0", 2, "onCallEndedMessageReceived", {"call": call("c1", "ended"), "by": {"uid": "alice"}}),
+    ]
+    log = {"c1": ["ended"]}
+    assert check(history, log, {("c1", "bob"): 1}, busy_grace=10).violations == []
+    late = history[:6] + [push("alice.0", 3, "onOutgoingCallRinging", progress)] + history[6:]
+    assert "progress after stop" in rules(check(late, log, {("c1", "bob"): 1}, busy_grace=10))
 
 
 def test_a_user_busy_with_no_live_call_is_caught():

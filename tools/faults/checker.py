@@ -24,6 +24,12 @@ The promises it holds the cluster to, whatever the faults were:
   again as they reconnect: a documented limit).
 - `busy`: once no call lives, every user may start one within `busy_grace` seconds (no busy claim
   outlives its call by more than its lease).
+- `call identity`: every Call object any device heard for a call (replies, pushes, `activeCalls`,
+  on any node, before and after a restart or a takeover) carries the same `callUUID` and
+  `ringExpiresAt`.
+- `progress after stop`: a caller's `onOutgoingCallRinging` tells of a call still `initiated`, and
+  never comes after a push by which that device heard the call answered or over (pushes of one
+  user are ordered by `seq`; a reply may overtake a push from another node, so replies do not count).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 TERMINAL = frozenset({"rejected", "busy", "cancelled", "unanswered", "ended"})
-CALL_OPS = frozenset({"initiateCall", "acceptCall", "rejectCall", "endCall"})
+CALL_OPS = frozenset({"initiateCall", "acceptCall", "rejectCall", "endCall", "confirmRinging"})
 # Seconds after Redis restarted empty during which a device may be counted nowhere: its node
 # reconnects (backoff up to 2 s) and writes its device counts again.
 REBUILD = 3.0
@@ -93,6 +99,7 @@ def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[st
         if "device" in entry:
             by_device[entry["device"]].append(entry)
     pushes_by_number: dict[tuple[str, str, int], tuple[str, str | None, str]] = {}
+    judge_identities(journal, verdict)
     restarts = [entry["t"] for entry in journal if entry["kind"] == "fault" and entry["fault"] == "redis-restart"]
     for device, entries in sorted(by_device.items()):
         judge_device(device, entries, log, ringing, restarts, pushes_by_number, verdict)
@@ -105,6 +112,20 @@ def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[st
     return verdict
 
 
+def judge_identities(journal: list[dict], verdict: Verdict) -> None:
+    """`call identity`: one `callUUID` and one `ringExpiresAt` per call, in everything heard of it."""
+    seen: dict[str, tuple] = {}
+    for entry in journal:
+        for call in calls_of(entry):
+            identity = (call.get("callUUID"), call.get("ringExpiresAt"))
+            session = call["sessionId"]
+            if None in identity:
+                verdict.add("call identity", f"{entry.get('device')} heard {session} without a callUUID or ringExpiresAt")
+            elif seen.setdefault(session, identity) != identity:
+                verdict.add("call identity", f"{entry.get('device')} heard {session} as {identity}, "
+                                             f"earlier as {seen[session]}")
+
+
 def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ringing: dict[tuple[str, str], int],
                  restarts: list[float], pushes_by_number: dict, verdict: Verdict) -> None:
     heard: dict[str, int] = {}  # session -> index of the entry it was first heard in
@@ -112,6 +133,7 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
     ended: set[str] = set()  # calls this device heard end
     stopped: set[str] = set()  # calls whose ring stopped on this device (or that it heard end)
     rang: dict[str, int] = {}  # session -> index of its first ring on this device
+    answered: set[str] = set()  # calls a push told this device were answered or over
     unanswered: set[str] = set()  # calls an op of this device on them went without a reply
     gaps: list[int] = []  # indexes of connects that did not recover what the device missed
     last_seq: dict[int, int] = {}
@@ -133,7 +155,8 @@ def judge_device(device: str, entries: list[dict], log: dict[str, list[str]], ri
         elif kind == "reply" and entry["op"] in ("acceptCall", "rejectCall") and stops_ring(entry.get("reply")):
             stopped.add(entry["data"]["sessionId"])
         elif kind == "push":
-            judge_push(device, entry, index, last_seq, pushes_by_number, ringing, restarts, stopped, ended, rang, verdict)
+            judge_push(device, entry, index, last_seq, pushes_by_number, ringing, restarts, stopped, ended, rang,
+                       answered, verdict)
         for call in calls_of(entry):
             session, status = call["sessionId"], call["callStatus"]
             heard.setdefault(session, index)
@@ -176,7 +199,7 @@ def same_push(first: tuple, second: tuple) -> bool:
 
 def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], pushes_by_number: dict,
                ringing: dict[tuple[str, str], int], restarts: list[float], stopped: set[str], ended: set[str],
-               rang: dict[str, int], verdict: Verdict) -> None:
+               rang: dict[str, int], answered: set[str], verdict: Verdict) -> None:
     frame = entry["frame"]
     event, seq, data = frame.get("event"), frame.get("seq"), frame.get("data", {})
     if not isinstance(seq, int):
@@ -206,3 +229,11 @@ def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], p
             verdict.add("offline ring", f"{device} rang live for {session}, whose call.ringing said onlineDevices 0")
     elif event == "onIncomingCallCanceled" and session:
         stopped.add(session)
+    elif event == "onOutgoingCallRinging" and session:
+        status = data["call"].get("callStatus")
+        if status != "initiated" or session in answered:
+            verdict.add("progress after stop", f"{device} heard {session}'s ring progress ({status}) after "
+                                               f"a push told it the call was answered or over")
+    call = data.get("call")
+    if call and session and call.get("callStatus") != "initiated":
+        answered.add(session)

@@ -65,6 +65,7 @@ class Device(threading.Thread):
         self.replies: dict[str, dict] = {}
         self.serial = 0
         self.view: dict[str, dict] = {}  # sessionId -> {"status", "initiator", "ringing", "joined"}
+        self.confirmed: set[tuple[int, str]] = set()  # (connection, sessionId) rings this socket confirmed
         self.active: list[dict] = []  # the last connect's activeCalls
         self.sessions: set[str] = set()  # the meet sessions this socket has joined
         self.stopping = threading.Event()
@@ -92,8 +93,14 @@ class Device(threading.Thread):
         ringing = [s for s, v in self.view.items() if v["ringing"] and v["status"] == "initiated"]
         outgoing = [s for s, v in self.view.items() if v["initiator"] == self.uid and v["status"] == "initiated"]
         ongoing = [s for s, v in self.view.items() if v["joined"] and v["status"] == "ongoing"]
+        unconfirmed = [s for s in ringing if (self.conn, s) not in self.confirmed]
         roll = self.rng.random()
-        if roll < 0.04:
+        if unconfirmed and roll < 0.5:
+            # As the bundled clients do once they show a ring (again on each new socket).
+            session = self.rng.choice(unconfirmed)
+            self.confirmed.add((self.conn, session))
+            self.request("confirmRinging", {"sessionId": session})
+        elif roll < 0.04:
             self.drop(abrupt=self.rng.random() < 0.5)
         elif roll < 0.10:
             if self.sessions and self.rng.random() < 0.6:
