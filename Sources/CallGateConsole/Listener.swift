@@ -45,8 +45,9 @@ public actor Listener {
                 if result.recovery?.recovered != true {
                     reconcile(with: result)
                 }
-                // The new socket is a new device to the gateway: it shows the rings again.
-                for call in ringing {
+                // The new socket is a new device to the gateway: it confirms the rings still shown
+                // that the gateway still has ringing (a ring that stopped meanwhile is replayed next).
+                for call in ringing where result.activeCalls.contains(where: { $0.sessionId == call.sessionId && $0.callStatus == .initiated }) {
                     await confirm(call)
                 }
             }

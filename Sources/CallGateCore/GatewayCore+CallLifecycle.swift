@@ -159,10 +159,7 @@ extension GatewayCore {
                 break
             }
         }
-        if let timer = live.ringTimer {
-            timers.cancel(timer)
-            live.ringTimer = nil
-        }
+        stopTimers(of: live)
         calls[live.id] = nil
         live.call.callStatus = status
         live.call.endedAt = now
@@ -184,6 +181,18 @@ extension GatewayCore {
         return call
     }
 
+    /// Cancels the ring timeout and the ring progress push of a call that stops living here.
+    private func stopTimers(of live: LiveCall) {
+        if let timer = live.ringTimer {
+            timers.cancel(timer)
+            live.ringTimer = nil
+        }
+        if let timer = live.tally?.timer {
+            timers.cancel(timer)
+            live.tally?.timer = nil
+        }
+    }
+
     /// Cluster mode: forgets the live calls and meetings `sessionIds`, which a survivor took over
     /// while this node was cut off from the cluster: its new owner runs them, so this Core sends
     /// nothing about them and writes nothing. The outcome names the users whose engagement
@@ -199,10 +208,7 @@ extension GatewayCore {
                         default: break
                         }
                     }
-                    if let timer = live.ringTimer {
-                        timers.cancel(timer)
-                        live.ringTimer = nil
-                    }
+                    stopTimers(of: live)
                     logChanges.unmark(live)
                 }
                 forgetSession(sessionId)

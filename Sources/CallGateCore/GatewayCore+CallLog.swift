@@ -166,7 +166,7 @@ extension GatewayCore {
             receiverType: record.groupID == nil ? .user : .group, callStatus: record.callStatus,
             initiator: record.initiator, receiver: receiver, initiatedAt: record.initiatedAt,
             joinedAt: record.startedAt, metadata: record.metadata, callUUID: CallUUID.of(sessionId: record.sessionId),
-            ringExpiresAt: record.ringExpiresAt)
+            ringExpiresAt: record.ringExpiresAt ?? estimatedRingExpiry(of: record))
         let live = LiveCall(call: call, ordinal: record.id, ringing: [], changes: logChanges)
         var stays: [String: StayLog] = [:]
         for participant in record.participants {
@@ -201,6 +201,12 @@ extension GatewayCore {
         if live.priorRecordings.map(\.logRecording) == record.recordings {
             logChanges.unmark(live)
         }
+    }
+
+    /// The ring expiry of a call logged before it was kept: its ring deadline while it rings,
+    /// else its start plus the default ring timeout (the timeout it asked for is not kept).
+    private func estimatedRingExpiry(of record: CallLogRecord) -> Int64 {
+        record.ringDeadline.map { ($0 + 999) / 1000 } ?? record.initiatedAt + Int64(configuration.defaultRingTimeout)
     }
 
     private func restoreMeet(_ record: CallLogRecord) {

@@ -13,6 +13,7 @@ extension GatewayCore {
     /// A `previous` of another user, or unknown, changes nothing.
     func resumeSessions(of previous: ConnectionID, of uid: String, on connection: ConnectionID, into arrival: inout Arrival) {
         if directory.user(of: previous)?.uid == uid {
+            carryRingProgress(of: previous, uid: uid, to: connection)
             let ids = joinedSessions.removeValue(forKey: previous) ?? []
             for id in ids.sorted() {
                 guard let session = sessions[id], session.detach(previous) != nil else { continue }

@@ -52,11 +52,19 @@ extension GatewayCore {
         }
     }
 
+    /// Device `previous` of `uid` came back as `connection`: its confirmations of the calls that
+    /// ring `uid` carry over.
+    func carryRingProgress(of previous: ConnectionID, uid: String, to connection: ConnectionID) {
+        for sessionId in ringingCalls[uid] ?? [] {
+            calls[sessionId]?.tally?.move(previous, of: uid, to: connection)
+        }
+    }
+
     /// Schedules the caller's next progress push: now when the last one is an interval old,
     /// else at the end of the interval; one push tells every change until then.
     private func ringProgressChanged(_ live: LiveCall) {
         guard let tally = live.tally, tally.timer == nil, live.call.callStatus == .initiated else { return }
-        let interval = configuration.ringProgressInterval.wholeMilliseconds
+        let interval = tally.interval(base: configuration.ringProgressInterval.wholeMilliseconds)
         let now = monotonicNow
         let due = tally.told == nil ? now : max(now, tally.toldAt + interval)
         tally.timer = timers.schedule(.ringProgress(sessionId: live.id), at: due)
@@ -72,6 +80,7 @@ extension GatewayCore {
         guard progress != tally.told else { return }
         tally.told = progress
         tally.toldAt = monotonicNow
+        tally.pushes += 1
         list.send(.outgoingCallRinging(call: live.call, progress: progress), to: [live.callerUID])
     }
 }

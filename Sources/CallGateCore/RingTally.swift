@@ -16,6 +16,10 @@ final class RingTally {
     var told: RingProgress?
     /// When the last push was made, monotonic milliseconds.
     var toldAt: Int64 = .min
+    /// How many pushes the caller got: past `RingTally.quickPushes` the interval doubles with
+    /// each, so a callee cycling a device through connect and confirm cannot fill the caller's
+    /// push history.
+    var pushes = 0
     /// The push waiting for the end of the interval, if one is scheduled.
     var timer: TimerID?
 
@@ -42,12 +46,32 @@ final class RingTally {
         return true
     }
 
+    /// `device` of `uid` came back on the connection `successor` (a reconnect that named it):
+    /// its confirmation carries over, so a network blip shows the caller no dip.
+    func move(_ device: ConnectionID, of uid: String, to successor: ConnectionID) {
+        guard confirmed[uid]?.remove(device) != nil else { return }
+        if confirmed[uid]?.insert(successor).inserted == false {
+            deviceCount -= 1
+        }
+    }
+
     /// `uid` stopped ringing (answered, declined, missed): their devices no longer count.
     func forget(_ uid: String) {
         waking.remove(uid)
         if let devices = confirmed.removeValue(forKey: uid) {
             deviceCount -= devices.count
         }
+    }
+
+    /// How many pushes go at the base interval before it starts doubling.
+    static let quickPushes = 8
+    /// The longest interval between two pushes, however many there were, in milliseconds.
+    static let longestInterval: Int64 = 8_000
+
+    /// The interval before the next push, given the base one (`ringProgressInterval`).
+    func interval(base: Int64) -> Int64 {
+        let doublings = min(max(0, pushes - Self.quickPushes), 16)
+        return min(base << doublings, max(base, Self.longestInterval))
     }
 
     /// The progress now, with `ringing` callees still ringing.

@@ -16,8 +16,8 @@ import Testing
         c = f.connect("carol")
     }
 
-    private func ring() throws -> Call {
-        try #require(f.call("bob", from: a[0]).call)
+    private func ring(timeout: Int? = nil) throws -> Call {
+        try #require(f.call("bob", from: a[0], timeout: timeout).call)
     }
 
     private func progress(_ devices: Int, users: Int, ringing: Int = 1, waking: Int = 0) -> RingProgress {
@@ -122,6 +122,70 @@ import Testing
         f.core.reportsWebhookEvents = false
         _ = try #require(f.call("erin", from: a[0]).call)
         #expect(f.fireDueTimers().isEmpty)
+    }
+
+    @Test func aDeviceThatComesBackOnANewConnectionKeepsItsConfirmation() throws {
+        let call = try ring()
+        _ = f.confirmRinging(call.sessionId, from: b[0])
+        _ = f.confirmRinging(call.sessionId, from: b[1])
+        _ = f.fireDueTimers()
+        f.advance(seconds: 1)
+        let (successor, _) = f.reconnect("bob", previous: b[0])
+        #expect(f.fireDueTimers().isEmpty)
+        _ = f.confirmRinging(call.sessionId, from: successor)
+        #expect(f.fireDueTimers().isEmpty)
+        #expect(f.disconnect(successor) == [delivery(.outgoingCallRinging(call: call, progress: progress(1, users: 1)), a)])
+    }
+
+    @Test func aDeviceCyclingThroughConnectAndConfirmIsToldEverLessOften() throws {
+        let call = try ring(timeout: 300)
+        var told: [Int64] = []
+        for _ in 0..<2_400 {
+            let device = f.connect("bob")
+            _ = f.confirmRinging(call.sessionId, from: device)
+            if !f.fireDueTimers().isEmpty {
+                told.append(f.nowMillis)
+            }
+            if !f.disconnect(device).isEmpty {
+                told.append(f.nowMillis)
+            }
+            f.advance(millis: 125)
+        }
+        // 300 s of a confirm every 125 ms: 8 pushes 250 ms apart, then ever longer gaps up to 8 s.
+        #expect(told.count < 60)
+        let gaps = zip(told.dropFirst(), told).map { $0 - $1 }
+        #expect(gaps.suffix(10).allSatisfy { $0 >= 8_000 })
+    }
+
+    @Test func aFinishedCallLeavesNoProgressTimerBehind() throws {
+        let call = try ring()
+        _ = f.confirmRinging(call.sessionId, from: b[0])
+        _ = f.fireDueTimers()
+        _ = f.confirmRinging(call.sessionId, from: b[1])
+        _ = f.reject(call.sessionId, .cancelled, from: a[0])
+        #expect(f.core.nextDeadline == Fixture.start + 300_000, "only the finished call's retention is left")
+    }
+
+    @Test func aCallLoggedBeforeItsRingExpiryWasKeptGetsOneWhenRestored() throws {
+        var record = CallLogRecord(
+            id: 7, sessionId: "old", callCategory: .call, callType: .audio, callStatus: .ongoing,
+            initiator: Fixture.user("alice"), receiver: .user(Fixture.user("bob")), initiatedAt: Fixture.t0,
+            startedAt: Fixture.t0 + 3,
+            participants: [Fixture.entry("alice", .joined, joinedAt: Fixture.t0 + 3, stay: Fixture.t0 + 3),
+                           Fixture.entry("bob", .joined, joinedAt: Fixture.t0 + 3, stay: Fixture.t0 + 3)])
+        let restored = Fixture()
+        restored.restore(openCalls: [record], lastCallID: 7)
+        #expect(restored.core.activeCalls(of: "bob").first?.ringExpiresAt == Fixture.t0 + 45)
+        record.id = 8
+        record.sessionId = "ringing"
+        record.callStatus = .initiated
+        record.startedAt = nil
+        record.ringDeadline = Fixture.start + 20_500
+        record.participants = [Fixture.entry("alice", .joined), Fixture.entry("bob", .ringing)]
+        let again = Fixture()
+        again.restore(openCalls: [record], lastCallID: 8)
+        #expect(again.core.activeCalls(of: "bob").first?.ringExpiresAt == Fixture.t0 + 21)
+        #expect(again.core.activeCalls(of: "bob").first?.callUUID == CallUUID.of(sessionId: "ringing"))
     }
 
     @Test func aCallCarriesItsUUIDAndRingDeadlineForItsWholeLife() throws {

@@ -58,8 +58,13 @@ struct ConsoleSessionTests {
         let call = try await alice.initiateCall(to: "bob")
         #expect(await bobLines.waitFor("reconnected; caught up 1 missed event"))
         #expect(await bobLines.waitFor("you declined the call from Alice (alice) (rejected)"))
-        guard case .outgoingCallRejected(let rejected, let by) = try await alice.expectPush() else {
-            Issue.record("the caller should hear the decline")
+        // listen confirmed the ring before declining it: the caller heard where it rang first.
+        var heard = try await alice.expectPush()
+        while case .outgoingCallRinging = heard {
+            heard = try await alice.expectPush()
+        }
+        guard case .outgoingCallRejected(let rejected, let by) = heard else {
+            Issue.record("the caller should hear the decline, heard \(heard)")
             return
         }
         #expect(rejected.sessionId == call.sessionId)

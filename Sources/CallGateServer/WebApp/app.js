@@ -236,7 +236,7 @@ function isActive(sessionId) {
 }
 
 function ringing(call) {
-  if (call.ringExpiresAt && Date.now() / 1000 > call.ringExpiresAt) {
+  if (call.ringExpiresAt && state.client.serverNow() / 1000 > call.ringExpiresAt) {
     logEvent("ring dropped", `${nameOf(call.initiator)}: its ring expired`);
     return;
   }

@@ -172,6 +172,8 @@ export class CallGateClient extends EventTarget {
   initiateCall(params) { return this._request("initiateCall", params); }
   /** Answers a ringing call on this device; resolves with the `ongoing` Call. */
   acceptCall(sessionId) { return this._request("acceptCall", { sessionId }); }
+  /** The gateway's clock now, Unix milliseconds: this device's clock corrected by the offset the last connect measured. */
+  serverNow() { return Date.now() + this._clockOffsetMs; }
   /** Tells the caller this device shows the ringing call (their `onOutgoingCallRinging` counts it); send it when the ring is shown. */
   confirmRinging(sessionId) { return this._request("confirmRinging", { sessionId }); }
   /** Declines (`"rejected"`, `"busy"`) an incoming call, or cancels (`"cancelled"`) one's own ringing call. */
