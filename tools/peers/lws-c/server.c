@@ -104,6 +104,13 @@ static double wall_seconds(void)
 static long long wall_millis(void) { return (long long)floor(wall_seconds() * 1000); }
 static long long unix_seconds(void) { return (long long)time(NULL); }
 
+static long long unix_millis(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
 /* Whether `s` is well-formed UTF-8 (RFC 3629: no overlongs, surrogates or code points past
  * U+10FFFF), as RFC 6455 requires of text messages. */
 static bool utf8_valid(const unsigned char *s, size_t n)
@@ -496,6 +503,8 @@ struct call {
 	struct text initiator, receiver, metadata;  /* JSON; metadata.p NULL when absent */
 	const char *call_type;
 	long long initiated_at;
+	long long ring_expires_at;     /* the ring deadline, Unix seconds rounded up */
+	char uuid[37];                 /* callUUID: RFC 4122 version 5 of the session id */
 	ev_timer ring;
 };
 
@@ -692,11 +701,43 @@ static void call_free(struct call *call)
 	free(call);
 }
 
+/* CallGate's callUUID namespace (proto/ringing.md, A push-ready call). */
+static const unsigned char UUID_NAMESPACE[16] = {
+	0x6f, 0x1c, 0x2a, 0x5e, 0x93, 0x0b, 0x4d, 0x71, 0xa8, 0x44, 0x2e, 0x0d, 0x5b, 0xc3, 0x97, 0x1f,
+};
+
+/* `out` (37 bytes): the lowercase RFC 4122 version 5 UUID of `name` under UUID_NAMESPACE. */
+static void call_uuid(const char *name, size_t len, char out[37])
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned int size = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) != 1 || EVP_DigestUpdate(ctx, UUID_NAMESPACE, 16) != 1 ||
+	    EVP_DigestUpdate(ctx, name, len) != 1 || EVP_DigestFinal_ex(ctx, digest, &size) != 1) {
+		fputs("lws-c: SHA-1 failed\n", stderr);
+		abort();
+	}
+	EVP_MD_CTX_free(ctx);
+	digest[6] = (unsigned char)((digest[6] & 0x0f) | 0x50);
+	digest[8] = (unsigned char)((digest[8] & 0x3f) | 0x80);
+	static const char hex[] = "0123456789abcdef";
+	size_t at = 0;
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[at++] = '-';
+		out[at++] = hex[digest[i] >> 4];
+		out[at++] = hex[digest[i] & 15];
+	}
+	out[at] = '\0';
+}
+
 /* The Call object (objects.json), with `status`, and `endedAt` when nonzero. */
 static void jw_call(struct jw *w, const struct call *call, const char *status, long long ended_at)
 {
 	jw_lit(w, "{\"sessionId\":\"");
 	jw_mem(w, call->sid, call->sid_len);
+	jw_lit(w, "\",\"callUUID\":\"");
+	jw_cstr(w, call->uuid);
 	jw_lit(w, "\",\"callType\":\"");
 	jw_cstr(w, call->call_type);
 	jw_lit(w, "\",\"receiverType\":\"group\",\"callCategory\":\"call\",\"callStatus\":\"");
@@ -707,6 +748,8 @@ static void jw_call(struct jw *w, const struct call *call, const char *status, l
 	jw_mem(w, call->receiver.p, call->receiver.n);
 	jw_lit(w, ",\"initiatedAt\":");
 	jw_int(w, call->initiated_at);
+	jw_lit(w, ",\"ringExpiresAt\":");
+	jw_int(w, call->ring_expires_at);
 	if (call->metadata.p) {
 		jw_lit(w, ",\"metadata\":");
 		jw_mem(w, call->metadata.p, call->metadata.n);
@@ -1117,6 +1160,8 @@ static bool op_initiate(struct conn *c, json_t *data, struct jw *w, struct fail 
 		}
 		call->sid_len = 26;
 	} while (map_get(&g.calls, call->sid, call->sid_len) || map_get(&g.finished, call->sid, call->sid_len));
+	call_uuid(call->sid, call->sid_len, call->uuid);
+	call->ring_expires_at = (unix_millis() + (long long)(seconds * 1000) + 999) / 1000;
 	jw_start(&rw);
 	jw_group_fields(&rw, grp);
 	jw_lit(&rw, "}");

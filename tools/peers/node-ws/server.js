@@ -66,6 +66,18 @@ let nextConnection = 0;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+// CallGate's callUUID namespace (proto/ringing.md, A push-ready call).
+const UUID_NAMESPACE = Buffer.from('6f1c2a5e930b4d71a8442e0d5bc3971f', 'hex');
+
+// The lowercase RFC 4122 version 5 UUID of a session id, as CallGate derives `callUUID`.
+function callUUID(sessionId) {
+  const bytes = crypto.createHash('sha1').update(UUID_NAMESPACE).update(sessionId, 'utf8').digest().subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x50;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 // ------------------------------------------------------------------ frames
 
 class ProtocolError extends Error {
@@ -204,10 +216,11 @@ function opInitiateCall(ws, data) {
   const receiver = { guid: group.guid, name: group.name };
   if (group.icon !== undefined) receiver.icon = group.icon;
   receiver.membersCount = group.members.length;
+  const sessionId = 'c.' + crypto.randomBytes(18).toString('base64url');
   const call = {
-    sessionId: 'c.' + crypto.randomBytes(18).toString('base64url'),
+    sessionId, callUUID: callUUID(sessionId),
     callType, receiverType, callCategory: 'call', callStatus: 'initiated',
-    initiator: caller, receiver, initiatedAt: nowSeconds(),
+    initiator: caller, receiver, initiatedAt: nowSeconds(), ringExpiresAt: Math.ceil((Date.now() + timeout * 1000) / 1000),
   };
   if (metadata !== undefined) call.metadata = metadata;
   const entry = { call, rung, rungSet: new Set(rung), timer: null };

@@ -23,10 +23,12 @@ import hashlib
 import hmac
 import json
 import re
+import math
 import secrets
 import signal
 import socket
 import time
+import uuid
 
 from admin_http import AdminHTTP
 from websockets.asyncio.server import ServerConnection, broadcast, serve
@@ -35,6 +37,7 @@ from websockets.exceptions import ConnectionClosed
 MAX_MESSAGE = 64 * 1024  # incoming WS message; more closes with 1009 (websockets' max_size)
 CONNECT_DEADLINE = 10.0  # seconds; no connect by then: close 4001
 FINISHED_TTL = 300.0  # finished calls answer precise errors this long
+UUID_NAMESPACE = uuid.UUID("6f1c2a5e-930b-4d71-a844-2e0d5bc3971f")  # CallGate's callUUID namespace
 SESSION_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 B64URL = re.compile(r"[A-Za-z0-9_-]*")
 OPS = {"connect", "ping", "initiateCall", "rejectCall", "endCall"}
@@ -279,11 +282,12 @@ class Gateway:
         if "icon" in group:
             receiver["icon"] = group["icon"]
         receiver["membersCount"] = len(group["members"])
+        session_id = "c." + secrets.token_urlsafe(18)
         call = {
-            "sessionId": "c." + secrets.token_urlsafe(18),
+            "sessionId": session_id, "callUUID": str(uuid.uuid5(UUID_NAMESPACE, session_id)),
             "callType": data["callType"], "receiverType": "group", "callCategory": "call",
             "callStatus": "initiated", "initiator": caller, "receiver": receiver,
-            "initiatedAt": int(time.time()),
+            "initiatedAt": int(time.time()), "ringExpiresAt": math.ceil(time.time() + timeout),
         }
         if metadata is not None:
             call["metadata"] = metadata
