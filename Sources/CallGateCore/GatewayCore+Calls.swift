@@ -147,7 +147,7 @@ extension GatewayCore {
                 list.report(.callRinging, WebhookData(
                     call: live.call, user: live.profiles[uid] ?? profile(of: uid), onlineDevices: onlineDevices))
             }
-            startRingProgress(of: live, waking: waking)
+            startRingProgress(of: live, waking: wakesCalleesByPush ? waking : [])
         }
         return live.call
     }

@@ -26,6 +26,10 @@ public final class GatewayCore {
     /// group ring builds no event per member that nobody would be sent; the store checks each
     /// reported event's type against the endpoints in the transaction.
     public var reportsWebhookEvents = true
+    /// Whether a `call.ringing` event reaches an endpoint that wakes a callee with no device by
+    /// a push (the server keeps it to the enabled endpoints' event types): only then does the
+    /// caller's ring progress count such a callee as `waking`.
+    public var wakesCalleesByPush = true
 
     /// Connection <-> user routing.
     var directory = ConnectionDirectory()

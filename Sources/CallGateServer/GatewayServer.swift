@@ -59,7 +59,7 @@ public final class GatewayServer: Sendable {
         // process holds it), then takes back only its own open calls (those of other nodes are
         // theirs, or their survivors'), and reserves its first block of call ids.
         let incarnation = ClusterMembership.newIncarnation()
-        let (groups, openCalls, lastCallID, webhooksActive, callIDs, nodeNumber) = try await withCheckedThrowingContinuation { continuation in
+        let (groups, openCalls, lastCallID, webhookReach, callIDs, nodeNumber) = try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
                     let number = try cluster.map {
@@ -115,7 +115,7 @@ public final class GatewayServer: Sendable {
         }
         let service = GatewayService(
             configuration: configuration, context: context, tokens: tokens, groups: groups, fabric: fabric,
-            callIDs: callIDSource, webhooksActive: webhooksActive, logger: logger,
+            callIDs: callIDSource, webhooks: webhookReach, logger: logger,
             metrics: GatewayMetrics(registry: PrometheusCollectorRegistry()))
         do {
             do {

@@ -68,16 +68,14 @@ extension GatewayService: HTTPHandler {
         let clock = clock
         let webhooks = webhooks
         storeReads.async {
-            let outcome = Result { () throws -> (HTTPResponse, Bool?) in
+            let outcome = Result { () throws -> (HTTPResponse, WebhookReach?) in
                 let response = try request.perform(on: store, now: clock.nowMillis())
-                return (response, request.changesEndpoints ? try store.webhookEndpoints().contains(where: \.enabled) : nil)
+                return (response, request.changesEndpoints ? WebhookReach(try store.webhookEndpoints()) : nil)
             }
-            let (response, active) = (try? outcome.get())
+            let (response, reach) = (try? outcome.get())
                 ?? (.error(500, .internalError, "the webhook endpoints could not be read or stored"), nil)
             self.context.post { [self] in
-                if let active {
-                    core.reportsWebhookEvents = active
-                }
+                reach?.apply(to: core)
                 if request.changesEndpoints {
                     webhooks.endpointsChanged()
                     fabric.webhooksChanged()

@@ -36,8 +36,8 @@ final class GatewayService: @unchecked Sendable {
     lazy var webhooks = WebhookDispatcher(
         outbox: store, configuration: configuration.webhooks, node: configuration.cluster?.nodeID ?? "local",
         clustered: configuration.cluster != nil, clock: clock, metrics: metrics.webhooks, logger: logger
-    ) { [unowned self] active in
-        context.post { [unowned self] in core.reportsWebhookEvents = active }
+    ) { [unowned self] reach in
+        context.post { [unowned self] in reach.apply(to: core) }
     }
     /// The open sockets, their handshake, limits and deadlines; libwebsockets' delegate.
     let hub: ConnectionHub
@@ -70,11 +70,11 @@ final class GatewayService: @unchecked Sendable {
 
     /// A service over `store`, with the groups it holds, on `fabric` (a `LocalFabric`, or a
     /// `ClusterFabric` for a cluster node), whose new calls take their log ids from `callIDs`;
-    /// `webhooksActive` says whether the store has an enabled webhook endpoint. Call `restore`
+    /// `webhooks` is what the store's enabled webhook endpoints make of events. Call `restore`
     /// before the context starts.
     init(
         configuration: ServerConfiguration, context: LWSContext, tokens: TokenService, groups: [GroupRecord],
-        fabric: any Fabric, callIDs: any CallIDSource, webhooksActive: Bool, logger: Logger, metrics: GatewayMetrics
+        fabric: any Fabric, callIDs: any CallIDSource, webhooks reach: WebhookReach, logger: Logger, metrics: GatewayMetrics
     ) {
         self.fabric = fabric
         self.configuration = configuration
@@ -98,7 +98,7 @@ final class GatewayService: @unchecked Sendable {
         ) { fire in
             context.makeTimer(fire)
         }
-        core.reportsWebhookEvents = webhooksActive
+        reach.apply(to: core)
         hub.delegate = self
         _ = webhooks
         fabric.attach(to: self)

@@ -106,7 +106,7 @@ extension WebhookConfiguration {
     /// enabled), or disables it when no URL is given (its deliveries are kept, and go on if a
     /// later run names a URL again). A node of a cluster started without a URL leaves it as the
     /// other nodes set it (`shared`). Returns whether any endpoint is enabled.
-    func applyDefaultEndpoint(to outbox: any WebhookOutbox, now: Int64, shared: Bool) throws -> Bool {
+    func applyDefaultEndpoint(to outbox: any WebhookOutbox, now: Int64, shared: Bool) throws -> WebhookReach {
         var endpoints = try outbox.webhookEndpoints()
         let index = endpoints.firstIndex { $0.id == Self.defaultEndpointID }
         if let url, let secret {
@@ -123,7 +123,7 @@ extension WebhookConfiguration {
             endpoints[index].disabledReason = "started without --webhook-url"
             try outbox.putWebhookEndpoint(endpoints[index])
         }
-        return endpoints.contains(where: \.enabled)
+        return WebhookReach(endpoints)
     }
 }
 

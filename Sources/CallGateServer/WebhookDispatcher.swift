@@ -61,7 +61,7 @@ final class WebhookDispatcher: @unchecked Sendable {
     init(
         outbox: any WebhookOutbox, configuration: WebhookConfiguration, node: String, clustered: Bool,
         clock: any CoreClock, metrics: WebhookMetrics, logger: Logger,
-        onActiveChanged: @escaping @Sendable (Bool) -> Void
+        onReachChanged: @escaping @Sendable (WebhookReach) -> Void
     ) {
         self.outbox = outbox
         self.configuration = configuration
@@ -70,7 +70,7 @@ final class WebhookDispatcher: @unchecked Sendable {
         self.logger = logger
         resumption = (node, clustered)
         poster = WebhookPoster(configuration: configuration, clock: clock, metrics: metrics, logger: logger)
-        activity = Activity(report: onActiveChanged)
+        activity = Activity(report: onReachChanged)
         holder = WebhookClaim.holder(node: node, run: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         let thread = Thread { [self] in
             ThreadName.set("cg-webhooks")
@@ -241,8 +241,7 @@ final class WebhookDispatcher: @unchecked Sendable {
             lane.route.retire()
         }
         lanes = next
-        let isActive = !enabled.isEmpty
-        activity.set(isActive)
+        activity.set(WebhookReach(endpoints))
     }
 
     /// Lets go of the claims of this node's earlier runs, due now, and, for a single process,
@@ -373,19 +372,19 @@ extension WebhookDispatcher {
         var storeFailures = 0
     }
 
-    /// Whether some endpoint is enabled, reported whenever that changes.
+    /// What the enabled endpoints make of the events (`WebhookReach`), reported whenever it changes.
     struct Activity {
-        private var active: Bool?
-        let report: @Sendable (Bool) -> Void
+        private var reach: WebhookReach?
+        let report: @Sendable (WebhookReach) -> Void
 
-        init(report: @escaping @Sendable (Bool) -> Void) {
+        init(report: @escaping @Sendable (WebhookReach) -> Void) {
             self.report = report
         }
 
-        mutating func set(_ isActive: Bool) {
-            guard active != isActive else { return }
-            active = isActive
-            report(isActive)
+        mutating func set(_ newReach: WebhookReach) {
+            guard reach != newReach else { return }
+            reach = newReach
+            report(newReach)
         }
     }
 }

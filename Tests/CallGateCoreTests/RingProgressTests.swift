@@ -118,6 +118,14 @@ import Testing
         #expect(f.fireDueTimers() == [delivery(.outgoingCallRinging(call: call, progress: progress(1, users: 1)), a)])
     }
 
+    @Test func whileNoEndpointWantsRingingEventsNobodyIsWoken() throws {
+        f.core.reportsWebhookEvents = true
+        f.core.wakesCalleesByPush = false
+        _ = try #require(f.call("erin", from: a[0]).call)
+        #expect(f.fireDueTimers().isEmpty)
+        #expect(f.webhookEvents.contains { $0.type == .callRinging }, "the event is still reported")
+    }
+
     @Test func withoutWebhooksNobodyIsWokenAndNothingIsTold() throws {
         f.core.reportsWebhookEvents = false
         _ = try #require(f.call("erin", from: a[0]).call)

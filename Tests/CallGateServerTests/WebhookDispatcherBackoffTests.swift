@@ -59,7 +59,7 @@ private final class ReadOnlyOutbox: ForwardingWebhookOutbox, Sendable {
         let dispatcher = WebhookDispatcher(
             outbox: outbox, configuration: configuration, node: "local", clustered: false, clock: SystemClock(),
             metrics: WebhookMetrics(factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())),
-            logger: Logger(label: "test"), onActiveChanged: { _ in })
+            logger: Logger(label: "test"), onReachChanged: { _ in })
         for _ in 0..<30 {
             dispatcher.wake()
             try await Task.sleep(for: .milliseconds(50))

@@ -75,6 +75,22 @@ def test_the_caller_hears_a_callee_woken_by_push_until_a_device_confirms(start_g
     assert alice.push("onOutgoingCallAccepted")["call"]["callUUID"] == call["callUUID"]
 
 
+def test_nobody_is_told_as_woken_while_no_endpoint_wants_call_ringing(start_gateway, hooks):
+    gateway = start_gateway()
+    assert admin(gateway, "PATCH", "/v1/webhooks/default", {"eventTypes": ["call.ended"]})[0] == 200
+    alice = gateway.client("alice")
+    first = alice.result("initiateCall", {"receiverId": "bob", **AUDIO})
+    try:
+        alice.push("onOutgoingCallRinging", timeout=1.0)
+        raise AssertionError("the caller was told of a wake-up no endpoint would send")
+    except TimeoutError:
+        pass
+    alice.result("rejectCall", {"sessionId": first["sessionId"], "status": "cancelled"})
+    assert admin(gateway, "PATCH", "/v1/webhooks/default", {"eventTypes": None})[0] == 200
+    alice.result("initiateCall", {"receiverId": "bob", **AUDIO})
+    assert alice.push("onOutgoingCallRinging")["waking"] == 1
+
+
 def test_busy_and_declines(start_gateway, hooks):
     gateway = start_gateway()
     alice, bob, carol = gateway.client("alice"), gateway.client("bob"), gateway.client("carol")
