@@ -63,7 +63,7 @@ public enum PushFormatter {
         }
     }
 
-    /// "rings on 2 devices, waking 1 user's phone", as the caller's screen would say it.
+    /// "rings on 2 devices of 2 users (3 still rung), waking 1 user by push": the caller's screen.
     static func describe(_ progress: RingProgress) -> String {
         var parts = ["rings on \(count(progress.devices, "device"))"]
         if progress.users > 1 || progress.ringing > 1 {

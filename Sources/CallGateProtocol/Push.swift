@@ -285,8 +285,8 @@ public struct RingProgress: Hashable, Sendable {
     /// Callees that still ring (declined and answered ones no longer count).
     public var ringing: Int
     /// Callees that had no device connected when rung, for whom the gateway asked the backend
-    /// for a wake-up push (a `call.ringing` webhook with `onlineDevices` 0), until a device of
-    /// theirs confirms.
+    /// for a wake-up push (a `call.ringing` webhook with `onlineDevices` 0, to an enabled
+    /// endpoint that wants it), until a device of theirs confirms.
     public var waking: Int
 
     /// Makes a progress value.
