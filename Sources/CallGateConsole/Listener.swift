@@ -97,7 +97,7 @@ public actor Listener {
         guard let recovery = result.recovery, recovery.recovered else {
             return "reconnected; the events missed meanwhile are gone, showing the calls as they are now"
         }
-        return "reconnected; caught up \(recovery.missed) missed event" + (recovery.missed == 1 ? "" : "s")
+        return "reconnected; caught up " + PushFormatter.count(recovery.missed, "missed event")
     }
 
     /// After a reconnect that could not recover, the calls as the gateway has them now.

@@ -76,7 +76,7 @@ public enum PushFormatter {
     }
 
     /// "1 device", "2 devices".
-    private static func count(_ number: Int, _ noun: String) -> String {
+    static func count(_ number: Int, _ noun: String) -> String {
         "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 

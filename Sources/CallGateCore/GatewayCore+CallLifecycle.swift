@@ -61,8 +61,19 @@ extension GatewayCore {
         for uid in live.members(in: .ringing) {
             ringingCalls[uid, default: []].append(live.id)
         }
+        startRingTimeout(of: live, at: deadline)
+    }
+
+    /// Starts `live`'s ring timeout, which passes at `deadline` (Unix milliseconds; at once if
+    /// that is past).
+    func startRingTimeout(of live: LiveCall, at deadline: Int64) {
         live.ringDeadline = deadline
         live.ringTimer = timers.schedule(.ringTimeout(sessionId: live.id), at: monotonicNow + max(0, deadline - nowMillis))
+    }
+
+    /// The wire's `ringExpiresAt` of a ring deadline: Unix seconds, rounded up.
+    static func ringExpiry(ofDeadline deadline: Int64) -> Int64 {
+        (deadline + 999) / 1000
     }
 
     /// Moves `uid` to `state` in `live`, keeping the ringing and engaged indexes and the user's

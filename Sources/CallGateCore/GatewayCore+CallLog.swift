@@ -192,10 +192,7 @@ extension GatewayCore {
             ringingCalls[uid, default: []].append(live.id)
         }
         if live.ringingCount > 0 {
-            let deadline = record.ringDeadline ?? nowMillis
-            live.ringDeadline = deadline
-            live.ringTimer = timers.schedule(
-                .ringTimeout(sessionId: live.id), at: monotonicNow + max(0, deadline - nowMillis))
+            startRingTimeout(of: live, at: record.ringDeadline ?? nowMillis)
         }
         // Resumed as the log has it, the call changed nothing, unless a recording was stopped.
         if live.priorRecordings.map(\.logRecording) == record.recordings {
@@ -206,7 +203,7 @@ extension GatewayCore {
     /// The ring expiry of a call logged before it was kept: its ring deadline while it rings,
     /// else its start plus the default ring timeout (the timeout it asked for is not kept).
     private func estimatedRingExpiry(of record: CallLogRecord) -> Int64 {
-        record.ringDeadline.map { ($0 + 999) / 1000 } ?? record.initiatedAt + Int64(configuration.defaultRingTimeout)
+        record.ringDeadline.map(Self.ringExpiry(ofDeadline:)) ?? record.initiatedAt + Int64(configuration.defaultRingTimeout)
     }
 
     private func restoreMeet(_ record: CallLogRecord) {

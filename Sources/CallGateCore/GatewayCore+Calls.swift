@@ -114,7 +114,7 @@ extension GatewayCore {
             sessionId: sessionId, callType: params.callType, receiverType: params.receiverType,
             callStatus: .initiated, initiator: caller, receiver: receiver, initiatedAt: nowSeconds,
             metadata: params.metadata, callUUID: CallUUID.of(sessionId: sessionId),
-            ringExpiresAt: (ringDeadline + 999) / 1000)
+            ringExpiresAt: Self.ringExpiry(ofDeadline: ringDeadline))
         let live = LiveCall(
             call: call, ordinal: try nextOrdinal(), ringing: ringing, busySkipped: busy, changes: logChanges)
         // The call log names callees as they are now: later they may be gone from the directory.
@@ -141,13 +141,13 @@ extension GatewayCore {
             var waking: Set<String> = []
             for uid in ringing {
                 let onlineDevices = elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count
-                if onlineDevices == 0 {
+                if onlineDevices == 0, wakesCalleesByPush {
                     waking.insert(uid)
                 }
                 list.report(.callRinging, WebhookData(
                     call: live.call, user: live.profiles[uid] ?? profile(of: uid), onlineDevices: onlineDevices))
             }
-            startRingProgress(of: live, waking: wakesCalleesByPush ? waking : [])
+            startRingProgress(of: live, waking: waking)
         }
         return live.call
     }

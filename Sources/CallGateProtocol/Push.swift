@@ -298,40 +298,31 @@ public struct RingProgress: Hashable, Sendable {
     }
 }
 
-/// The `data` of `onOutgoingCallRinging`: the call and its `RingProgress`, flat.
+/// The `data` of `onOutgoingCallRinging`: the call and its `RingProgress`'s counts, flat.
 public struct OutgoingCallRingingData: Codable, Hashable, Sendable {
     /// The ringing call.
     public var call: Call
-    /// Where it stands with its callees.
-    public var progress: RingProgress
-
-    private enum CodingKeys: String, CodingKey {
-        case call, devices, users, ringing, waking
-    }
+    /// `RingProgress.devices`.
+    public var devices: Int
+    /// `RingProgress.users`.
+    public var users: Int
+    /// `RingProgress.ringing`.
+    public var ringing: Int
+    /// `RingProgress.waking`.
+    public var waking: Int
 
     /// Makes the push data.
     public init(call: Call, progress: RingProgress) {
         self.call = call
-        self.progress = progress
+        devices = progress.devices
+        users = progress.users
+        ringing = progress.ringing
+        waking = progress.waking
     }
 
-    /// Reads `{"call", "devices", "ringing", "users", "waking"}`.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        call = try container.decode(Call.self, forKey: .call)
-        progress = RingProgress(
-            devices: try container.decode(Int.self, forKey: .devices), users: try container.decode(Int.self, forKey: .users),
-            ringing: try container.decode(Int.self, forKey: .ringing), waking: try container.decode(Int.self, forKey: .waking))
-    }
-
-    /// Writes `{"call", "devices", "ringing", "users", "waking"}`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(call, forKey: .call)
-        try container.encode(progress.devices, forKey: .devices)
-        try container.encode(progress.users, forKey: .users)
-        try container.encode(progress.ringing, forKey: .ringing)
-        try container.encode(progress.waking, forKey: .waking)
+    /// Where the call stands with its callees.
+    public var progress: RingProgress {
+        RingProgress(devices: devices, users: users, ringing: ringing, waking: waking)
     }
 }
 

@@ -219,7 +219,7 @@ function recovered({ recovered: complete, missed, resumedSessions, rejoinedSessi
     count: String(state.recoveries), recovered: String(complete), missed: String(missed),
     resumed: String(resumedSessions.length), rejoined: String(rejoinedSessions.length),
   });
-  const events = `${missed} missed event${missed === 1 ? "" : "s"}`;
+  const events = plural(missed, "missed event");
   line.textContent = complete
     ? `Back after a drop: recovered, caught up ${events}.`
     : "Back after a drop: the missed events were gone; rebuilt from the calls still live.";
@@ -254,7 +254,6 @@ function confirmShown(call) {
 
 /** "Ringing on 2 devices", "Waking Bob's phone": what the caller's screen says of the ring. */
 function progressText(progress) {
-  const plural = (count, noun) => `${count} ${noun}${count === 1 ? "" : "s"}`;
   const group = progress.call.receiverType === "group";
   const parts = [];
   if (progress.devices > 0) {
@@ -574,7 +573,12 @@ async function loadWebhooks(sessionId, { fresh = false } = {}) {
 }
 
 function devices(count) {
-  return `${count} device${count === 1 ? "" : "s"}`;
+  return plural(count, "device");
+}
+
+/** "1 device", "2 devices". */
+function plural(count, noun) {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 function clockTime(event) {
