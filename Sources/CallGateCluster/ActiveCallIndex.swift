@@ -20,16 +20,32 @@ public final class ActiveCallIndex {
         self.lifetime = lifetime
     }
 
+    /// The users whose entry a write may have missed (the link was down, or dropped before
+    /// Redis answered): their entry may list calls that since ended, until written again.
+    private var unwritten: Set<String> = []
+
     /// Writes this node's calls that concern `uid` (a JSON array), or deletes its entry when
-    /// there are none (`nil`).
+    /// there are none (`nil`). A write that fails leaves `uid` in `takeUnwritten()`.
     public func write(_ uid: String, calls: [UInt8]?) {
         let key = Array(ClusterKeys.activeCalls(of: uid).utf8)
-        if let calls {
-            client.send([Array("HSET".utf8), key, Array(nodeID.utf8), calls]) { _ in }
-            client.send([Array("PEXPIRE".utf8), key, Array(String(lifetime.microseconds / 1000).utf8)]) { _ in }
-        } else {
-            client.send([Array("HDEL".utf8), key, Array(nodeID.utf8)]) { _ in }
+        let failed: (Result<RedisReply, RedisFailure>) -> Void = { [weak self] result in
+            if case .failure = result {
+                self?.unwritten.insert(uid)
+            }
         }
+        if let calls {
+            client.send([Array("HSET".utf8), key, Array(nodeID.utf8), calls], then: failed)
+            client.send([Array("PEXPIRE".utf8), key, Array(String(lifetime.microseconds / 1000).utf8)], then: failed)
+        } else {
+            client.send([Array("HDEL".utf8), key, Array(nodeID.utf8)], then: failed)
+        }
+    }
+
+    /// The users whose last write failed since the last call, for the owner to write their
+    /// entries again as its Core has them now, once the link is back.
+    public func takeUnwritten() -> [String] {
+        defer { unwritten.removeAll() }
+        return Array(unwritten)
     }
 
     /// Deletes the entries of `uids` that node `node` wrote: its calls are this node's now.

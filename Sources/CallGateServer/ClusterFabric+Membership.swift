@@ -87,7 +87,8 @@ extension ClusterFabric {
     /// Writes again what this node keeps in Redis, which a Redis restart loses: the push
     /// sequences of the users with a device here (then the pushes that waited for Redis), the
     /// owner record of every call and session it runs, the busy claims and active-call entries
-    /// of its calls' users, and the presence and profile of the users with a device here. Also
+    /// of its calls' users (and of the users whose entry a write missed while Redis was out of
+    /// reach: their calls may have ended meanwhile), and the presence and profile of the users with a device here. Also
     /// every `registrationInterval`, so that none of it lapses (each lives 24 hours) while the
     /// call or the device lasts.
     /// A node back from a suspension does so only once it let go of the calls survivors took
@@ -112,7 +113,7 @@ extension ClusterFabric {
         cluster.busy.claimedUsers { [self] uids in
             writeClaims(of: uids)
         }
-        indexActiveCalls(of: Array(core.usersWithActiveCalls))
+        indexActiveCalls(of: Array(core.usersWithActiveCalls.union(cluster.activeCalls.takeUnwritten())))
         var present = Set<String>()
         for connection in hub.connections.values where connection.isConnected {
             if let user = core.user(of: connection.id), present.insert(user.uid).inserted {
