@@ -53,6 +53,13 @@ extension CallGateRequester {
         try await send(.confirmRinging(SessionParams(sessionId: sessionId))).decodeResult(Call.self)
     }
 
+    /// Marks this user's missed calls seen on every device: all of them, or those up to the call
+    /// `sessionId` in the call log (it included). Answers the count after; every device of the
+    /// user hears it in `onMissedCallsChanged` when it changed.
+    public func markCallsSeen(through sessionId: String? = nil) async throws -> MissedCalls {
+        try await send(.markCallsSeen(MarkCallsSeenParams(sessionId: sessionId))).decodeResult(MissedCalls.self)
+    }
+
     /// Declines (`rejected`, `busy`) as a callee, or cancels (`cancelled`) as the caller.
     public func rejectCall(_ sessionId: String, status: RejectStatus) async throws -> Call {
         try await send(.rejectCall(RejectCallParams(sessionId: sessionId, status: status))).decodeResult(Call.self)

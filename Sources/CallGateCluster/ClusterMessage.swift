@@ -9,7 +9,8 @@
 public enum ClusterMessage: Equatable, Sendable {
     /// A push for the devices of the channel's user, but `excluding`, from the node `origin`
     /// that owns its call: `head` is the frame up to its `seq`, the push's number in the user's
-    /// sequence `epoch` (given by Redis, see `PushStream`), about `event` and `sessionId`.
+    /// sequence `epoch` (given by Redis, see `PushStream`), about `event` and `sessionId` (empty
+    /// for a push about no call).
     case push(origin: String, excluding: UInt64?, event: String, sessionId: String, epoch: String, seq: UInt64, head: [UInt8])
     /// A request frame from `connection` (a device of `user`, JSON) on node `from`, for the node
     /// that owns the call it names; the answer goes back to `from` under `ticket`.
@@ -89,8 +90,8 @@ public enum ClusterMessage: Equatable, Sendable {
             let excluding = fields[2] == "-" ? nil : UInt64(fields[2])
             guard fields[2] == "-" || excluding != nil, let seq = UInt64(fields[6]) else { return nil }
             self = .push(
-                origin: fields[1], excluding: excluding, event: fields[3], sessionId: fields[4], epoch: fields[5], seq: seq,
-                head: body)
+                origin: fields[1], excluding: excluding, event: fields[3],
+                sessionId: fields[4] == Self.noSession ? "" : fields[4], epoch: fields[5], seq: seq, head: body)
         case ("F", 4):
             guard let ticket = UInt64(fields[1]), let connection = UInt64(fields[3]),
                   let split = body.firstIndex(of: Self.newline) else { return nil }
@@ -140,9 +141,13 @@ public enum ClusterMessage: Equatable, Sendable {
     public static func pushParts(
         origin: String, excluding: UInt64?, event: String, sessionId: String, head: [UInt8]
     ) -> (beforeSeq: [UInt8], afterSeq: [UInt8]) {
-        let fields = ["P", origin, excluding.map { String($0) } ?? "-", event, sessionId]
+        let fields = ["P", origin, excluding.map { String($0) } ?? "-", event, sessionId.isEmpty ? noSession : sessionId]
         return (Array((fields.joined(separator: " ") + " ").utf8), [newline] + head)
     }
+
+    /// A push's session field when it is about no call (`onMissedCallsChanged`): no session id
+    /// holds a `*`.
+    private static let noSession = "*"
 
     /// A push's message: its parts with its epoch and `seq` between them, as Redis joins them.
     private static func numbered(

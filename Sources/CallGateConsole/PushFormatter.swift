@@ -50,6 +50,8 @@ public enum PushFormatter {
             return "session \(sessionId) timed out (alone too long)"
         case .callEnded(let sessionId):
             return "session \(sessionId) ended"
+        case .missedCallsChanged(let missed):
+            return missed.unseen == 0 ? "no unseen missed calls" : "\(count(missed.unseen, "unseen missed call"))"
         }
     }
 

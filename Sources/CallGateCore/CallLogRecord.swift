@@ -98,8 +98,23 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
         }
     }
 
-    /// The call as `uid` sees it in their log, with stays in progress counted up to `now`.
-    public func log(for uid: String, at now: Int64) -> CallLog {
+    /// The users for whom it is a missed call (`isMissed(by:)`), each once, in participant order.
+    public var missedUIDs: [String] {
+        var seen: Set<String> = []
+        var missed: [String] = []
+        for participant in participants where seen.insert(participant.uid).inserted && participant.uid != initiator.uid {
+            switch participant.state {
+            case .missed: missed.append(participant.uid)
+            case .declined where callStatus == .busy: missed.append(participant.uid)
+            case .declined, .joined, .ringing: break
+            }
+        }
+        return missed
+    }
+
+    /// The call as `uid` sees it in their log, with stays in progress counted up to `now`;
+    /// `unseen` holds the ids of uid's missed calls no device marked seen yet.
+    public func log(for uid: String, at now: Int64, unseen: Set<Int64> = []) -> CallLog {
         var duration: Int64 = 0
         if let startedAt, let endedAt {
             duration = max(0, endedAt - startedAt)
@@ -117,7 +132,7 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
             callDirection: direction(for: uid), initiatedAt: initiatedAt, startedAt: startedAt,
             endedAt: endedAt, duration: duration, hasRecording: !recordings.isEmpty, recordings: recordings,
             participants: participants.map { $0.participant(at: endedAt ?? now) },
-            missed: missed ? true : nil, metadata: metadata,
+            missed: missed ? true : nil, seen: missed ? !unseen.contains(id) : nil, metadata: metadata,
             callUUID: callCategory == .call ? CallUUID.of(sessionId: sessionId) : nil, ringExpiresAt: ringExpiresAt)
     }
 }

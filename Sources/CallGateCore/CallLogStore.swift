@@ -1,19 +1,21 @@
 import CallGateProtocol
 
-/// Where call logs, group membership and the webhook outbox are kept across restarts.
+/// Where call logs, group membership, missed calls and the webhook outbox are kept across
+/// restarts.
 ///
 /// Records read back carry the recording URLs attached with `attachRecordingURL`; saving a
 /// record again keeps them (a URL is attached beside the record, not in it).
 ///
 /// Implementations are thread-safe: the gateway writes from one writer thread (batches, in
 /// order) and reads from others; nothing here runs on the service thread.
-public protocol CallLogStore: WebhookOutbox {
-    /// Applies `writes` in order, all or none, durably before returning. Returns the ids of the
-    /// calls it left unwritten because another owner holds them now (cluster mode: a survivor
-    /// took them over, raising their epoch), with nothing else of theirs written (member rows,
-    /// webhook messages); empty outside cluster mode.
+public protocol CallLogStore: WebhookOutbox, MissedCallStore {
+    /// Applies `writes` in order, all or none, durably before returning, noting the calls the
+    /// saved records make missed (`MissedCallStore`). Returns the users whose missed-call count
+    /// changed, and the ids of the calls it left unwritten because another owner holds them now
+    /// (cluster mode: a survivor took them over, raising their epoch), with nothing else of
+    /// theirs written (member rows, missed calls, webhook messages); none outside cluster mode.
     @discardableResult
-    func apply(_ writes: [StoreWrite]) throws -> Set<Int64>
+    func apply(_ writes: [StoreWrite]) throws -> StoreApplied
     /// The calls still `initiated` or `ongoing`, oldest first: what a restarted gateway resumes.
     func openCalls() throws -> [CallLogRecord]
     /// The highest call id ever saved, 0 for an empty store.

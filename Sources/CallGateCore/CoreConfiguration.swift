@@ -38,6 +38,10 @@ public struct CoreConfiguration: Hashable, Sendable {
     /// The shortest time between two `onOutgoingCallRinging` pushes of one call: changes closer
     /// together are told in one push at the end of it.
     public var ringProgressInterval: Duration
+    /// The shortest time between two `onMissedCallsChanged` pushes to a user, doubled after each
+    /// push that told changes held back by it (up to 16 times), back to itself once an interval
+    /// passes without a change.
+    public var missedCallsInterval: Duration
 
     /// Makes a configuration; every default is the protocol's documented default.
     public init(
@@ -55,7 +59,8 @@ public struct CoreConfiguration: Hashable, Sendable {
         maxCallsPerMinute: Int = 30,
         maxRecordingsPerSession: Int = 20,
         maxMuteChangesKept: Int = 100,
-        ringProgressInterval: Duration = .milliseconds(250)
+        ringProgressInterval: Duration = .milliseconds(250),
+        missedCallsInterval: Duration = .seconds(1)
     ) {
         self.defaultRingTimeout = defaultRingTimeout
         self.allowedRingTimeouts = allowedRingTimeouts
@@ -72,5 +77,6 @@ public struct CoreConfiguration: Hashable, Sendable {
         self.maxRecordingsPerSession = maxRecordingsPerSession
         self.maxMuteChangesKept = maxMuteChangesKept
         self.ringProgressInterval = ringProgressInterval
+        self.missedCallsInterval = missedCallsInterval
     }
 }

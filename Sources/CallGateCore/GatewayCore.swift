@@ -65,6 +65,8 @@ public final class GatewayCore {
     var callStarts = CallStartBudget()
     /// The call log entries changed by the op under way.
     let logChanges = LogChanges()
+    /// uid -> where the telling of their missed-call count stands, while its interval runs.
+    var missedCallNotices: [String: MissedCallNotice] = [:]
 
     /// Makes a core with no connections and no calls.
     ///
@@ -285,6 +287,8 @@ public final class GatewayCore {
                 historyExpiry[sessionId] = nil
             case .ringProgress(let sessionId):
                 ringProgressDue(sessionId, into: &list)
+            case .missedCalls(let uid):
+                missedCallsDue(uid, into: &list)
             case .vacant(let sessionId):
                 if let session = sessions[sessionId], session.uids.isEmpty {
                     closeSession(sessionId, alsoTelling: [], excluding: nil, into: &list)

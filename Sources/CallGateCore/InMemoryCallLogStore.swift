@@ -13,6 +13,8 @@ public final class InMemoryCallLogStore: CallLogStore {
         var lastID: Int64 = 0
         /// Webhook endpoints and deliveries (`InMemoryCallLogStore+Webhooks.swift`).
         var outbox = InMemoryOutbox()
+        /// Missed calls and their counts (`InMemoryCallLogStore+MissedCalls.swift`).
+        var missed = InMemoryMissedCalls()
 
         /// `record` with the URLs attached to its recordings.
         func withURLs(_ record: CallLogRecord) -> CallLogRecord {
@@ -32,13 +34,15 @@ public final class InMemoryCallLogStore: CallLogStore {
 
     /// Applies `writes` in order; a process's own memory has no other owner, so nothing is fenced.
     @discardableResult
-    public func apply(_ writes: [StoreWrite]) throws -> Set<Int64> {
+    public func apply(_ writes: [StoreWrite]) throws -> StoreApplied {
         state.withLock { state in
+            var missing: Set<String> = []
             for write in writes {
                 switch write {
                 case .call(let record):
                     state.calls[record.id] = record
                     state.lastID = max(state.lastID, record.id)
+                    missing.formUnion(state.missed.note(record))
                 case .putGroup(let group):
                     state.groups[group.guid] = group
                 case .deleteGroup(let guid):
@@ -47,8 +51,8 @@ public final class InMemoryCallLogStore: CallLogStore {
                     state.outbox.enqueue(message)
                 }
             }
+            return StoreApplied(missedCalls: state.missed.revise(missing))
         }
-        return []
     }
 
     /// The calls still open, oldest first.

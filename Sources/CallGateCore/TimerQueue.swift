@@ -133,4 +133,6 @@ enum TimerEvent: Hashable {
     case vacant(sessionId: String)
     /// A ringing call's caller is due to hear its ring progress.
     case ringProgress(sessionId: String)
+    /// A user's devices are due to hear their missed-call count, or its quiet interval ended.
+    case missedCalls(uid: String)
 }

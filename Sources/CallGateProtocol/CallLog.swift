@@ -36,6 +36,9 @@ public struct CallLog: Codable, Hashable, Sendable {
     /// True for a callee of a call that was unanswered, cancelled or busy (or that rang them in
     /// vain); absent otherwise.
     public var missed: Bool?
+    /// With `missed`: whether a device of the asking user marked it seen (`markCallsSeen`);
+    /// absent when `missed` is.
+    public var seen: Bool?
     /// The caller's free-form data, as sent with `initiateCall`.
     public var metadata: [String: JSONValue]?
     /// The rung call's UUID, as `Call.callUUID`; absent for meetings.
@@ -50,7 +53,7 @@ public struct CallLog: Codable, Hashable, Sendable {
         callType: CallType, callStatus: CallStatus, callCategory: CallCategory, callDirection: CallDirection,
         initiatedAt: Int64, startedAt: Int64? = nil, endedAt: Int64? = nil, duration: Int64,
         hasRecording: Bool, recordings: [CallLogRecording], participants: [CallLogParticipant],
-        missed: Bool? = nil, metadata: [String: JSONValue]? = nil, callUUID: String? = nil,
+        missed: Bool? = nil, seen: Bool? = nil, metadata: [String: JSONValue]? = nil, callUUID: String? = nil,
         ringExpiresAt: Int64? = nil
     ) {
         self.sessionId = sessionId
@@ -69,6 +72,7 @@ public struct CallLog: Codable, Hashable, Sendable {
         self.recordings = recordings
         self.participants = participants
         self.missed = missed
+        self.seen = seen
         self.metadata = metadata
         self.callUUID = callUUID
         self.ringExpiresAt = ringExpiresAt
@@ -179,17 +183,21 @@ public struct CallLogDetailBody: Codable, Hashable, Sendable {
     }
 }
 
-/// The `meta` member of a call log list: numbered pagination and cursors.
+/// The `meta` member of a call log list: numbered pagination, cursors, and the asking user's
+/// unseen missed calls.
 public struct CallLogListMeta: Codable, Hashable, Sendable {
     /// Counts and page numbers.
     public var pagination: CallLogPagination
     /// Where the next and previous pages start.
     public var cursor: CallLogCursors
+    /// The asking user's missed calls no device marked seen yet, as `markCallsSeen` answers.
+    public var missedCalls: MissedCalls
 
     /// Makes a meta value.
-    public init(pagination: CallLogPagination, cursor: CallLogCursors) {
+    public init(pagination: CallLogPagination, cursor: CallLogCursors, missedCalls: MissedCalls) {
         self.pagination = pagination
         self.cursor = cursor
+        self.missedCalls = missedCalls
     }
 }
 

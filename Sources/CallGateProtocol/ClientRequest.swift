@@ -30,6 +30,8 @@ public enum ClientRequest: Hashable, Sendable {
     case stopRecording(SessionParams)
     /// Make the session's call a video call.
     case switchToVideo(SessionParams)
+    /// Mark the user's missed calls seen, on every device.
+    case markCallsSeen(MarkCallsSeenParams)
 
     /// The op name of this request.
     public var op: Op {
@@ -49,6 +51,7 @@ public enum ClientRequest: Hashable, Sendable {
         case .startRecording: .startRecording
         case .stopRecording: .stopRecording
         case .switchToVideo: .switchToVideo
+        case .markCallsSeen: .markCallsSeen
         }
     }
 }
@@ -85,6 +88,8 @@ public enum Op: String, Codable, Hashable, Sendable, CaseIterable {
     case stopRecording
     /// Turns an audio call into a video call.
     case switchToVideo
+    /// Marks the user's missed calls seen (all, or up to one call) on every device.
+    case markCallsSeen
 }
 
 extension ClientRequest {
@@ -143,6 +148,8 @@ extension ClientRequest {
             self = .stopRecording(SessionParams(sessionId: try data.string("sessionId")))
         case .switchToVideo:
             self = .switchToVideo(SessionParams(sessionId: try data.string("sessionId")))
+        case .markCallsSeen:
+            self = .markCallsSeen(MarkCallsSeenParams(sessionId: try data.optionalString("sessionId")))
         }
     }
 }
@@ -209,6 +216,18 @@ public struct SessionParams: Codable, Hashable, Sendable {
 
     /// Makes session params.
     public init(sessionId: String) {
+        self.sessionId = sessionId
+    }
+}
+
+/// The `data` of a `markCallsSeen` request.
+public struct MarkCallsSeenParams: Codable, Hashable, Sendable {
+    /// The call up to which (in call log order, it included) the user's missed calls are seen;
+    /// nil: every missed call so far.
+    public var sessionId: String?
+
+    /// Makes markCallsSeen params.
+    public init(sessionId: String? = nil) {
         self.sessionId = sessionId
     }
 }

@@ -31,6 +31,18 @@ struct FrameFieldReader {
         throw problem(key, "expected one of \(names)")
     }
 
+    /// An optional string field; `null` counts as absent.
+    func optionalString(_ key: String) throws(FrameDecodingError) -> String? {
+        switch fields[key] {
+        case nil, .null?:
+            return nil
+        case .string(let value)?:
+            return value
+        default:
+            throw problem(key, "expected a string")
+        }
+    }
+
     /// An optional integer field; `null` counts as absent. `45.0` is accepted as 45.
     func optionalInteger(_ key: String) throws(FrameDecodingError) -> Int? {
         switch fields[key] {

@@ -190,6 +190,9 @@ extension Push {
             field("sessionId", sessionId, to: &json)
         case .sessionTimeout(let sessionId), .callEnded(let sessionId):
             field("sessionId", sessionId, first: true, to: &json)
+        case .missedCallsChanged(let missed):
+            field("revision", missed.revision, first: true, to: &json)
+            field("unseen", Int64(missed.unseen), to: &json)
         }
         json.raw(#"},"event":"#)
         json.value(event)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A server push: an event about a call or a session, sent to devices that did not cause it.
+/// A server push: an event about a call or a session, sent to devices that did not cause it, or
+/// news of the user's own (their missed calls).
 public enum Push: Hashable, Sendable {
     /// `onIncomingCallReceived`: the call rings the device.
     case incomingCallReceived(call: Call)
@@ -31,6 +32,9 @@ public enum Push: Hashable, Sendable {
     case sessionTimeout(sessionId: String)
     /// `onCallEnded`: the session is over.
     case callEnded(sessionId: String)
+    /// `onMissedCallsChanged`: the count of the user's unseen missed calls changed (a call was
+    /// missed, or a device marked calls seen).
+    case missedCallsChanged(MissedCalls)
 
     /// The event name this push is sent under.
     public var event: EventName {
@@ -49,10 +53,12 @@ public enum Push: Hashable, Sendable {
         case .callSwitchedToVideo: .onCallSwitchedToVideo
         case .sessionTimeout: .onSessionTimeout
         case .callEnded: .onCallEnded
+        case .missedCallsChanged: .onMissedCallsChanged
         }
     }
 
-    /// The id of the call or session the push is about, so a client can route any push by it.
+    /// The id of the call or session the push is about, so a client can route any push by it;
+    /// empty for `onMissedCallsChanged`, which is about no one call.
     public var sessionId: String {
         switch self {
         case .incomingCallReceived(let call),
@@ -71,6 +77,8 @@ public enum Push: Hashable, Sendable {
              .sessionTimeout(let sessionId),
              .callEnded(let sessionId):
             sessionId
+        case .missedCallsChanged:
+            ""
         }
     }
 }
@@ -105,6 +113,8 @@ public enum EventName: String, Codable, Hashable, Sendable, CaseIterable {
     case onSessionTimeout
     /// The session is over.
     case onCallEnded
+    /// The count of the user's unseen missed calls changed.
+    case onMissedCallsChanged
 }
 
 /// The `{"data", "event", "seq"}` shape of a push frame, generic over the data struct.
@@ -232,6 +242,8 @@ extension Push {
         case .onCallEnded:
             let data = try ServerFrame.decodePushData(CallEndedData.self, from: frame)
             self = .callEnded(sessionId: data.sessionId)
+        case .onMissedCallsChanged:
+            self = .missedCallsChanged(try ServerFrame.decodePushData(MissedCalls.self, from: frame))
         }
     }
 }

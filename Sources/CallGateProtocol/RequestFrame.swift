@@ -94,6 +94,8 @@ extension RequestFrame: Encodable {
             try container.encode(params, forKey: .data)
         case .setMuted(let params):
             try container.encode(params, forKey: .data)
+        case .markCallsSeen(let params):
+            try container.encode(params, forKey: .data)
         }
     }
 

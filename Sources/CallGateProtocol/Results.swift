@@ -24,11 +24,18 @@ public struct ConnectResult: Codable, Hashable, Sendable {
     /// `recover.connectionId` named, as they stand now (participants, mutes, recording);
     /// empty when none.
     public var resumedSessions: [Session]
+    /// How many of the user's missed calls no device marked seen yet; nil when the store could
+    /// not be read (the next `onMissedCallsChanged` tells).
+    public var unseenMissedCalls: Int?
+    /// The revision of that count: an `onMissedCallsChanged` with a revision no higher is older
+    /// news. Present with `unseenMissedCalls`.
+    public var missedCallsRevision: Int64?
 
     /// Makes a connect result.
     public init(
         user: User, connectionId: String, serverTime: Int64, activeCalls: [Call], tokenExpiresAt: Int64,
-        epoch: String, seq: UInt64, recovery: Recovery? = nil, resumedSessions: [Session] = []
+        epoch: String, seq: UInt64, recovery: Recovery? = nil, resumedSessions: [Session] = [],
+        missedCalls: MissedCalls? = nil
     ) {
         self.user = user
         self.connectionId = connectionId
@@ -39,6 +46,30 @@ public struct ConnectResult: Codable, Hashable, Sendable {
         self.seq = seq
         self.recovery = recovery
         self.resumedSessions = resumedSessions
+        unseenMissedCalls = missedCalls?.unseen
+        missedCallsRevision = missedCalls?.revision
+    }
+
+    /// The user's missed calls as the connect found them; nil when it could not read them.
+    public var missedCalls: MissedCalls? {
+        guard let unseenMissedCalls, let missedCallsRevision else { return nil }
+        return MissedCalls(unseen: unseenMissedCalls, revision: missedCallsRevision)
+    }
+}
+
+/// Where a user's missed calls stand: the `result` of `markCallsSeen` and the `data` of
+/// `onMissedCallsChanged`. Every change to the count raises `revision`, so a device that hears
+/// counts from several nodes keeps the one with the highest.
+public struct MissedCalls: Codable, Hashable, Sendable {
+    /// How many of the user's missed calls no device marked seen yet.
+    public var unseen: Int
+    /// Raised by every change to `unseen`; 0 before the first.
+    public var revision: Int64
+
+    /// Makes a count.
+    public init(unseen: Int, revision: Int64) {
+        self.unseen = unseen
+        self.revision = revision
     }
 }
 

@@ -1,4 +1,5 @@
 import CallGateCore
+import CallGateProtocol
 import Foundation
 import LWS
 import Logging
@@ -8,8 +9,9 @@ import Logging
 ///
 /// `submit` is called on the service thread and never waits for the disk; `onCommitted` runs on
 /// the writer thread after each transaction with the highest sequence number it made durable,
-/// and the session ids of the calls the store fenced out (cluster mode: another node owns them
-/// now, so this node must drop them and release nothing it held back for them).
+/// the session ids of the calls the store fenced out (cluster mode: another node owns them
+/// now, so this node must drop them and release nothing it held back for them), and the users
+/// whose count of unseen missed calls the transaction changed, with the count after it.
 ///
 /// A failed transaction is told apart by the store's own probe (`isWritable`): when the store
 /// refuses the probe too, it is an outage, and the batch is retried (with backoff, logged) until
@@ -24,7 +26,7 @@ final class CallLogWriter: @unchecked Sendable {
     private let logger: Logger
     private let metrics: StoreMetrics
     private let probeInterval: Duration
-    private let onCommitted: @Sendable (UInt64, _ fenced: Set<String>) -> Void
+    private let onCommitted: @Sendable (UInt64, _ fenced: Set<String>, _ missedCalls: [String: MissedCalls]) -> Void
     private let onOutboxChanged: @Sendable () -> Void
     /// Guards every member below it.
     private let condition = NSCondition()
@@ -45,7 +47,7 @@ final class CallLogWriter: @unchecked Sendable {
     init(
         store: any CallLogStore, deadLetterPath: String? = nil, logger: Logger, metrics: StoreMetrics,
         probeInterval: Duration = .seconds(10), onOutboxChanged: @escaping @Sendable () -> Void = {},
-        onCommitted: @escaping @Sendable (UInt64, _ fenced: Set<String>) -> Void
+        onCommitted: @escaping @Sendable (UInt64, _ fenced: Set<String>, _ missedCalls: [String: MissedCalls]) -> Void
     ) {
         self.store = store
         self.deadLetters = DeadLetterFile(path: deadLetterPath, logger: logger)
@@ -95,13 +97,13 @@ final class CallLogWriter: @unchecked Sendable {
 
     private func run() {
         while let (batch, upTo) = nextBatch() {
-            var fenced: Set<Int64> = []
-            let committed = commit(Self.coalesced(batch), fenced: &fenced)
+            var applied = StoreApplied()
+            let committed = commit(Self.coalesced(batch), applied: &applied)
             condition.lock()
             inFlight = 0
             condition.unlock()
             if committed {
-                onCommitted(upTo, Self.sessions(of: fenced, in: batch))
+                onCommitted(upTo, Self.sessions(of: applied.fenced, in: batch), applied.missedCalls)
                 if batch.contains(where: \.isWebhook) {
                     onOutboxChanged()
                 }
@@ -131,22 +133,23 @@ final class CallLogWriter: @unchecked Sendable {
     }
 
     /// Applies one batch: whole, or write by write when the store works but refuses the batch;
-    /// retries with backoff while the store refuses everything. Adds the calls the store fenced
-    /// out to `fenced`. False only when stopping ran out of time.
-    private func commit(_ batch: [StoreWrite], fenced: inout Set<Int64>) -> Bool {
+    /// retries with backoff while the store refuses everything. Adds what the store did (the
+    /// calls it fenced out, the missed-call counts it changed) to `applied`. False only when
+    /// stopping ran out of time.
+    private func commit(_ batch: [StoreWrite], applied: inout StoreApplied) -> Bool {
         var remaining = batch[...]
         var delayMillis = 50
         while !remaining.isEmpty {
             do {
                 let started = ContinuousClock.now
-                fenced.formUnion(try store.apply(Array(remaining)))
+                applied = applied.merged(with: try store.apply(Array(remaining)))
                 metrics.committed(writes: remaining.count, in: .now - started)
                 noteLocked(writable: true, error: nil)
                 return true
             } catch {
                 metrics.writeFailed()
                 if store.isWritable() {
-                    remaining = applySeparately(remaining, fenced: &fenced)
+                    remaining = applySeparately(remaining, applied: &applied)
                     if remaining.isEmpty { return true }
                 } else {
                     logger.error("call log write failed; retrying", metadata: ["error": "\(error)", "writes": "\(remaining.count)"])
@@ -167,18 +170,18 @@ final class CallLogWriter: @unchecked Sendable {
     /// Applies `writes` one at a time; one the store refuses while its probe commits goes to the
     /// dead-letter file, and so do the webhook messages of a call whose save it refused (an
     /// event is never sent for a change that was not committed), and so are those of a call it
-    /// fenced out, which it adds to `fenced`. Returns what is left when the store stopped taking
-    /// writes meanwhile.
-    private func applySeparately(_ batch: ArraySlice<StoreWrite>, fenced: inout Set<Int64>) -> ArraySlice<StoreWrite> {
+    /// fenced out, which it adds to `applied` (with the missed-call counts each write changed).
+    /// Returns what is left when the store stopped taking writes meanwhile.
+    private func applySeparately(_ batch: ArraySlice<StoreWrite>, applied: inout StoreApplied) -> ArraySlice<StoreWrite> {
         // Every webhook message after the saves: a message is written only once the call it
         // reports was saved (not refused, not fenced out), whatever order coalescing left.
         let writes = ArraySlice(batch.filter { !$0.isWebhook } + batch.filter(\.isWebhook))
         let started = ContinuousClock.now
-        var applied = 0
+        var count = 0
         var refusedSessions = Set<String>()
         var fencedSessions = Set<String>()
         defer {
-            if applied > 0 { metrics.committed(writes: applied, in: .now - started) }
+            if count > 0 { metrics.committed(writes: count, in: .now - started) }
         }
         for index in writes.indices {
             if case .webhook(let message) = writes[index] {
@@ -192,12 +195,12 @@ final class CallLogWriter: @unchecked Sendable {
                 }
             }
             do {
-                let lost = try store.apply([writes[index]])
-                if case .call(let record) = writes[index], !lost.isEmpty {
-                    fenced.formUnion(lost)
+                let one = try store.apply([writes[index]])
+                applied = applied.merged(with: one)
+                if case .call(let record) = writes[index], !one.fenced.isEmpty {
                     fencedSessions.insert(record.sessionId)
                 }
-                applied += 1
+                count += 1
             } catch {
                 guard store.isWritable() else {
                     noteLocked(writable: false, error: "\(error)")

@@ -14,7 +14,7 @@ extension ClientRequest {
         case .startRecording(let params): params.sessionId
         case .stopRecording(let params): params.sessionId
         case .switchToVideo(let params): params.sessionId
-        case .connect, .refreshToken, .ping, .initiateCall, .joinSession: nil
+        case .connect, .refreshToken, .ping, .initiateCall, .joinSession, .markCallsSeen: nil
         }
     }
 
@@ -38,7 +38,7 @@ extension ClientRequest {
         case .initiateCall, .acceptCall, .rejectCall, .endCall, .joinSession, .leaveSession, .setMuted,
             .startRecording, .stopRecording, .switchToVideo:
             true
-        case .connect, .refreshToken, .ping, .generateToken, .confirmRinging:
+        case .connect, .refreshToken, .ping, .generateToken, .confirmRinging, .markCallsSeen:
             false
         }
     }

@@ -50,51 +50,65 @@ extension ClusterFabric {
         }
     }
 
-    /// Once the device has its slot, listens to its user's pushes, reads their
-    /// push sequence and the calls of the other nodes, and registers it. Pushes to the user
-    /// reach this node once Redis confirmed its subscription: only then are the sequence and the
-    /// calls read, and the device told it is connected. Until then it may send no op, and the
-    /// `connect` deadline still runs; pushes that come meanwhile are held for it
-    /// (`ArrivingPushes`).
+    /// Once the device has its slot, listens to its user's pushes, reads their push sequence,
+    /// the calls of the other nodes and their missed calls, and registers it. Pushes to the user
+    /// reach this node once Redis confirmed its subscription: only then are the sequence, the
+    /// calls and the missed calls read, and the device told it is connected. Until then it may
+    /// send no op, and the `connect` deadline still runs; pushes that come meanwhile are held
+    /// for it (`ArrivingPushes`).
     private func listen(
         _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
         answering request: ReplyAddress
     ) {
-        let id = connection.id
         let uid = claims.user.uid
         cluster.bus.listen(to: uid) { [self] in
             cluster.pushes.read(uid, recovering: recover.map { ($0.epoch, $0.seq) }) { [self] recall in
                 activeCallsElsewhere(of: uid) { [self] elsewhere in
-                    // Counted out before it is registered (which writes the user's presence),
-                    // the held pushes let go after (so that it gets them).
-                    arrivals.counts[uid] = arrivals.counts[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
-                    defer {
-                        if arrivals.counts[uid] == nil {
-                            arrivals.pushes.arrived(uid)
-                        }
-                    }
-                    guard hub[id] === connection else {
-                        userLeft(uid)
-                        return
-                    }
-                    switch recall {
-                    case .success(let recall):
-                        service.admit(
-                            connection, as: claims, recovering: recover, recall: shared(recall, of: uid),
-                            elsewhere: elsewhere.calls, answering: request)
-                        markPresent(claims.user)
-                        for owner in elsewhere.owners {
-                            announce(connection, to: owner)
-                        }
-                    case .failure(let failure):
-                        connection.life.connectFailed()
-                        userLeft(uid)
-                        output.fail(
-                            request, code: .clusterUnavailable,
-                            message: "cannot read your push sequence in Redis: \(failure); send connect again shortly")
+                    service.readMissedCalls(of: uid) { [self] missedCalls in
+                        register(
+                            connection, as: claims, recovering: recover, recall: recall, elsewhere: elsewhere,
+                            missedCalls: missedCalls, answering: request)
                     }
                 }
             }
+        }
+    }
+
+    /// Has the service admit the device with what `listen` read, or refuses it with
+    /// ERR_CLUSTER_UNAVAILABLE when its push sequence could not be read.
+    private func register(
+        _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
+        recall: Result<PushStream.Recall, RedisFailure>, elsewhere: CallsElsewhere, missedCalls: MissedCalls?,
+        answering request: ReplyAddress
+    ) {
+        let uid = claims.user.uid
+        // Counted out before it is registered (which writes the user's presence), the held
+        // pushes let go after (so that it gets them).
+        arrivals.counts[uid] = arrivals.counts[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
+        defer {
+            if arrivals.counts[uid] == nil {
+                arrivals.pushes.arrived(uid)
+            }
+        }
+        guard hub[connection.id] === connection else {
+            userLeft(uid)
+            return
+        }
+        switch recall {
+        case .success(let recall):
+            service.admit(
+                connection, as: claims, recovering: recover, recall: shared(recall, of: uid),
+                elsewhere: elsewhere.calls, missedCalls: missedCalls, answering: request)
+            markPresent(claims.user)
+            for owner in elsewhere.owners {
+                announce(connection, to: owner)
+            }
+        case .failure(let failure):
+            connection.life.connectFailed()
+            userLeft(uid)
+            output.fail(
+                request, code: .clusterUnavailable,
+                message: "cannot read your push sequence in Redis: \(failure); send connect again shortly")
         }
     }
 

@@ -122,7 +122,10 @@ extension GatewayService: HTTPHandler {
         case .list(let token, let request):
             read(for: token, exchange, adding: cors) { store, viewer, now in
                 let page = try store.page(request.query(for: viewer))
-                return .json(200, Self.listBody(page, perPage: request.perPage, viewer: viewer, now: now))
+                let unseen = try store.unseenMissedCalls(of: viewer, among: page.records.map(\.id))
+                return .json(200, Self.listBody(
+                    page, perPage: request.perPage, viewer: viewer, now: now, unseen: unseen,
+                    missedCalls: try store.missedCalls(of: viewer)))
             }
         case .detail(let token, let sessionId):
             read(for: token, exchange, adding: cors) { store, viewer, now in
@@ -130,7 +133,8 @@ extension GatewayService: HTTPHandler {
                 guard !records.isEmpty else {
                     return .error(404, .notFound, "no call with session id '\(sessionId)' that you were part of")
                 }
-                return .json(200, CallLogDetailBody(data: records.map { $0.log(for: viewer, at: now) }))
+                let unseen = try store.unseenMissedCalls(of: viewer, among: records.map(\.id))
+                return .json(200, CallLogDetailBody(data: records.map { $0.log(for: viewer, at: now, unseen: unseen) }))
             }
         }
     }
@@ -164,16 +168,20 @@ extension GatewayService: HTTPHandler {
         }
     }
 
-    /// The body of a list page as `viewer` sees it.
-    static func listBody(_ page: CallLogPage, perPage: Int, viewer: String, now: Int64) -> CallLogListBody {
+    /// The body of a list page as `viewer` sees it, whose missed calls stand at `missedCalls`,
+    /// `unseen` of them on the page.
+    static func listBody(
+        _ page: CallLogPage, perPage: Int, viewer: String, now: Int64, unseen: Set<Int64>, missedCalls: MissedCalls
+    ) -> CallLogListBody {
         let pagination = CallLogPagination(
             total: page.total, perPage: perPage, currentPage: page.currentPage,
             totalPages: (page.total + perPage - 1) / perPage)
         return CallLogListBody(
-            data: page.records.map { $0.log(for: viewer, at: now) },
+            data: page.records.map { $0.log(for: viewer, at: now, unseen: unseen) },
             meta: CallLogListMeta(
                 pagination: pagination,
-                cursor: CallLogCursors(next: page.next?.encoded, previous: page.previous?.encoded)))
+                cursor: CallLogCursors(next: page.next?.encoded, previous: page.previous?.encoded),
+                missedCalls: missedCalls))
     }
 
     // MARK: Monitoring

@@ -21,10 +21,11 @@ extension GatewayService {
     /// open, is closed with 4010. The replay waits for the store writes submitted so far, as
     /// the pushes it repeats may have. `recall` is what the fabric knows of the user's
     /// sequence; in cluster mode `elsewhere` are the calls of other nodes that concern the
-    /// user: they join `activeCalls`, oldest first.
+    /// user: they join `activeCalls`, oldest first. `missedCalls` is the user's count of unseen
+    /// missed calls, nil when it could not be read.
     func arrive(
         _ connection: ClientConnection, as user: User, recovering recover: RecoverParams?, elsewhere: [Call],
-        recall: Recall, answering request: ReplyAddress
+        recall: Recall, missedCalls: MissedCalls?, answering request: ReplyAddress
     ) {
         let id = connection.id
         let previous = recover?.previousConnection
@@ -47,7 +48,8 @@ extension GatewayService {
             ConnectResult(
                 user: user, connectionId: String(id.rawValue), serverTime: clock.nowMillis(),
                 activeCalls: merged(arrival.activeCalls, elsewhere), tokenExpiresAt: connection.life.tokenExpiresAt,
-                epoch: position.epoch, seq: position.seq, recovery: recovery, resumedSessions: arrival.resumedSessions)
+                epoch: position.epoch, seq: position.seq, recovery: recovery, resumedSessions: arrival.resumedSessions,
+                missedCalls: missedCalls)
         }, answering: request, after: listsCalls ? barrier : 0)
         for (seq, frame) in replay {
             output.emit(.frame(id, OutboundFrame(head: frame.head, seq: seq)), after: barrier)

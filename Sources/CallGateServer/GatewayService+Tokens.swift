@@ -48,17 +48,20 @@ extension GatewayService {
     }
 
     /// Admits `connection` as the user of `claims`, its token's expiry scheduled, and has it
-    /// arrive (see `arrive`) with `recall` of its user's pushes and the calls of other nodes
-    /// that concern its user (`elsewhere`). The fabric calls it once the device has its place.
+    /// arrive (see `arrive`) with `recall` of its user's pushes, the calls of other nodes that
+    /// concern its user (`elsewhere`) and their missed calls (`readMissedCalls`). The fabric
+    /// calls it once the device has its place.
     func admit(
         _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?, recall: Recall,
-        elsewhere: [Call] = [], answering request: ReplyAddress
+        elsewhere: [Call] = [], missedCalls: MissedCalls?, answering request: ReplyAddress
     ) {
         hub.connected(connection, until: claims.expiresAt)
         logger.info(
             "connected",
             metadata: ["uid": "\(claims.user.uid)", "connection": "\(connection.id)", "client": "\(connection.clientAddress)"])
-        arrive(connection, as: claims.user, recovering: recover, elsewhere: elsewhere, recall: recall, answering: request)
+        arrive(
+            connection, as: claims.user, recovering: recover, elsewhere: elsewhere, recall: recall, missedCalls: missedCalls,
+            answering: request)
     }
 
     // MARK: Token life

@@ -114,6 +114,8 @@ extension GatewayService: ConnectionHubDelegate {
             send(core.setRecording(sessionId: params.sessionId, on: false, from: id).mapReply(SessionResult.init), answering: request)
         case .switchToVideo(let params):
             send(core.switchToVideo(sessionId: params.sessionId, from: id).mapReply(SessionResult.init), answering: request)
+        case .markCallsSeen(let params):
+            markCallsSeen(params, answering: request)
         }
     }
 

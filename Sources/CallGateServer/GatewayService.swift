@@ -32,6 +32,8 @@ final class GatewayService: @unchecked Sendable {
     let metrics: GatewayMetrics
     /// Runs store reads for the call log API, off the service thread.
     let storeReads = DispatchQueue(label: "callgate.store-reads", attributes: .concurrent)
+    /// The missed-call counts read for devices on their way in (`readMissedCalls`).
+    var missedCallReads = MissedCallReads()
     /// Posts the webhook outbox's deliveries, on its own thread; started by `init`.
     lazy var webhooks = WebhookDispatcher(
         outbox: store, configuration: configuration.webhooks, node: configuration.cluster?.nodeID ?? "local",
@@ -51,8 +53,13 @@ final class GatewayService: @unchecked Sendable {
         let pipeline = StorePipeline(writer: CallLogWriter(
             store: store, deadLetterPath: configuration.deadLetterPath, logger: logger, metrics: metrics.store,
             probeInterval: configuration.storeProbeInterval, onOutboxChanged: { [webhooks] in webhooks.wake() }
-        ) { [unowned self] sequence, fenced in
-            context.post { [unowned self] in self.release(upTo: sequence, fencedOut: fenced) }
+        ) { [unowned self] sequence, fenced, missedCalls in
+            context.post { [unowned self] in
+                self.release(upTo: sequence, fencedOut: fenced)
+                if !missedCalls.isEmpty {
+                    self.missedCallsChanged(missedCalls)
+                }
+            }
         })
         let output = OutcomePath(
             pipeline: pipeline, sockets: hub, metrics: metrics, maxQueuedFrames: configuration.maxQueuedFrames,

@@ -10,6 +10,9 @@ final class LocalFabric: Fabric {
     /// Each user's recent pushes, numbered, while a device of theirs is attached.
     let history: InMemoryPushHistory
     private unowned var service: GatewayService!
+    /// uid -> how many devices passed `connect`'s checks and wait for their user's missed-call
+    /// count.
+    private var arrivals: [String: Int] = [:]
 
     init(history: InMemoryPushHistory) {
         self.history = history
@@ -29,16 +32,22 @@ final class LocalFabric: Fabric {
         service.core.connections(of: uid)
     }
 
-    func arriving(_ uid: String) -> Int { 0 }
+    func arriving(_ uid: String) -> Int { arrivals[uid] ?? 0 }
 
-    /// Attaches the user in the push history and recalls, from it, what the device missed.
+    /// Once its user's missed-call count is read, attaches the user in the push history and
+    /// recalls, from it, what the device missed; nothing when the socket closed meanwhile.
     func arrive(_ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?, answering request: ReplyAddress) {
         let uid = claims.user.uid
-        history.attach(uid)
-        let missed = recover.flatMap { history.entries(for: uid, after: HistoryPosition(epoch: $0.epoch, seq: $0.seq)) }
-        service.admit(
-            connection, as: claims, recovering: recover, recall: Recall(position: history.position(of: uid), missed: missed),
-            answering: request)
+        arrivals[uid, default: 0] += 1
+        service.readMissedCalls(of: uid) { [self] missedCalls in
+            arrivals[uid] = arrivals[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
+            guard service.hub[connection.id] === connection else { return }
+            history.attach(uid)
+            let missed = recover.flatMap { history.entries(for: uid, after: HistoryPosition(epoch: $0.epoch, seq: $0.seq)) }
+            service.admit(
+                connection, as: claims, recovering: recover, recall: Recall(position: history.position(of: uid), missed: missed),
+                missedCalls: missedCalls, answering: request)
+        }
     }
 
     func admitted(_ connection: ClientConnection, recall: Recall, previous: ConnectionID?, after barrier: UInt64) {}

@@ -19,10 +19,10 @@ extension PostgresCallLogStore {
     /// its session in the batch (every event is submitted with the save of the call it
     /// reports); its id is returned, and this store forgets it. On the writer thread.
     @discardableResult
-    public func apply(_ writes: [StoreWrite]) throws -> Set<Int64> {
-        guard !writes.isEmpty else { return [] }
+    public func apply(_ writes: [StoreWrite]) throws -> StoreApplied {
+        guard !writes.isEmpty else { return StoreApplied() }
         let kept = StoreWrite.lastSaves(writes)
-        let (saved, fenced) = try blocking { [self] in
+        let (saved, fenced, missed) = try blocking { [self] in
             try await transaction("applying \(kept.count) writes") { [self] connection in
                 var calls: [CallLogRecord] = []
                 var messages: [WebhookMessage] = []
@@ -39,7 +39,7 @@ extension PostgresCallLogStore {
                         messages.append(message)
                     }
                 }
-                let (saved, fenced) = try await save(calls, encoder: encoder, on: connection)
+                let (saved, fenced, missed) = try await save(calls, encoder: encoder, on: connection)
                 if !fenced.isEmpty {
                     let lost = Set(calls.filter { fenced.contains($0.id) }.map(\.sessionId))
                     messages.removeAll { lost.contains($0.event.sessionId) }
@@ -47,19 +47,20 @@ extension PostgresCallLogStore {
                 if !messages.isEmpty {
                     try await enqueue(messages, for: enabledEndpoints(on: connection), on: connection)
                 }
-                return (saved, fenced)
+                return (saved, fenced, missed)
             }
         }
         committedMembers.commit(saved.merging(fenced.map { ($0, [String]?.none) }) { kept, _ in kept })
         ownedEpochs.forget(saved.compactMap { $0.value == nil ? $0.key : nil })
         ownedEpochs.forget(fenced)
-        return fenced
+        return StoreApplied(fenced: fenced, missedCalls: missed)
     }
 
     /// Upserts the calls' rows, brings `call_members` in line with the participants of those the
-    /// owner's fence let through, and raises the last call id; nothing for no calls. Returns what
-    /// `committedMembers` takes over once the transaction commits, and the ids of the calls
-    /// fenced out.
+    /// owner's fence let through, notes the calls they make missed (`NoteMissedCalls`), and
+    /// raises the last call id; nothing for no calls. Returns what `committedMembers` takes over
+    /// once the transaction commits, the ids of the calls fenced out, and the missed-call counts
+    /// changed.
     ///
     /// The rows go as one array per column through `unnest`, in the prepared statements of
     /// `PostgresWriteStatements.swift`; a missing time is `Self.noTime` there. Member rows
@@ -68,13 +69,14 @@ extension PostgresCallLogStore {
     /// last saved by another process), every uid, and any other row of it deleted.
     private func save(
         _ records: [CallLogRecord], encoder: JSONEncoder, on connection: PostgresConnection
-    ) async throws -> (saved: [Int64: [String]?], fenced: Set<Int64>) {
-        guard let highest = records.map(\.id).max() else { return ([:], []) }
+    ) async throws -> (saved: [Int64: [String]?], fenced: Set<Int64>, missed: [String: MissedCalls]) {
+        guard let highest = records.map(\.id).max() else { return ([:], [], [:]) }
         var ids: [Int64] = [], sessions: [String] = [], categories: [String] = [], types: [String] = []
         var statuses: [String] = [], initiators: [String] = [], receiverTypes: [String] = [], receiverIDs: [String] = []
         var initiated: [Int64] = [], started: [Int64] = [], ended: [Int64] = [], recorded: [Bool] = []
         var bodies: [String] = [], participants: [String] = [], epochs: [Int64] = []
         var addedUIDs: [String] = [], addedCalls: [Int64] = [], removedUIDs: [String] = [], removedCalls: [Int64] = []
+        var missedUIDs: [String] = [], missedCalls: [Int64] = []
         var unknown: [Int64] = []
         var saved: [Int64: [String]?] = [:]
         for record in records {
@@ -102,6 +104,10 @@ extension PostgresCallLogStore {
             epochs.append(ownedEpochs.epoch(of: record.id))
             let uids = record.participants.map(\.uid)
             saved[record.id] = record.callStatus.isTerminal ? .some(nil) : uids
+            for uid in record.missedUIDs {
+                missedUIDs.append(uid)
+                missedCalls.append(record.id)
+            }
             let now = Set(uids)
             let before = committedMembers.uids(of: record.id).map(Set.init)
             if before == nil {
@@ -125,6 +131,7 @@ extension PostgresCallLogStore {
             unknown.removeAll { fenced.contains($0) }
             (addedUIDs, addedCalls) = Self.pairs(addedUIDs, addedCalls, keepingCallsNotIn: fenced)
             (removedUIDs, removedCalls) = Self.pairs(removedUIDs, removedCalls, keepingCallsNotIn: fenced)
+            (missedUIDs, missedCalls) = Self.pairs(missedUIDs, missedCalls, keepingCallsNotIn: fenced)
         }
         if !unknown.isEmpty {
             try await connection.write(KeepOnlyMembers.self, PostgresBindings(unknown, addedUIDs, addedCalls), logger: logger)
@@ -136,7 +143,9 @@ extension PostgresCallLogStore {
             try await connection.write(InsertMembers.self, PostgresBindings(addedUIDs, addedCalls), logger: logger)
         }
         try await connection.write(RaiseLastCallID.self, PostgresBindings(highest), logger: logger)
-        return (saved, fenced)
+        let missed = missedUIDs.isEmpty ? [:] : try await connection.writeReturningCounts(
+            NoteMissedCalls.self, PostgresBindings(missedUIDs, missedCalls), logger: logger)
+        return (saved, fenced, missed)
     }
 
     /// The (uid, call) pairs of the two parallel arrays whose call is not in `fenced`.

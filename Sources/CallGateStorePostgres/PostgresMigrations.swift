@@ -146,6 +146,21 @@ public enum PostgresMigrations {
             """,
             "CREATE INDEX webhook_deliveries_claimed ON webhook_deliveries (claimed_by) WHERE claimed_by IS NOT NULL",
         ]),
+        // Missed calls (`MissedCallStore`): each user's, with when a device marked them seen
+        // (NULL while unseen), and per user the count of the unseen ones with its revision.
+        // Calls missed before this version have no row: they count as seen.
+        Migration(version: 5, name: "missed calls", statements: [
+            """
+            CREATE TABLE missed_calls (
+                uid text COLLATE "C" NOT NULL, call_id bigint NOT NULL REFERENCES calls (id), seen_at timestamptz,
+                PRIMARY KEY (uid, call_id))
+            """,
+            "CREATE INDEX missed_calls_unseen ON missed_calls (uid, call_id) WHERE seen_at IS NULL",
+            """
+            CREATE TABLE missed_call_counts (
+                uid text COLLATE "C" PRIMARY KEY, unseen integer NOT NULL, revision bigint NOT NULL)
+            """,
+        ]),
     ]
 
     /// The newest version this build knows.

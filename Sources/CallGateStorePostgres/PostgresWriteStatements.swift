@@ -1,3 +1,4 @@
+import CallGateProtocol
 import Logging
 import PostgresNIO
 
@@ -100,6 +101,33 @@ enum EnqueueWebhooks: PostgresWriteSQL {
         """
 }
 
+/// Notes missed calls (`$1` uid, `$2` call), each once, and adds those it had not noted yet to
+/// their users' unseen counts, raising each count's revision once; returns the counts it changed.
+/// Counts are locked in uid order, so two nodes' transactions never wait for each other in a
+/// circle.
+enum NoteMissedCalls: PostgresWriteSQL {
+    static let sql = """
+        WITH added AS (
+            INSERT INTO missed_calls (uid, call_id)
+            SELECT uid, call_id FROM unnest($1::text[], $2::bigint[]) AS m (uid, call_id)
+            ON CONFLICT DO NOTHING RETURNING uid)
+        INSERT INTO missed_call_counts AS n (uid, unseen, revision)
+        SELECT uid, count(*), 1 FROM added GROUP BY uid ORDER BY uid
+        ON CONFLICT (uid) DO UPDATE SET unseen = n.unseen + excluded.unseen, revision = n.revision + 1
+        RETURNING uid, unseen, revision
+        """
+}
+
+/// A write statement that returns users' missed-call counts (`NoteMissedCalls`).
+struct PostgresWriteReturningCounts<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
+    typealias Row = (String, Int, Int64)
+    static var sql: String { Kind.sql }
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> (String, Int, Int64) { try row.decode((String, Int, Int64).self) }
+}
+
 /// A write statement that returns the ids of the rows it wrote (`UpsertCalls`).
 struct PostgresWriteReturningIDs<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
     typealias Row = Int64
@@ -124,6 +152,17 @@ extension PostgresConnection {
     /// Executes the write statement `Kind` with `bindings`.
     func write<Kind: PostgresWriteSQL>(_ kind: Kind.Type, _ bindings: PostgresBindings, logger: Logger) async throws {
         _ = try await execute(PostgresWrite<Kind>(bindings: bindings), logger: logger)
+    }
+
+    /// Executes the write statement `Kind` with `bindings`; returns the counts it changed, by uid.
+    func writeReturningCounts<Kind: PostgresWriteSQL>(
+        _ kind: Kind.Type, _ bindings: PostgresBindings, logger: Logger
+    ) async throws -> [String: MissedCalls] {
+        var counts: [String: MissedCalls] = [:]
+        for try await (uid, unseen, revision) in try await execute(PostgresWriteReturningCounts<Kind>(bindings: bindings), logger: logger) {
+            counts[uid] = MissedCalls(unseen: unseen, revision: revision)
+        }
+        return counts
     }
 
     /// Executes the write statement `Kind` with `bindings`; returns the ids of the rows it wrote.

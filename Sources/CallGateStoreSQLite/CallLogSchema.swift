@@ -14,6 +14,7 @@ enum CallLogSchema {
         migrator.registerMigration("v2: participants as JSON in the calls row", migrate: moveParticipantsIntoCalls)
         migrator.registerMigration("v3: webhook endpoints, messages, deliveries and attempts", migrate: createWebhookOutbox)
         migrator.registerMigration("v4: webhook delivery claims and failure reasons", migrate: addWebhookClaims)
+        migrator.registerMigration("v5: missed calls and their unseen counts", migrate: createMissedCalls)
         return migrator
     }
 
@@ -185,6 +186,27 @@ enum CallLogSchema {
             CREATE INDEX webhook_deliveries_due_by_endpoint ON webhook_deliveries(endpoint_id, next_attempt_at, id)
                 WHERE status = 'pending';
             CREATE INDEX webhook_deliveries_claimed ON webhook_deliveries(claimed_by) WHERE claimed_by IS NOT NULL;
+            """)
+    }
+
+    /// v5: each user's missed calls (`MissedCallStore`), with when a device marked them seen
+    /// (Unix ms; NULL while unseen), and per user the count of the unseen ones with its
+    /// revision. Calls missed before v5 have no row: they count as seen. The partial index
+    /// serves `markCallsSeen` and the call log's `seen`, so neither reads the seen ones.
+    private static func createMissedCalls(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE missed_calls (
+                uid TEXT NOT NULL,
+                call_id INTEGER NOT NULL REFERENCES calls(id),
+                seen_at INTEGER,
+                PRIMARY KEY (uid, call_id)
+            ) WITHOUT ROWID, STRICT;
+            CREATE INDEX missed_calls_unseen ON missed_calls(uid, call_id) WHERE seen_at IS NULL;
+            CREATE TABLE missed_call_counts (
+                uid TEXT PRIMARY KEY NOT NULL,
+                unseen INTEGER NOT NULL,
+                revision INTEGER NOT NULL
+            ) WITHOUT ROWID, STRICT;
             """)
     }
 

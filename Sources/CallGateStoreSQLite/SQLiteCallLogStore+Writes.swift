@@ -7,10 +7,10 @@ extension SQLiteCallLogStore {
     /// once, as its last save (`StoreWrite.lastSaves`). One process owns its file, so nothing is
     /// fenced. On the writer thread.
     @discardableResult
-    public func apply(_ writes: [StoreWrite]) throws -> Set<Int64> {
-        guard !writes.isEmpty else { return [] }
+    public func apply(_ writes: [StoreWrite]) throws -> StoreApplied {
+        guard !writes.isEmpty else { return StoreApplied() }
         let kept = StoreWrite.lastSaves(writes)
-        try write("applying \(writes.count) writes") { db in
+        return try write("applying \(writes.count) writes") { db in
             var writer = StoreTransaction(db: db, committed: committedMembers)
             for change in kept {
                 try writer.perform(change)
@@ -19,8 +19,8 @@ extension SQLiteCallLogStore {
             if !saved.isEmpty {
                 db.afterNextTransaction(onCommit: { [committedMembers] _ in committedMembers.commit(saved) })
             }
+            return StoreApplied(missedCalls: try writer.countMissed())
         }
-        return []
     }
 
     /// Attaches the file URL of recording `rid` of the newest call under `sessionId`, durably;

@@ -16,6 +16,8 @@ struct StoreTransaction {
     /// What this transaction wrote for each call it saved: the participant uids of an open
     /// call, nil for a finished one. `committed` takes it over once the transaction commits.
     private(set) var saved: [Int64: [String]?] = [:]
+    /// uid -> how many missed calls the transaction's saves added to their unseen count.
+    private(set) var missing: [String: Int] = [:]
     /// The enabled webhook endpoints, once the transaction's first webhook read them.
     private var endpoints: [(id: String, types: Set<String>?)]?
 
@@ -86,6 +88,7 @@ struct StoreTransaction {
         try db.cachedStatement(sql: CallRow.upsertSQL).execute(arguments: try CallRow(record, encoder: encoder).arguments)
         let uids = record.participants.map(\.uid)
         saved[record.id] = record.callStatus.isTerminal ? .some(nil) : uids
+        try noteMissed(record)
         guard old != uids else { return }
         let before = Set(old)
         let after = Set(uids)
@@ -105,6 +108,36 @@ struct StoreTransaction {
         for uid in before.subtracting(after) {
             try delete.execute(arguments: [uid, record.id])
         }
+    }
+
+    /// Notes the calls `record` makes missed, once per user (`MissedCallStore`): one statement for
+    /// all its missed users, which answers those it had not noted yet.
+    private mutating func noteMissed(_ record: CallLogRecord) throws {
+        let uids = record.missedUIDs
+        guard !uids.isEmpty else { return }
+        let added = try String.fetchAll(db.cachedStatement(sql: """
+            INSERT INTO missed_calls (uid, call_id) SELECT value, ? FROM json_each(?) WHERE true
+            ON CONFLICT DO NOTHING RETURNING uid
+            """), arguments: [record.id, String(decoding: try encoder.encode(uids), as: UTF8.self)])
+        for uid in added {
+            missing[uid, default: 0] += 1
+        }
+    }
+
+    /// Adds the missed calls the transaction noted to their users' unseen counts, raising each
+    /// count's revision once; returns the counts after. One statement for every user.
+    func countMissed() throws -> [String: MissedCalls] {
+        guard !missing.isEmpty else { return [:] }
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            INSERT INTO missed_call_counts (uid, unseen, revision) SELECT key, value, 1 FROM json_each(?) WHERE true
+            ON CONFLICT (uid) DO UPDATE SET unseen = unseen + excluded.unseen, revision = revision + 1
+            RETURNING uid, unseen, revision
+            """), arguments: [String(decoding: try encoder.encode(missing), as: UTF8.self)])
+        var counts: [String: MissedCalls] = [:]
+        for row in rows {
+            counts[row["uid"]] = MissedCalls(unseen: row["unseen"], revision: row["revision"])
+        }
+        return counts
     }
 
     /// The participant uids of call `id` as this transaction or the last commit left them,

@@ -5,6 +5,7 @@ import Testing
     @Test(arguments: [
         ClusterMessage.push(origin: "node-1", excluding: 42 << 44 | 7, event: "onIncomingCallReceived", sessionId: "v1.abc", epoch: "k3x9", seq: 1, head: Array("{\"event\":\"x\"\n,\"data\":{}".utf8)),
         .push(origin: "n", excluding: nil, event: "onUserMuted", sessionId: "room:1", epoch: "e", seq: 9_007_199_254_740_991, head: []),
+        .push(origin: "n", excluding: nil, event: "onMissedCallsChanged", sessionId: "", epoch: "e", seq: 3, head: Array("{}".utf8)),
         .forward(ticket: 9, from: "b:8080", connection: 123, user: Array(#"{"uid":"bob","name":"B\nob"}"#.utf8), frame: Array("{\"id\":\"1\",\n\"op\":\"acceptCall\"}".utf8)),
         .forward(ticket: .max, from: "b", connection: 0, user: Array("{}".utf8), frame: []),
         .answer(ticket: 1, frame: Array("{\"id\":\"1\",\"result\":{}}\n".utf8)),

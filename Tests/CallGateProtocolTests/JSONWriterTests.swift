@@ -53,6 +53,8 @@ import Testing
             return try JSONText.encode(Envelope(event: event, data: SessionTimeoutData(sessionId: sessionId)))
         case .callEnded(let sessionId):
             return try JSONText.encode(Envelope(event: event, data: CallEndedData(sessionId: sessionId)))
+        case .missedCallsChanged(let missed):
+            return try JSONText.encode(Envelope(event: event, data: missed))
         }
     }
 

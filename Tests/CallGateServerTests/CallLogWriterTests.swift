@@ -37,7 +37,7 @@ import Testing
     @Test func everySubmissionIsCommittedAndReported() throws {
         let store = InMemoryCallLogStore()
         let reported = Mutex<UInt64>(0)
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence, _ in
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence, _, _ in
             reported.withLock { $0 = max($0, sequence) }
         }
         var last: UInt64 = 0
@@ -54,7 +54,7 @@ import Testing
     @Test func aFailingStoreIsRetriedUntilItWrites() throws {
         let store = ScriptedStore(failures: 2)
         let reported = Mutex<UInt64>(0)
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence, _ in
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics()) { sequence, _, _ in
             reported.withLock { $0 = sequence }
         }
         _ = writer.submit([.call(Self.record(7, .ended))])
@@ -67,7 +67,7 @@ import Testing
     @Test func commitsAndFailedAttemptsAreMeasured() throws {
         let store = ScriptedStore(failures: 1)
         let registry = PrometheusCollectorRegistry()
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)) { _, _ in }
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)) { _, _, _ in }
         _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(2, .ended)), .call(Self.record(1, .ended))])
         writer.stop()
         let scrape = MetricsScrape(registry.emitToString())
@@ -91,7 +91,7 @@ extension CallLogWriterTests {
         let reported = Mutex<UInt64>(0)
         let writer = CallLogWriter(
             store: store, deadLetterPath: file, logger: Logger(label: "test"), metrics: Self.metrics(in: registry)
-        ) { sequence, _ in reported.withLock { $0 = sequence } }
+        ) { sequence, _, _ in reported.withLock { $0 = sequence } }
         _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(99, .ended)), .call(Self.record(2, .ended))])
         _ = writer.submit([.call(Self.record(3, .ended))])
         writer.stop()
@@ -113,7 +113,7 @@ extension CallLogWriterTests {
         store.isDown = true
         let writer = CallLogWriter(
             store: store, logger: Logger(label: "test"), metrics: Self.metrics(), probeInterval: .milliseconds(50)
-        ) { _, _ in }
+        ) { _, _, _ in }
         _ = writer.submit([.call(Self.record(1, .ended)), .call(Self.record(2, .ended))])
         var health = writer.health
         for _ in 0..<100 where health.failingSince == nil {
@@ -134,7 +134,7 @@ extension CallLogWriterTests {
         let store = ScriptedStore()
         let writer = CallLogWriter(
             store: store, logger: Logger(label: "test"), metrics: Self.metrics(), probeInterval: .milliseconds(30)
-        ) { _, _ in }
+        ) { _, _, _ in }
         defer { writer.stop() }
         store.isDown = true
         var health = writer.health
@@ -174,7 +174,7 @@ final class ScriptedStore: CallLogStore, ForwardingWebhookOutbox {
         set { state.withLock { $0.down = newValue } }
     }
 
-    func apply(_ writes: [StoreWrite]) throws -> Set<Int64> {
+    func apply(_ writes: [StoreWrite]) throws -> StoreApplied {
         let fail = state.withLock { state -> Bool in
             state.attempts += 1
             if state.down { return true }
@@ -200,4 +200,11 @@ final class ScriptedStore: CallLogStore, ForwardingWebhookOutbox {
         try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
     }
     func isWritable() -> Bool { state.withLock { !$0.down && $0.failures == 0 } }
+    func missedCalls(of uid: String) throws -> MissedCalls { try inner.missedCalls(of: uid) }
+    func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> MissedCalls? {
+        try inner.markCallsSeen(of: uid, through: sessionId, at: at)
+    }
+    func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64> {
+        try inner.unseenMissedCalls(of: uid, among: ids)
+    }
 }

@@ -27,7 +27,7 @@ import Testing
     ) -> OutcomePath {
         let registry = PrometheusCollectorRegistry()
         let metrics = GatewayMetrics(registry: registry)
-        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: metrics.store) { _, _ in }
+        let writer = CallLogWriter(store: store, logger: Logger(label: "test"), metrics: metrics.store) { _, _, _ in }
         let path = OutcomePath(
             pipeline: StorePipeline(writer: writer), sockets: sockets, metrics: metrics,
             maxQueuedFrames: maxQueuedFrames, fencesAnswers: fencesAnswers, assertServiceThread: {})

@@ -31,11 +31,12 @@ import Testing
                 var nextID: Int64 = 1
                 for _ in 0..<40 {
                     let batch = random.batch(saved: &saved, nextID: &nextID, maxCalls: 8)
-                    try store.apply(batch)
-                    try reference.apply(batch)
+                    #expect(try store.apply(batch) == reference.apply(batch))
                     if random.chance(0.2) {
-                        try store.apply(batch)  // a batch retried after a lost commit answer
+                        // A batch retried after a lost commit answer.
+                        #expect(try store.apply(batch).missedCalls.isEmpty)
                     }
+                    try random.markSomeCallsSeen(in: store, as: reference, maxID: nextID)
                     let session = "s\(Int.random(in: 0..<40, using: &random.rng))"
                     let rid = "\(session)-r\(Int.random(in: 1...3, using: &random.rng))"
                     let url = "https://files/\(nextID)/\(rid)"
@@ -60,6 +61,7 @@ import Testing
                             == reference.calls(sessionId: session, visibleTo: user), "\(session) \(user)")
                     }
                 }
+                try RandomCalls.expectSameMissedCalls(in: store, as: reference, maxID: nextID)
             }
         }
     }

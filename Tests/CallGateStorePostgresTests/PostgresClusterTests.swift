@@ -193,23 +193,23 @@ import Testing
                 try lost.putWebhookEndpoint(WebhookEndpoint(
                     id: "hook", url: "http://127.0.0.1:1/hook", secrets: [WebhookSecret(value: "whsec_x")], eventTypes: nil,
                     enabled: true, createdAt: 1))
-                #expect(try lost.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ongoing)])).isEmpty)
+                #expect(try lost.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ongoing)])).fenced.isEmpty)
                 #expect(try survivor.takeOverOpenCalls(of: "node-a", by: "node-b").map(\.epoch) == [1])
                 let pending = try survivor.webhookBacklogs().values.reduce(0) { $0 + $1.pending }
 
                 let elsewhere = TestCalls.direct(1, from: "alice", to: "carol", status: .ended)
                 let ended = StoreWrite.webhook(WebhookMessage(
                     id: "msg_end", timestamp: 1, event: WebhookEvent(type: .callEnded, data: WebhookData(sessionId: "s1"))))
-                #expect(try lost.apply([.call(elsewhere), ended]) == [1])
+                #expect(try lost.apply([.call(elsewhere), ended]).fenced == [1])
                 #expect(try survivor.openCalls().map(\.callStatus) == [.ongoing])
                 #expect(try survivor.calls(sessionId: "s1", visibleTo: "carol").isEmpty, "no member row was written")
                 #expect(try survivor.webhookBacklogs().values.reduce(0) { $0 + $1.pending } == pending, "no webhook message was enqueued")
 
                 #expect(try restarted.takeOverOpenCalls(of: "node-b", by: "node-a").map(\.epoch) == [2])
-                #expect(try survivor.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])) == [1])
-                #expect(try lost.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])) == [1],
+                #expect(try survivor.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])).fenced == [1])
+                #expect(try lost.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])).fenced == [1],
                         "the same node id under an older epoch is fenced out too")
-                #expect(try restarted.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])).isEmpty)
+                #expect(try restarted.apply(TestCalls.writes([TestCalls.direct(1, from: "alice", to: "bob", status: .ended)])).fenced.isEmpty)
                 #expect(try restarted.calls(sessionId: "s1", visibleTo: "bob").map(\.callStatus) == [.ended])
             }
         }

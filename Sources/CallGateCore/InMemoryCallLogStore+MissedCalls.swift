@@ -1,0 +1,63 @@
+import CallGateProtocol
+
+/// The missed calls of an `InMemoryCallLogStore`: per user, each missed call with when it was
+/// seen, and the count of those not seen. Inside the store's lock.
+struct InMemoryMissedCalls {
+    /// uid -> call id -> when a device marked it seen (Unix ms); nil while unseen.
+    var calls: [String: [Int64: Int64?]] = [:]
+    /// uid -> the count and its revision.
+    var counts: [String: MissedCalls] = [:]
+
+    /// Notes the calls `record` makes missed; returns the users whose count it raised.
+    mutating func note(_ record: CallLogRecord) -> Set<String> {
+        var raised: Set<String> = []
+        for uid in record.missedUIDs where calls[uid]?[record.id] == nil {
+            calls[uid, default: [:]][record.id] = .some(nil)
+            counts[uid, default: MissedCalls(unseen: 0, revision: 0)].unseen += 1
+            raised.insert(uid)
+        }
+        return raised
+    }
+
+    /// Raises the revision of each user of `uids` once (one transaction); returns their counts.
+    mutating func revise(_ uids: Set<String>) -> [String: MissedCalls] {
+        var revised: [String: MissedCalls] = [:]
+        for uid in uids {
+            counts[uid, default: MissedCalls(unseen: 0, revision: 0)].revision += 1
+            revised[uid] = counts[uid]
+        }
+        return revised
+    }
+}
+
+extension InMemoryCallLogStore {
+    public func missedCalls(of uid: String) throws -> MissedCalls {
+        state.withLock { $0.missed.counts[uid] ?? MissedCalls(unseen: 0, revision: 0) }
+    }
+
+    public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> MissedCalls? {
+        state.withLock { state in
+            var limit = Int64.max
+            if let sessionId {
+                guard let last = state.calls.values.filter({ $0.sessionId == sessionId && $0.involves(uid) }).map(\.id).max()
+                else { return nil }
+                limit = last
+            }
+            var marked = 0
+            for (id, seenAt) in state.missed.calls[uid] ?? [:] where seenAt == nil && id <= limit {
+                state.missed.calls[uid]?[id] = .some(at)
+                marked += 1
+            }
+            guard marked > 0 else { return state.missed.counts[uid] ?? MissedCalls(unseen: 0, revision: 0) }
+            state.missed.counts[uid]?.unseen -= marked
+            return state.missed.revise([uid])[uid]
+        }
+    }
+
+    public func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64> {
+        state.withLock { state in
+            let calls = state.missed.calls[uid] ?? [:]
+            return Set(ids.filter { id in calls[id].map { $0 == nil } ?? false })
+        }
+    }
+}
