@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from faults.checker import Verdict, check
+from faults.missed_checker import check_missed_calls
 from faults.webhook_checker import check_webhooks
 from script_module import load_script
 
@@ -221,6 +222,35 @@ def test_a_webhook_lost_or_late_in_its_call_is_caught():
 def test_a_call_without_its_events_at_an_endpoint_is_caught():
     assert webhook_rules(deliveries=OUTBOX[:3]) == ["webhook missing"]
     assert webhook_rules(calls={"c1": "cancelled", "c2": "ended"}) == ["webhook missing", "webhook missing"]
+
+
+def missed_rules(expected, stored, counts, heard=()) -> list[str]:
+    verdict = Verdict()
+    journal = [{"kind": "missed-calls", "device": device, "uid": device.split(".")[0], "known": known}
+               for device, known in heard]
+    check_missed_calls(verdict, journal, set(expected), stored, counts)
+    return sorted({violation.split(":")[0] for violation in verdict.violations})
+
+
+def test_missed_calls_noted_and_counted_once_pass():
+    counts = {"bob": {"unseen": 1, "revision": 3}}
+    stored = {("bob", 1): True, ("bob", 2): False}
+    assert missed_rules([("bob", 1), ("bob", 2)], stored, counts, [("bob.0", counts["bob"])]) == []
+    assert missed_rules([], {}, {}, [("carol.0", {"unseen": 0, "revision": 0})]) == []
+
+
+def test_a_missed_call_lost_or_invented_is_caught():
+    counts = {"bob": {"unseen": 1, "revision": 1}}
+    assert missed_rules([("bob", 1), ("bob", 2)], {("bob", 1): False}, counts) == ["missed calls"]
+    assert missed_rules([("bob", 1)], {("bob", 1): False, ("carol", 1): True}, counts) == ["missed calls"]
+
+
+def test_a_count_off_its_rows_or_a_device_behind_it_is_caught():
+    stored = {("bob", 1): False, ("bob", 2): False}
+    assert missed_rules([("bob", 1), ("bob", 2)], stored, {"bob": {"unseen": 1, "revision": 2}}) == ["missed count"]
+    counts = {"bob": {"unseen": 2, "revision": 2}}
+    behind = [("bob.0", counts["bob"]), ("bob.1", {"unseen": 1, "revision": 1})]
+    assert missed_rules([("bob", 1), ("bob", 2)], stored, counts, behind) == ["missed count heard"]
 
 
 def test_arguments_are_bounded():

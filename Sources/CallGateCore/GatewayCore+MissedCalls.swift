@@ -1,8 +1,9 @@
 import CallGateProtocol
 
 /// Missed calls in sync: the store counts each user's unseen missed calls (`MissedCallStore`);
-/// the Core tells the count to every device of the user (`onMissedCallsChanged`), newest revision
-/// only, at most once per interval: the first change after a quiet interval at once, the changes
+/// the Core tells the count to every device of the user (`onMissedCallsChanged`), at most once
+/// per interval and never a revision older than one told or held within it (counts heard out of
+/// order come close together; devices keep the highest revision anyway): the first change after a quiet interval at once, the changes
 /// within it in one push at its end, the interval doubling while changes keep coming (a flood of
 /// missed calls costs a push per user per `16 × missedCallsInterval`, not one per call). A
 /// change the user made (`markCallsSeen`) goes at once. Service thread only.

@@ -32,12 +32,13 @@ public final class InMemoryCallLogStore: CallLogStore {
     /// Makes an empty store.
     public init() {}
 
-    /// Applies `writes` in order; a process's own memory has no other owner, so nothing is fenced.
+    /// Applies `writes` in order, each call as its last save in the batch, as the SQL stores do
+    /// (`StoreWrite.lastSaves`); a process's own memory has no other owner, so nothing is fenced.
     @discardableResult
     public func apply(_ writes: [StoreWrite]) throws -> StoreApplied {
         state.withLock { state in
             var missing: Set<String> = []
-            for write in writes {
+            for write in StoreWrite.lastSaves(writes) {
                 switch write {
                 case .call(let record):
                     state.calls[record.id] = record

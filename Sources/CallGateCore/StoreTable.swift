@@ -5,6 +5,8 @@
 public enum StoreTable: String, CaseIterable, Sendable {
     case calls
     case recordingURLs = "recording_urls"
+    case missedCalls = "missed_calls"
+    case missedCallCounts = "missed_call_counts"
     case groups = "call_groups"
     case webhookEndpoints = "webhook_endpoints"
     case webhookMessages = "webhook_messages"

@@ -122,6 +122,15 @@ extension StoreTable {
             INSERT INTO recording_urls (call_id, rid, url)
             SELECT call_id, rid, url FROM json_to_recordset($1::json) AS r (call_id bigint, rid text, url text)
             """
+        case .missedCalls: """
+            INSERT INTO missed_calls (uid, call_id, seen_at)
+            SELECT uid, call_id, callgate_time(seen_at)
+            FROM json_to_recordset($1::json) AS r (uid text, call_id bigint, seen_at bigint)
+            """
+        case .missedCallCounts: """
+            INSERT INTO missed_call_counts (uid, unseen, revision)
+            SELECT uid, unseen, revision FROM json_to_recordset($1::json) AS r (uid text, unseen integer, revision bigint)
+            """
         case .groups: """
             INSERT INTO call_groups (guid, name, icon, members)
             SELECT guid, name, icon, members::jsonb

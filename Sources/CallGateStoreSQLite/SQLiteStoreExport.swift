@@ -93,6 +93,8 @@ extension StoreTable {
         switch self {
         case .calls, .webhookDeliveries: ["id"]
         case .recordingURLs: ["call_id", "rid"]
+        case .missedCalls: ["uid", "call_id"]
+        case .missedCallCounts: ["uid"]
         case .groups, .webhookEndpoints, .webhookMessages, .webhookAttempts: ["rowid"]
         }
     }

@@ -24,6 +24,9 @@ struct ListenCommand: AsyncParsableCommand {
         let listener = Listener(client: socket, endpoint: endpoint, policy: auto, output: ConsoleLines.print)
         let answering = auto.map { "answering every call with \($0.rawValue)" } ?? "keys: a accept, r reject, b busy, h hang up, q quit"
         ConsoleLines.print("connected to \(endpoint) as \(PushFormatter.name(connected.user)); \(answering); Ctrl-C to quit")
+        if let missed = connected.missedCalls, missed.unseen > 0 {
+            ConsoleLines.print(PushFormatter.describe(.missedCallsChanged(missed)))
+        }
         for call in connected.activeCalls {
             ConsoleLines.print("active call: \(PushFormatter.receiver(call)) from \(PushFormatter.name(call.initiator)), \(call.callStatus.rawValue) [session \(call.sessionId)]")
         }

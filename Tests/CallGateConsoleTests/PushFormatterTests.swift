@@ -36,6 +36,12 @@ import Testing
                 == "the call from Alice (alice) stopped ringing: the caller hung up")
     }
 
+    @Test func theCountOfMissedCallsIsPlural() {
+        #expect(PushFormatter.describe(.missedCallsChanged(MissedCalls(unseen: 1, revision: 1))) == "1 unseen missed call")
+        #expect(PushFormatter.describe(.missedCallsChanged(MissedCalls(unseen: 3, revision: 4))) == "3 unseen missed calls")
+        #expect(PushFormatter.describe(.missedCallsChanged(MissedCalls(unseen: 0, revision: 5))) == "no unseen missed calls")
+    }
+
     @Test func sessionPushesAreReadable() {
         #expect(PushFormatter.describe(.callEnded(sessionId: "s1")) == "session s1 ended")
         #expect(

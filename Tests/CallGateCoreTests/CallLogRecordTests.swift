@@ -154,7 +154,7 @@ import Testing
         _ = try #require(f.call("bob", from: a).call)
         f.at(45)
         let row = try #require(f.changes().first)
-        #expect(row.log(for: "bob", at: Fixture.t0 + 45) == CallLog(
+        #expect(row.log(for: "bob", at: Fixture.t0 + 45, unseen: [row.id]) == CallLog(
             sessionId: "s1", initiator: alice, receiver: .user(bob), receiverType: .user, callType: .audio,
             callStatus: .unanswered, callCategory: .call, callDirection: .incoming, initiatedAt: Fixture.t0,
             endedAt: Fixture.t0 + 45, duration: 0, hasRecording: false, recordings: [],
@@ -162,6 +162,9 @@ import Testing
                 CallLogParticipant(uid: "alice", name: "Alice", totalDuration: 0, state: .joined),
                 CallLogParticipant(uid: "bob", name: "Bob", totalDuration: 0, state: .missed),
             ],
-            missed: true, callUUID: CallUUID.of(sessionId: "s1"), ringExpiresAt: Fixture.t0 + 45))
+            missed: true, seen: false, callUUID: CallUUID.of(sessionId: "s1"), ringExpiresAt: Fixture.t0 + 45))
+        #expect(row.log(for: "bob", at: Fixture.t0 + 45, unseen: []).seen == true, "marked seen")
+        #expect(row.log(for: "alice", at: Fixture.t0 + 45, unseen: [row.id]).seen == nil, "the caller missed nothing")
+        #expect(row.missedUIDs == ["bob"])
     }
 }

@@ -123,6 +123,10 @@ final class Fixture {
         observe(core.confirmRinging(sessionId: sessionId, from: connection))
     }
 
+    func missedCallsChanged(_ counts: [String: MissedCalls], urgent: Bool = false) -> [Sent] {
+        observe(core.missedCallsChanged(counts, urgent: urgent)).deliveries
+    }
+
     func rejectCall(_ params: RejectCallParams, from connection: ConnectionID) -> Observed<Call> {
         observe(core.rejectCall(params, from: connection))
     }

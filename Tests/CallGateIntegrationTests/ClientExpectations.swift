@@ -9,14 +9,35 @@ extension CallGateClient {
         try #require(await nextEvent(timeout: timeout), "no event within \(timeout)", sourceLocation: sourceLocation)
     }
 
-    /// The next event, which must be a push.
-    func expectPush(within timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> Push {
-        let event = try await expectEvent(within: timeout, sourceLocation: sourceLocation)
-        guard case .push(let push) = event else {
-            Issue.record("expected a push, got \(event)", sourceLocation: sourceLocation)
+    /// The next event, which must be a push. A count of missed calls (`onMissedCallsChanged`),
+    /// which any missed call causes besides the call's own pushes, is passed over unless
+    /// `includingMissedCalls`.
+    func expectPush(
+        within timeout: Duration = .seconds(5), includingMissedCalls: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Push {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let event = try await expectEvent(within: max(deadline - .now, .zero), sourceLocation: sourceLocation)
+            guard case .push(let push) = event else {
+                Issue.record("expected a push, got \(event)", sourceLocation: sourceLocation)
+                throw ExpectationFailure()
+            }
+            if case .missedCallsChanged = push, !includingMissedCalls {
+                continue
+            }
+            return push
+        }
+    }
+
+    /// The next push, which must be a count of missed calls; returns the count.
+    func expectMissedCalls(within timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async throws -> MissedCalls {
+        let push = try await expectPush(within: timeout, includingMissedCalls: true, sourceLocation: sourceLocation)
+        guard case .missedCallsChanged(let count) = push else {
+            Issue.record("expected onMissedCallsChanged, got \(push)", sourceLocation: sourceLocation)
             throw ExpectationFailure()
         }
-        return push
+        return count
     }
 
     /// The next event, which must be the close; returns its code.
@@ -29,10 +50,19 @@ extension CallGateClient {
         return code
     }
 
-    /// Checks that nothing arrives for `duration`.
-    func expectSilence(for duration: Duration = .milliseconds(300), sourceLocation: SourceLocation = #_sourceLocation) async {
-        if let event = await nextEvent(timeout: duration) {
+    /// Checks that nothing arrives for `duration` but counts of missed calls (unless
+    /// `includingMissedCalls`).
+    func expectSilence(
+        for duration: Duration = .milliseconds(300), includingMissedCalls: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let deadline = ContinuousClock.now + duration
+        while let event = await nextEvent(timeout: max(deadline - .now, .zero)) {
+            if case .push(.missedCallsChanged) = event, !includingMissedCalls {
+                continue
+            }
             Issue.record("expected nothing, got \(event)", sourceLocation: sourceLocation)
+            return
         }
     }
 }

@@ -23,13 +23,17 @@ import TestSupport
         let cancelled = try await alice.rejectCall(call.sessionId, status: .cancelled)
         #expect(try await bobStaying.expectPush() == .incomingCallCanceled(call: cancelled, reason: .cancelled))
 
+        #expect(try await bobStaying.expectMissedCalls() == MissedCalls(unseen: 1, revision: 1))
+
+        // The cancel, then the count of bob's missed calls it raised.
         let (back, result) = try await cluster.connect("bob", on: "c", recovering: point)
-        #expect(result.recovery == Recovery(epoch: point.epoch, recovered: true, missed: 1))
-        #expect(result.epoch == point.epoch && result.seq == point.seq + 1)
+        #expect(result.recovery == Recovery(epoch: point.epoch, recovered: true, missed: 2))
+        #expect(result.epoch == point.epoch && result.seq == point.seq + 2)
         #expect(result.seq == bobStaying.recoveryPoint?.seq)
         #expect(result.activeCalls.isEmpty)
         #expect(try await back.expectPush() == .incomingCallCanceled(call: cancelled, reason: .cancelled))
-        await back.expectSilence()
+        #expect(try await back.expectMissedCalls() == MissedCalls(unseen: 1, revision: 1))
+        await back.expectSilence(includingMissedCalls: true)
         #expect(back.recoveryPoint?.seq == result.seq)
 
         // A position in no sequence of the user's recovers nothing; the device starts afresh.
@@ -73,11 +77,12 @@ import TestSupport
         let ended = try await alice.rejectCall(call.sessionId, status: .cancelled)
 
         let (back, result) = try await cluster.connect("bob", on: "b", recovering: point)
-        #expect(result.recovery?.missed == 2)
+        #expect(result.recovery?.missed == 3)
         #expect(try await back.expectPush() == .incomingCallReceived(call: call))
         #expect(try await back.expectPush() == .incomingCallCanceled(call: ended, reason: .cancelled))
-        await back.expectSilence()
-        #expect(back.recoveryPoint?.seq == point.seq + 2)
+        #expect(try await back.expectMissedCalls() == MissedCalls(unseen: 1, revision: 1))
+        await back.expectSilence(includingMissedCalls: true)
+        #expect(back.recoveryPoint?.seq == point.seq + 3)
     }
 
     @Test func aDeviceWhoseSequenceBrokeIsClosedWith4011AndRecoversWhatIsKept() async throws {
@@ -98,7 +103,8 @@ import TestSupport
         #expect(bob.closeCode == CloseCode.sequenceBroken)
         let (back, result) = try await cluster.connect("bob", on: "b", recovering: point)
         #expect(result.recovery == Recovery(epoch: point.epoch, recovered: false, missed: 0), "the gap is not kept")
-        #expect(result.seq == point.seq + 3 && result.activeCalls.isEmpty)
+        // The two lost numbers, the cancel, and the count of bob's missed calls it raised.
+        #expect(result.seq == point.seq + 4 && result.activeCalls.isEmpty)
         await back.expectSilence()
 
         // Redis lost bob's sequence while his device was connected: a push begins a new epoch,

@@ -60,11 +60,20 @@ struct MigrateSQLiteTests {
         let attached = try await sqlite.admin(
             "POST", "/v1/calls/standup.7/recordings/standup.7-r1", json: #"{"recordingUrl":"https://files.example/r1.mp4"}"#)
         #expect(attached.0 == 200)
+        // Bob misses two calls and marks the first seen: the copy keeps both and the count.
+        var missed: [Call] = []
+        for _ in 0..<2 {
+            let call = try await alice.ring("bob", ringing: [bob])
+            _ = try await alice.rejectCall(call.sessionId, status: .cancelled)
+            _ = try await bob.expectPush()
+            missed.append(call)
+        }
+        #expect(try await bob.markCallsSeen(through: missed[0].sessionId).unseen == 1)
         let ringing = try await alice.ring("carol", ringing: [carol])
         // The endpoint stops taking deliveries, so neither gateway changes them while they are compared.
         #expect(try await sqlite.admin("PATCH", "/v1/webhooks/default", json: #"{"enabled":false}"#).0 == 200)
         try await sqlite.awaitLogged(ringing.sessionId, for: "carol")
-        let sessions = [ended, rejected, group, ringing].map(\.sessionId) + ["standup.7"]
+        let sessions = ([ended, rejected, group, ringing] + missed).map(\.sessionId) + ["standup.7"]
         let before = try await Self.answers(sqlite, sessions: sessions)
         let lastCallID = try SQLiteCallLogStore(path: sqlite.database).lastCallID()
         sqlite.shutdown()
@@ -72,7 +81,9 @@ struct MigrateSQLiteTests {
         let target = try await SharedPostgres.freshDatabase()
         let copy = try ChildProcess("callgate", ["migrate-sqlite", "--from", sqlite.database, "--to", target, "--batch-size", "2"])
         #expect(await copy.exitStatus() == 0, "\(copy.standardError)")
-        #expect(copy.standardOutput.contains("  calls: 5 rows (5 read)"), "\(copy.standardOutput)")
+        #expect(copy.standardOutput.contains("  calls: 7 rows (7 read)"), "\(copy.standardOutput)")
+        #expect(copy.standardOutput.contains("  missed_calls: 2 rows (2 read)"), "\(copy.standardOutput)")
+        #expect(copy.standardOutput.contains("  missed_call_counts: 1 rows (1 read)"), "\(copy.standardOutput)")
         #expect(copy.standardOutput.contains("  call_members: "), "\(copy.standardOutput)")
 
         let postgres = try await TestGateway(store: .postgres, directory: sqlite.directory, database: target)

@@ -18,10 +18,10 @@ struct MissedCallFlowTests {
         let call = try await alice.ring("bob", ringing: [bobPhone, bobLaptop])
         let cancelled = try await alice.rejectCall(call.sessionId, status: .cancelled)
         for bob in [bobPhone, bobLaptop] {
-            #expect(try await bob.expectPush() == .incomingCallCanceled(call: cancelled, reason: .cancelled))
-            #expect(try await bob.expectPush() == .missedCallsChanged(MissedCalls(unseen: 1, revision: 1)))
+            #expect(try await bob.expectPush(includingMissedCalls: true) == .incomingCallCanceled(call: cancelled, reason: .cancelled))
+            #expect(try await bob.expectMissedCalls() == MissedCalls(unseen: 1, revision: 1))
         }
-        await alice.expectSilence(for: .milliseconds(100))
+        await alice.expectSilence(for: .milliseconds(100), includingMissedCalls: true)
 
         let tablet = try await gateway.socket()
         let connected = try await tablet.connect(token: try await gateway.token("bob"))
@@ -32,10 +32,10 @@ struct MissedCallFlowTests {
 
         #expect(try await bobPhone.markCallsSeen() == MissedCalls(unseen: 0, revision: 2))
         for bob in [bobPhone, bobLaptop, tablet] {
-            #expect(try await bob.expectPush() == .missedCallsChanged(MissedCalls(unseen: 0, revision: 2)))
+            #expect(try await bob.expectMissedCalls() == MissedCalls(unseen: 0, revision: 2))
         }
         #expect(try await bobLaptop.markCallsSeen() == MissedCalls(unseen: 0, revision: 2), "nothing left to mark")
-        await bobPhone.expectSilence(for: .milliseconds(300))
+        await bobPhone.expectSilence(for: .milliseconds(300), includingMissedCalls: true)
         let log = try #require(try await gateway.callLogs("bob").data.first)
         #expect(log.missed == true && log.seen == true)
         let outgoing = try #require(try await gateway.callLogs("alice").data.first)
@@ -52,14 +52,14 @@ struct MissedCallFlowTests {
         for _ in 0..<3 {
             let call = try await alice.ring("bob", ringing: [bob])
             _ = try await alice.rejectCall(call.sessionId, status: .cancelled)
-            _ = try await bob.expectPush()
+            _ = try await bob.expectPush(includingMissedCalls: true)
             if missed.isEmpty {
-                #expect(try await bob.expectPush() == .missedCallsChanged(MissedCalls(unseen: 1, revision: 1)))
+                #expect(try await bob.expectMissedCalls() == MissedCalls(unseen: 1, revision: 1))
             }
             missed.append(call)
         }
         // The two later changes came within the first one's interval: one push tells both.
-        #expect(try await bob.expectPush() == .missedCallsChanged(MissedCalls(unseen: 3, revision: 3)))
+        #expect(try await bob.expectMissedCalls() == MissedCalls(unseen: 3, revision: 3))
         #expect(try await bob.markCallsSeen(through: missed[1].sessionId).unseen == 1)
         let logs = try await gateway.callLogs("bob").data
         #expect(logs.map(\.sessionId) == missed.reversed().map(\.sessionId))
@@ -82,8 +82,8 @@ struct MissedCallFlowTests {
         _ = try await bob.rejectCall(declined.sessionId, status: .rejected)
         let busy = try await alice.ring("bob", ringing: [bob])
         _ = try await bob.rejectCall(busy.sessionId, status: .busy)
-        #expect(try await bob.expectPush() == .missedCallsChanged(MissedCalls(unseen: 1, revision: 1)))
-        await bob.expectSilence(for: .milliseconds(200))
+        #expect(try await bob.expectMissedCalls() == MissedCalls(unseen: 1, revision: 1))
+        await bob.expectSilence(for: .milliseconds(200), includingMissedCalls: true)
     }
 
     @Test(.timeLimit(.minutes(2))) func theCountIsInSyncAcrossNodes() async throws {
@@ -93,29 +93,17 @@ struct MissedCallFlowTests {
         let bobOnA = try await cluster.device("bob", on: "a")
         let bobOnB = try await cluster.device("bob", on: "b")
         let call = try await alice.ring("bob", ringing: [bobOnA, bobOnB])
-        _ = try await alice.rejectCall(call.sessionId, status: .cancelled)
+        let cancelled = try await alice.rejectCall(call.sessionId, status: .cancelled)
         for bob in [bobOnA, bobOnB] {
-            #expect(try await bob.pushes(until: .missedCallsChanged(MissedCalls(unseen: 1, revision: 1))))
+            #expect(try await bob.expectPush(includingMissedCalls: true) == .incomingCallCanceled(call: cancelled, reason: .cancelled))
+            #expect(try await bob.expectMissedCalls() == MissedCalls(unseen: 1, revision: 1))
         }
         let (tablet, connected) = try await cluster.connect("bob", on: "b")
         #expect(connected.missedCalls == MissedCalls(unseen: 1, revision: 1))
 
         #expect(try await bobOnB.markCallsSeen() == MissedCalls(unseen: 0, revision: 2))
         for bob in [bobOnB, tablet, bobOnA] {
-            #expect(try await bob.expectPush() == .missedCallsChanged(MissedCalls(unseen: 0, revision: 2)))
-        }
-    }
-}
-
-extension CallGateClient {
-    /// Reads pushes until `wanted`; false when another kind of push than a ring's end comes first.
-    func pushes(until wanted: Push, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Bool {
-        while true {
-            let push = try await expectPush(sourceLocation: sourceLocation)
-            if push == wanted {
-                return true
-            }
-            guard case .incomingCallCanceled = push else { return false }
+            #expect(try await bob.expectMissedCalls() == MissedCalls(unseen: 0, revision: 2))
         }
     }
 }

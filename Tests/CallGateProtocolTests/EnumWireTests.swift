@@ -34,13 +34,13 @@ import Testing
         #expect(Op.allCases.map(\.rawValue) == [
             "connect", "refreshToken", "ping", "initiateCall", "acceptCall", "confirmRinging", "rejectCall", "endCall",
             "generateToken", "joinSession", "leaveSession", "setMuted", "startRecording", "stopRecording",
-            "switchToVideo",
+            "switchToVideo", "markCallsSeen",
         ])
         #expect(EventName.allCases.map(\.rawValue) == [
             "onIncomingCallReceived", "onOutgoingCallAccepted", "onOutgoingCallRejected",
             "onOutgoingCallRinging", "onIncomingCallCanceled", "onCallEndedMessageReceived",
             "onUserJoined", "onUserLeft", "onUserListChanged", "onUserMuted", "onRecordingToggled",
-            "onCallSwitchedToVideo", "onSessionTimeout", "onCallEnded",
+            "onCallSwitchedToVideo", "onSessionTimeout", "onCallEnded", "onMissedCallsChanged",
         ])
         #expect(CancelReason.allCases.map(\.rawValue) == [
             "answeredElsewhere", "rejectedElsewhere", "cancelled", "unanswered", "ended",

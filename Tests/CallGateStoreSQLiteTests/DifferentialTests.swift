@@ -6,7 +6,8 @@ import Testing
 @testable import CallGateStoreSQLite
 
 /// The SQLite store answers exactly as the in-memory reference store for the same writes:
-/// random calls, re-saves, groups and recording URLs, then many random queries.
+/// random calls, re-saves, groups, recording URLs and missed calls marked seen, then many random
+/// queries.
 struct DifferentialTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func sqliteAnswersAsTheInMemoryStore(seed: UInt64) throws {
@@ -17,8 +18,8 @@ struct DifferentialTests {
             var nextID: Int64 = 1
             for _ in 0..<80 {
                 let batch = random.batch(saved: &saved, nextID: &nextID, maxCalls: 12)
-                try sqlite.apply(batch)
-                try reference.apply(batch)
+                #expect(try sqlite.apply(batch) == reference.apply(batch))
+                try random.markSomeCallsSeen(in: sqlite, as: reference, maxID: nextID)
                 for _ in 0..<2 {
                     let session = "s\(Int.random(in: 0..<40, using: &random.rng))"
                     let rid = "\(session)-r\(Int.random(in: 1...3, using: &random.rng))"
@@ -45,6 +46,7 @@ struct DifferentialTests {
                         == reference.calls(sessionId: "s\(session)", visibleTo: viewer))
                 }
             }
+            try RandomCalls.expectSameMissedCalls(in: sqlite, as: reference, maxID: nextID)
         }
     }
 }

@@ -13,13 +13,17 @@ struct OpeningTests {
         try withStore { store, _ in
             let (tables, migrations) = try store.pool.read { db in
                 (
-                    try ["calls", "call_participants", "call_members", "recording_urls", "call_groups", "write_probe"]
-                        .filter { try db.tableExists($0) },
+                    try [
+                        "calls", "call_participants", "call_members", "recording_urls", "call_groups", "write_probe",
+                        "missed_calls", "missed_call_counts",
+                    ].filter { try db.tableExists($0) },
                     try CallLogSchema.migrator.completedMigrations(db)
                 )
             }
-            #expect(tables == ["calls", "call_members", "recording_urls", "call_groups", "write_probe"])
-            #expect(migrations.count == 4)
+            #expect(tables == [
+                "calls", "call_members", "recording_urls", "call_groups", "write_probe", "missed_calls", "missed_call_counts",
+            ])
+            #expect(migrations.count == 5)
             #expect(try store.lastCallID() == 0)
             #expect(try store.openCalls().isEmpty)
             #expect(try store.groups().isEmpty)
@@ -36,7 +40,7 @@ struct OpeningTests {
             let reopened = try SQLiteCallLogStore(path: path)
             #expect(try reopened.openCalls() == [record])
             #expect(try reopened.groups().map(\.guid) == ["g"])
-            #expect(try reopened.pool.read { try CallLogSchema.migrator.completedMigrations($0) }.count == 4)
+            #expect(try reopened.pool.read { try CallLogSchema.migrator.completedMigrations($0) }.count == 5)
         }
     }
 

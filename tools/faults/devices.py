@@ -69,6 +69,7 @@ class Device(threading.Thread):
         self.active: list[dict] = []  # the last connect's activeCalls
         self.sessions: set[str] = set()  # the meet sessions this socket has joined
         self.stopping = threading.Event()
+        self.missed: dict | None = None  # the newest {unseen, revision} of the user's missed calls heard
 
     # ------------------------------------------------------------------ the random life
 
@@ -102,6 +103,14 @@ class Device(threading.Thread):
             self.request("confirmRinging", {"sessionId": session})
         elif roll < 0.04:
             self.drop(abrupt=self.rng.random() < 0.5)
+        elif roll < 0.07 and self.missed and self.missed["unseen"] > 0:
+            # Seen on this device: all of them, or up to a call it knows of (which may not be in
+            # the user's log: a meeting, or a call that died before it was durable).
+            known = sorted(self.view)
+            data = {"sessionId": self.rng.choice(known)} if known and self.rng.random() < 0.4 else {}
+            reply = self.request("markCallsSeen", data)
+            if reply is not None and "result" in reply:
+                self.note_missed(reply["result"])
         elif roll < 0.10:
             if self.sessions and self.rng.random() < 0.6:
                 self.leave_meeting(self.rng.choice(sorted(self.sessions)))
@@ -156,6 +165,8 @@ class Device(threading.Thread):
             self.epoch = result["epoch"]
             self.connection_id = result["connectionId"]
             self.active = result["activeCalls"]
+            if "unseenMissedCalls" in result:
+                self.note_missed({"unseen": result["unseenMissedCalls"], "revision": result["missedCallsRevision"]})
             self.sessions = {session["sessionId"] for session in result.get("resumedSessions", [])}
             for call in self.active:
                 self.learn(call, ringing=call["callStatus"] == "initiated" and call["initiator"]["uid"] != self.uid)
@@ -258,8 +269,16 @@ class Device(threading.Thread):
         if entry["status"] in TERMINAL:
             entry["ringing"] = False
 
+    def note_missed(self, count: dict) -> None:
+        """Keeps `count` of the user's missed calls when it is newer than the one heard."""
+        if self.missed is None or count["revision"] > self.missed["revision"]:
+            self.missed = {"unseen": count["unseen"], "revision": count["revision"]}
+
     def hear(self, push: dict) -> None:
         event, data = push["event"], push["data"]
+        if event == "onMissedCallsChanged":
+            self.note_missed(data)
+            return
         call = data.get("call")
         if call is None:
             return
@@ -310,6 +329,19 @@ class Device(threading.Thread):
                 if self.ws is None and not self.reconnect():
                     return
                 time.sleep(0.5)
+
+    def await_missed(self, latest: dict, within: float) -> None:
+        """Reads pushes until this device heard its user's count of missed calls at revision
+        `latest` (a change may be held back for the user's coalescing interval), for at most
+        `within` seconds; records what it heard last."""
+        deadline = time.monotonic() + within
+        while self.ws is not None and time.monotonic() < deadline:
+            if self.missed is not None and self.missed["revision"] >= latest["revision"]:
+                break
+            self.pump(min(deadline, time.monotonic() + 0.5))
+        if self.ws is not None:
+            self.journal.add(kind="missed-calls", device=self.device, uid=self.uid, conn=self.conn,
+                             known=self.missed or {"unseen": 0, "revision": 0})
 
     def probe_busy(self, within: float) -> None:
         """Whether this user may start a call now that none lives: rings a user nobody is, and

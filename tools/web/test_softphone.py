@@ -66,8 +66,19 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     bob.hidden("incoming")
     bob.saw_event("onIncomingCallCanceled", "cancelled")
 
+    # Both of Bob's pages show the missed call's badge; seen on one, it clears on both.
+    for device in (bob, bob_tablet):
+        device.saw_event("onMissedCallsChanged", "1 unseen")
+        device.wait(lambda _: device.el("missed-badge").is_displayed() and device.el("missed-badge").text == "1 missed",
+                    "the badge never showed the missed call")
+    bob.wait_history(lambda rows: len(rows) == 2 and "unseen" in rows[0]["class"], "the missed call never showed unseen")
+    bob_tablet.click("mark-seen")
+    for device in (bob, bob_tablet):
+        device.hidden("missed-badge")
+    bob.saw_event("onMissedCallsChanged", "0 unseen")
+
     # The history, newest first: the missed call marked, then the ended video call.
-    bob.wait_history(lambda rows: len(rows) == 2, "Bob's history never listed both calls")
+    bob.wait_history(lambda rows: len(rows) == 2 and "unseen" not in rows[0]["class"], "the missed call never showed seen")
     missed, ended = bob.history()
     assert missed["missed"] == "true" and "missed" in missed["class"] and missed["direction"] == "incoming"
     assert ended["missed"] == "false" and ended["status"] == "ended" and ended["type"] == "video"

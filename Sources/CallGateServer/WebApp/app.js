@@ -75,6 +75,7 @@ async function signIn(event) {
     show("signin", false);
     show("app", true);
     setStatus("Connected.");
+    showMissedCalls(client.missedCalls);
     ringIfCalled(result.activeCalls);
     await loadHistory();
   } catch (error) {
@@ -102,6 +103,7 @@ function listen(client) {
   });
   client.addEventListener("open", (e) => {
     setStatus("Connected.");
+    showMissedCalls(client.missedCalls);
     if (e.detail.recovery && !e.detail.recovery.recovered) rebuild(e.detail.activeCalls);
     // A new socket is a new device to the gateway: the ring shown here counts again.
     if (e.detail.recovery && state.incoming) confirmShown(state.incoming);
@@ -147,6 +149,11 @@ function listen(client) {
       show("outgoing", false);
     }
     if (state.active && state.active.sessionId === e.detail.call.sessionId) leaveView();
+    loadHistory();
+  });
+  client.addEventListener("onMissedCallsChanged", (e) => {
+    logEvent("onMissedCallsChanged", `${e.detail.unseen} unseen`);
+    showMissedCalls(e.detail);
     loadHistory();
   });
   client.addEventListener("onUserJoined", (e) => logEvent("onUserJoined", nameOf(e.detail.user)));
@@ -410,6 +417,19 @@ function formatTime(unixSeconds) {
   return unixSeconds ? new Date(unixSeconds * 1000).toLocaleString() : "";
 }
 
+// The badge of missed calls no device of this user marked seen, and the button that marks them.
+function showMissedCalls(count) {
+  const unseen = count ? count.unseen : 0;
+  $("missed-badge").textContent = `${unseen} missed`;
+  show("missed-badge", unseen > 0);
+  show("mark-seen", unseen > 0);
+}
+
+async function markSeen() {
+  const count = await act("markCallsSeen", () => state.client.markCallsSeen());
+  if (count) showMissedCalls(count);
+}
+
 async function loadHistory(event) {
   if (event) event.preventDefault();
   if (!state.client) return;
@@ -425,6 +445,7 @@ async function loadHistory(event) {
     item.dataset.direction = log.callDirection;
     item.dataset.missed = String(Boolean(log.missed));
     if (log.missed) item.classList.add("missed");
+    if (log.missed && !log.seen) item.classList.add("unseen");
     const arrow = log.callDirection === "incoming" ? "←" : "→";
     const other = log.callCategory === "meet" ? `meeting ${log.sessionId}` : counterpart(log);
     item.textContent = `${arrow} ${other} · ${log.callType} · ${log.missed ? "missed" : log.callStatus} · ${formatDuration(log.duration)} · ${formatTime(log.initiatedAt)}`;
@@ -623,6 +644,7 @@ $("mute-button").addEventListener("click", toggleMute);
 $("record-button").addEventListener("click", toggleRecording);
 $("video-button").addEventListener("click", switchToVideo);
 $("history-filters").addEventListener("submit", loadHistory);
+$("mark-seen").addEventListener("click", markSeen);
 $("filter-type").addEventListener("change", () => loadHistory());
 $("filter-direction").addEventListener("change", () => loadHistory());
 $("webhooks-form").addEventListener("submit", webhooksUrlChanged);

@@ -44,6 +44,11 @@
  * pushes follow, how many, the `session` of each one resumed and of each one joined again,
  * and the ids of the sessions this client is no longer in (the app leaves their call screens).
  *
+ * Missed calls: `missedCalls` holds the newest `{unseen, revision}` this client knows of its user's
+ * unseen missed calls (from the connect result's `unseenMissedCalls` and `missedCallsRevision`,
+ * `onMissedCallsChanged` pushes and `markCallsSeen` answers); `onMissedCallsChanged` is
+ * dispatched only when it is newer than that (counts from different gateway nodes may cross).
+ *
  * Token lifetime: the gateway closes a socket with 4003 when its token expires (the connect
  * result's `tokenExpiresAt`). Call `refreshToken(newToken)` before then, or give the client a
  * `fetchToken` function and it does so itself, a minute before expiry (halfway, for tokens that
@@ -103,6 +108,8 @@ export class CallGateClient extends EventTarget {
     this._replay = null;
     /** The sessions this client joined and has not left: sessionId -> the `idleTimeout` it joined with. */
     this._joined = new Map();
+    /** The newest `{unseen, revision}` of the user's unseen missed calls; null until known. */
+    this.missedCalls = null;
   }
 
   /** Whether the socket is open and `connect` succeeded. */
@@ -137,6 +144,9 @@ export class CallGateClient extends EventTarget {
           this._attempt = 0;
           this.session = result;
           this._clockOffsetMs = result.serverTime - Date.now();
+          if (result.unseenMissedCalls != null) {
+            this._noteMissedCalls({ unseen: result.unseenMissedCalls, revision: result.missedCallsRevision });
+          }
           this._follow(result);
           this._scheduleRefresh();
           this._emit("open", result);
@@ -182,6 +192,16 @@ export class CallGateClient extends EventTarget {
   endCall(sessionId) { return this._leaving("endCall", { sessionId }); }
   /** Round trip to the gateway. */
   ping() { return this._request("ping", {}); }
+  /**
+   * Marks the user's missed calls seen on every device: all of them, or those up to the call
+   * `sessionId` of the call log. Resolves with `{unseen, revision}` after the change (also kept
+   * in `missedCalls`); every device hears it in `onMissedCallsChanged` when it changed.
+   */
+  async markCallsSeen(sessionId) {
+    const result = await this._request("markCallsSeen", sessionId ? { sessionId } : {});
+    this._noteMissedCalls(result);
+    return result;
+  }
   /**
    * Extends this socket's life with a newer token for the same user; resolves with
    * `{tokenExpiresAt}` and makes `token` the one reconnects use. Rejects with `AUTH_ERR` for a
@@ -282,6 +302,7 @@ export class CallGateClient extends EventTarget {
     if (typeof frame.event === "string") {
       if (!this._isNew(frame.seq)) return;
       if (frame.event === "onCallEnded" && frame.data) this._joined.delete(frame.data.sessionId);
+      if (frame.event === "onMissedCallsChanged" && !this._noteMissedCalls(frame.data)) return;
       this._emit(frame.event, frame.data);
       return;
     }
@@ -294,6 +315,13 @@ export class CallGateClient extends EventTarget {
     } else {
       pending.resolve(frame.result);
     }
+  }
+
+  /** Keeps `count` as `missedCalls` when it is newer than the one held; says whether it was. */
+  _noteMissedCalls(count) {
+    if (!count || (this.missedCalls && this.missedCalls.revision >= count.revision)) return false;
+    this.missedCalls = { unseen: count.unseen, revision: count.revision };
+    return true;
   }
 
   _socketClosed(socket, event) {
