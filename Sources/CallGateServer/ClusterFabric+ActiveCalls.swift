@@ -10,11 +10,12 @@ import Foundation
 /// (as the last heartbeat saw them) once its subscription is confirmed. Service thread only.
 extension ClusterFabric {
     /// Writes, after write `barrier`, the entries of the users `outcome` touched: those it pushed
-    /// to, and those whose engagement changed.
+    /// to about a call (not a count of missed calls), and those whose engagement changed.
     func indexActiveCalls<Reply>(of outcome: Outcome<Reply>, after barrier: UInt64) {
         guard !outcome.deliveries.isEmpty || !outcome.engagements.isEmpty else { return }
         var touched = Set(outcome.engagements)
         for delivery in outcome.deliveries {
+            if case .missedCallsChanged = delivery.push { continue }
             touched.formUnion(delivery.users)
         }
         indexActiveCalls(of: Array(touched), after: barrier)

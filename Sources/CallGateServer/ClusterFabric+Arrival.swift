@@ -53,22 +53,31 @@ extension ClusterFabric {
     /// Once the device has its slot, listens to its user's pushes, reads their push sequence,
     /// the calls of the other nodes and their missed calls, and registers it. Pushes to the user
     /// reach this node once Redis confirmed its subscription: only then are the sequence, the
-    /// calls and the missed calls read, and the device told it is connected. Until then it may
-    /// send no op, and the `connect` deadline still runs; pushes that come meanwhile are held
-    /// for it (`ArrivingPushes`).
+    /// calls and the missed calls read (Redis and the store at once), and the device told it is
+    /// connected. Until then it may send no op, and the `connect` deadline still runs; pushes
+    /// that come meanwhile are held for it (`ArrivingPushes`).
     private func listen(
         _ connection: ClientConnection, as claims: TokenClaims, recovering recover: RecoverParams?,
         answering request: ReplyAddress
     ) {
         let uid = claims.user.uid
         cluster.bus.listen(to: uid) { [self] in
+            var missedCalls: MissedCalls??
+            var redis: (recall: Result<PushStream.Recall, RedisFailure>, elsewhere: CallsElsewhere)?
+            let registerWhenBothRead: () -> Void = { [self] in
+                guard let read = missedCalls, let redis else { return }
+                register(
+                    connection, as: claims, recovering: recover, recall: redis.recall, elsewhere: redis.elsewhere,
+                    missedCalls: read, answering: request)
+            }
+            service.readMissedCalls(of: uid) { read in
+                missedCalls = .some(read)
+                registerWhenBothRead()
+            }
             cluster.pushes.read(uid, recovering: recover.map { ($0.epoch, $0.seq) }) { [self] recall in
-                activeCallsElsewhere(of: uid) { [self] elsewhere in
-                    service.readMissedCalls(of: uid) { [self] missedCalls in
-                        register(
-                            connection, as: claims, recovering: recover, recall: recall, elsewhere: elsewhere,
-                            missedCalls: missedCalls, answering: request)
-                    }
+                activeCallsElsewhere(of: uid) { elsewhere in
+                    redis = (recall, elsewhere)
+                    registerWhenBothRead()
                 }
             }
         }

@@ -224,15 +224,18 @@ extension ClusterFabric {
         }
     }
 
-    /// How many devices each of `callees` has on every node, by what this node holds and what
-    /// the other nodes' live runs wrote in Redis (`devices`, per callee; a dead run does not
-    /// count, and one that joined since the last heartbeat only once it said so).
+    /// How many devices each of `callees` has on every node, by what this node holds (its
+    /// devices on their way in too: they listen to their user's pushes already, so a ring now
+    /// reaches them once they are in, as their node's claim in Redis counts them for the other
+    /// nodes) and what the other nodes' live runs wrote in Redis (`devices`, per callee; a dead
+    /// run does not count, and one that joined since the last heartbeat only once it said so).
     func onlineDevices(of callees: [String], elsewhere devices: [String: [UserPresence.Entry]]) -> [String: Int] {
         let runs = cluster.membership.liveRuns
         var online: [String: Int] = [:]
         for uid in callees {
             let remote = (devices[uid] ?? []).filter { $0.node != cluster.nodeID && runs[$0.node] == $0.incarnation }
-            online[uid] = self.devices(of: uid).count + remote.reduce(0) { $0 + min($1.count, Self.maxDevicesCounted) }
+            online[uid] = self.devices(of: uid).count + arriving(uid)
+                + remote.reduce(0) { $0 + min($1.count, Self.maxDevicesCounted) }
         }
         return online
     }

@@ -14,7 +14,9 @@ extension GatewayService {
     /// tells their devices; the devices on their way in get the newer counts.
     func missedCallsChanged(_ counts: [String: MissedCalls], urgent: Bool = false) {
         missedCallReads.heard(counts)
-        send(core.missedCallsChanged(counts, urgent: urgent))
+        let outcome = core.missedCallsChanged(counts, urgent: urgent)
+        armCoreTimer(at: outcome.nextDeadline)
+        output.deliver(outcome.deliveries, after: 0)
     }
 
     /// Marks the missed calls of the device's user seen (all, or up to the call `sessionId`),
@@ -52,22 +54,60 @@ extension GatewayService {
     }
 
     /// Reads `uid`'s missed-call count on `storeReads`, then gives `done`, on the service
-    /// thread, the newer of it and what this node told since the read began (nil when the store
-    /// could not be read: the device hears the next change).
+    /// thread, the newer of it and what this node told since the read began; when the store
+    /// could not be read, or not within `missedCallsReadTimeout` (a connect never waits on a
+    /// slow store), what this node told lately, else nil. A read that answers late is told to the user's devices, the new one
+    /// included, as any change (the Core tells it only when it is newer than what it told).
     func readMissedCalls(of uid: String, then done: @escaping (MissedCalls?) -> Void) {
         missedCallReads.began(uid)
         let store = store
-        let done = ServiceThreadBox(done)
+        let waiting = ServiceThreadBox(MissedCallRead(done))
         storeReads.async { [self, logger] in
             let read = Result { try store.missedCalls(of: uid) }
             context.post { [self] in
                 if case .failure(let error) = read {
                     logger.warning("missed calls could not be read at connect", metadata: ["uid": "\(uid)", "error": "\(error)"])
                 }
-                let known = [try? read.get(), missedCallReads.ended(uid), core.missedCalls(of: uid)]
-                done.value(known.compactMap(\.self).max { $0.revision < $1.revision })
+                let heard = missedCallReads.ended(uid)
+                guard let newest = [try? read.get(), heard, core.missedCalls(of: uid)].compactMap(\.self)
+                    .max(by: { $0.revision < $1.revision })
+                else {
+                    waiting.value.finish(with: nil)
+                    return
+                }
+                if !waiting.value.finish(with: newest) {
+                    missedCallsChanged([uid: newest])
+                }
             }
         }
+        let timeout = Self.missedCallsReadTimeout
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout.wholeMilliseconds))) { [self] in
+            context.post { [self] in
+                waiting.value.finish(with: core.missedCalls(of: uid))
+            }
+        }
+    }
+
+    /// How long a connect waits for its user's missed-call count.
+    static let missedCallsReadTimeout: Duration = .milliseconds(500)
+}
+
+/// A connect waiting for its user's missed-call count: answered once, by the read or by the
+/// timeout, whichever comes first. Service thread only.
+final class MissedCallRead {
+    private var done: ((MissedCalls?) -> Void)?
+
+    init(_ done: @escaping (MissedCalls?) -> Void) {
+        self.done = done
+    }
+
+    /// Answers with `count` unless answered already; says whether it did.
+    @discardableResult
+    func finish(with count: MissedCalls?) -> Bool {
+        guard let done else { return false }
+        self.done = nil
+        done(count)
+        return true
     }
 }
 
