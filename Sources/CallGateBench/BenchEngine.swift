@@ -154,7 +154,13 @@ final class BenchEngine: WebSocketDelegate, @unchecked Sendable {
             return
         }
         if fields.event != nil {
-            driver.push(PushKind(fields), on: socket, fields: fields, now: now)
+            let kind = PushKind(fields)
+            // Every missed ring raises its callees' count of missed calls: counted, not followed.
+            if kind == .missedCallsChanged {
+                metrics.counts.missedCallCounts += 1
+            } else {
+                driver.push(kind, on: socket, fields: fields, now: now)
+            }
             return
         }
         if let code = fields.errorCode.map({ _ in fields.errorCodeText ?? "" }) {

@@ -189,6 +189,9 @@ public struct BenchCounts: Codable, Sendable, Equatable {
     public var reconnects = 0
     /// Calls or rings that were due but not started: every pair or group was still busy.
     public var skipped = 0
+    /// `onMissedCallsChanged` pushes: the callees' counts of missed calls (every ring the
+    /// generator cancels is a missed call of theirs), counted and not followed.
+    public var missedCallCounts = 0
     /// Frames sent and received over the whole run.
     public var framesSent = 0
     public var framesReceived = 0

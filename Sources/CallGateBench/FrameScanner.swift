@@ -196,6 +196,8 @@ public enum PushKind: Sendable, Equatable {
     case outgoingCallRejected
     case incomingCallCanceled
     case callEndedMessageReceived
+    /// The user's count of unseen missed calls: news of the user, not of a call a driver follows.
+    case missedCallsChanged
     case other
 
     private static let names: [(PushKind, [UInt8])] = [
@@ -204,6 +206,7 @@ public enum PushKind: Sendable, Equatable {
         (.outgoingCallAccepted, Array(EventName.onOutgoingCallAccepted.rawValue.utf8)),
         (.callEndedMessageReceived, Array(EventName.onCallEndedMessageReceived.rawValue.utf8)),
         (.outgoingCallRejected, Array(EventName.onOutgoingCallRejected.rawValue.utf8)),
+        (.missedCallsChanged, Array(EventName.onMissedCallsChanged.rawValue.utf8)),
     ]
 
     /// The kind of a push frame's event.

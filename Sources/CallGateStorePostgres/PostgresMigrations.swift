@@ -155,7 +155,6 @@ public enum PostgresMigrations {
                 uid text COLLATE "C" NOT NULL, call_id bigint NOT NULL REFERENCES calls (id), seen_at timestamptz,
                 PRIMARY KEY (uid, call_id))
             """,
-            "CREATE INDEX missed_calls_unseen ON missed_calls (uid, call_id) WHERE seen_at IS NULL",
             """
             CREATE TABLE missed_call_counts (
                 uid text COLLATE "C" PRIMARY KEY, unseen integer NOT NULL, revision bigint NOT NULL)

@@ -191,8 +191,9 @@ enum CallLogSchema {
 
     /// v5: each user's missed calls (`MissedCallStore`), with when a device marked them seen
     /// (Unix ms; NULL while unseen), and per user the count of the unseen ones with its
-    /// revision. Calls missed before v5 have no row: they count as seen. The partial index
-    /// serves `markCallsSeen` and the call log's `seen`, so neither reads the seen ones.
+    /// revision. Calls missed before v5 have no row: they count as seen. The primary key serves
+    /// `markCallsSeen` (a user's rows up to a call) and the call log's `seen` (one row per call
+    /// of a page); no other index, so a missed call costs one row and a count update.
     private static func createMissedCalls(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE missed_calls (
@@ -201,7 +202,6 @@ enum CallLogSchema {
                 seen_at INTEGER,
                 PRIMARY KEY (uid, call_id)
             ) WITHOUT ROWID, STRICT;
-            CREATE INDEX missed_calls_unseen ON missed_calls(uid, call_id) WHERE seen_at IS NULL;
             CREATE TABLE missed_call_counts (
                 uid TEXT PRIMARY KEY NOT NULL,
                 unseen INTEGER NOT NULL,

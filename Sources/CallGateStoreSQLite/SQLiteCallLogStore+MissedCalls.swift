@@ -11,8 +11,8 @@ extension SQLiteCallLogStore {
         }
     }
 
-    /// Marks the calls seen in one write transaction: the unseen ones up to the limit (through the
-    /// partial index `missed_calls_unseen`), then the count, lowered by as many, with its
+    /// Marks the calls seen in one write transaction: the unseen ones up to the limit (the user's
+    /// rows by primary key), then the count, lowered by as many, with its
     /// revision raised; nothing changes when none was unseen.
     public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> MissedCalls? {
         try write("marking missed calls seen") { db in
