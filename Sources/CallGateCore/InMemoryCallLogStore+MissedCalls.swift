@@ -35,7 +35,7 @@ extension InMemoryCallLogStore {
         state.withLock { $0.missed.counts[uid] ?? MissedCalls(unseen: 0, revision: 0) }
     }
 
-    public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> MissedCalls? {
+    public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {
         state.withLock { state in
             var limit = Int64.max
             if let sessionId {
@@ -48,9 +48,11 @@ extension InMemoryCallLogStore {
                 state.missed.calls[uid]?[id] = .some(at)
                 marked += 1
             }
-            guard marked > 0 else { return state.missed.counts[uid] ?? MissedCalls(unseen: 0, revision: 0) }
+            guard marked > 0 else {
+                return SeenMark(count: state.missed.counts[uid] ?? MissedCalls(unseen: 0, revision: 0), marked: 0)
+            }
             state.missed.counts[uid]?.unseen -= marked
-            return state.missed.revise([uid])[uid]
+            return state.missed.revise([uid])[uid].map { SeenMark(count: $0, marked: marked) }
         }
     }
 

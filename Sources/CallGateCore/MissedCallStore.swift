@@ -16,11 +16,26 @@ public protocol MissedCallStore {
     func missedCalls(of uid: String) throws -> MissedCalls
     /// Marks `uid`'s unseen missed calls seen at `at` (Unix milliseconds), durably: every one, or
     /// with `sessionId` those up to that call in their log (call log order, it included).
-    /// Returns the count after; nil, changing nothing, when `sessionId` names no call of uid's
-    /// log.
-    func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> MissedCalls?
+    /// Returns the count after and how many it marked; nil, changing nothing, when `sessionId`
+    /// names no call of uid's log.
+    func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark?
     /// Which of the calls `ids` are missed calls of `uid` that no device marked seen yet.
     func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64>
+}
+
+/// What a `markCallsSeen` did: the count after it, and how many calls it marked (0: nothing
+/// changed, and the revision is the one before).
+public struct SeenMark: Hashable, Sendable {
+    /// The user's count after the change.
+    public var count: MissedCalls
+    /// How many unseen missed calls it marked seen.
+    public var marked: Int
+
+    /// Makes a result.
+    public init(count: MissedCalls, marked: Int) {
+        self.count = count
+        self.marked = marked
+    }
 }
 
 /// What one `apply` transaction did beyond its writes.

@@ -35,14 +35,16 @@ extension GatewayService {
         let store = store
         let now = clock.nowMillis()
         storeReads.async { [self, logger] in
-            let marked: Result<MissedCalls?, any Error> = Result {
+            let marked: Result<SeenMark?, any Error> = Result {
                 try store.markCallsSeen(of: user.uid, through: params.sessionId, at: now)
             }
             context.post { [self] in
                 switch marked {
-                case .success(let count?):
-                    output.succeed(request, with: count)
-                    missedCallsChanged([user.uid: count], urgent: true)
+                case .success(let mark?):
+                    output.succeed(request, with: mark.count)
+                    if mark.marked > 0 {
+                        missedCallsChanged([user.uid: mark.count], urgent: true)
+                    }
                 case .success(nil):
                     output.fail(request, code: .callNotFound, message: "no call with session id '\(params.sessionId ?? "")' in your call log")
                 case .failure(let error):
@@ -56,8 +58,9 @@ extension GatewayService {
     /// Reads `uid`'s missed-call count on `storeReads`, then gives `done`, on the service
     /// thread, the newer of it and what this node told since the read began; when the store
     /// could not be read, or not within `missedCallsReadTimeout` (a connect never waits on a
-    /// slow store), what this node told lately, else nil. A read that answers late is told to the user's devices, the new one
-    /// included, as any change (the Core tells it only when it is newer than what it told).
+    /// slow store), what this node told lately, else nil. A read that answers late is told to
+    /// the user's devices, the new one included, as any change (the Core tells it only when it
+    /// is newer than what it told).
     func readMissedCalls(of uid: String, then done: @escaping (MissedCalls?) -> Void) {
         missedCallReads.began(uid)
         let store = store

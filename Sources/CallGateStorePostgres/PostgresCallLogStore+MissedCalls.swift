@@ -17,7 +17,7 @@ extension PostgresCallLogStore {
     /// Marks the calls seen in one transaction: the unseen ones up to the limit, then the count,
     /// lowered by as many, with its revision raised (the count's row lock orders this against
     /// a node noting a new missed call); nothing changes when none was unseen.
-    public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> MissedCalls? {
+    public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {
         try blocking { [self] in
             try await transaction("marking missed calls seen") { [self] connection in
                 var limit = Int64.max
@@ -32,15 +32,20 @@ extension PostgresCallLogStore {
                     guard let last else { return nil }
                     limit = last
                 }
-                _ = try await connection.query("""
+                var marked = 0
+                for try await rows in try await connection.query("""
                     WITH marked AS (
                         UPDATE missed_calls SET seen_at = callgate_time(\(at))
-                        WHERE uid = \(uid) AND seen_at IS NULL AND call_id <= \(limit) RETURNING 1)
-                    UPDATE missed_call_counts SET unseen = greatest(0, unseen - (SELECT count(*) FROM marked)),
-                        revision = revision + 1
-                    WHERE uid = \(uid) AND EXISTS (SELECT 1 FROM marked)
-                    """, logger: logger)
-                return try await count(of: uid, on: connection)
+                        WHERE uid = \(uid) AND seen_at IS NULL AND call_id <= \(limit) RETURNING 1),
+                    counted AS (
+                        UPDATE missed_call_counts SET unseen = greatest(0, unseen - (SELECT count(*) FROM marked)),
+                            revision = revision + 1
+                        WHERE uid = \(uid) AND EXISTS (SELECT 1 FROM marked))
+                    SELECT count(*) FROM marked
+                    """, logger: logger).decode(Int.self) {
+                    marked = rows
+                }
+                return SeenMark(count: try await count(of: uid, on: connection), marked: marked)
             }
         }
     }

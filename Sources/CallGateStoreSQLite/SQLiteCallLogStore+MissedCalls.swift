@@ -14,7 +14,7 @@ extension SQLiteCallLogStore {
     /// Marks the calls seen in one write transaction: the unseen ones up to the limit (the user's
     /// rows by primary key), then the count, lowered by as many, with its
     /// revision raised; nothing changes when none was unseen.
-    public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> MissedCalls? {
+    public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {
         try write("marking missed calls seen") { db in
             var limit = Int64.max
             if let sessionId {
@@ -34,7 +34,7 @@ extension SQLiteCallLogStore {
                     UPDATE missed_call_counts SET unseen = max(0, unseen - ?), revision = revision + 1 WHERE uid = ?
                     """).execute(arguments: [marked, uid])
             }
-            return try Self.count(of: uid, in: db)
+            return SeenMark(count: try Self.count(of: uid, in: db), marked: marked)
         }
     }
 

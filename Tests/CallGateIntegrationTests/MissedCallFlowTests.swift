@@ -36,6 +36,10 @@ struct MissedCallFlowTests {
         }
         #expect(try await bobLaptop.markCallsSeen() == MissedCalls(unseen: 0, revision: 2), "nothing left to mark")
         await bobPhone.expectSilence(for: .milliseconds(300), includingMissedCalls: true)
+        // Nor once the count's interval is over: marking nothing is no change.
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(try await bobLaptop.markCallsSeen() == MissedCalls(unseen: 0, revision: 2))
+        await bobPhone.expectSilence(for: .milliseconds(300), includingMissedCalls: true)
         let log = try #require(try await gateway.callLogs("bob").data.first)
         #expect(log.missed == true && log.seen == true)
         let outgoing = try #require(try await gateway.callLogs("alice").data.first)

@@ -201,7 +201,7 @@ final class ScriptedStore: CallLogStore, ForwardingWebhookOutbox {
     }
     func isWritable() -> Bool { state.withLock { !$0.down && $0.failures == 0 } }
     func missedCalls(of uid: String) throws -> MissedCalls { try inner.missedCalls(of: uid) }
-    func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> MissedCalls? {
+    func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {
         try inner.markCallsSeen(of: uid, through: sessionId, at: at)
     }
     func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64> {
