@@ -91,25 +91,27 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
     /// or they declined it as busy. A plain decline is not a missed call.
     public func isMissed(by uid: String) -> Bool {
         guard uid != initiator.uid, let me = participants.first(where: { $0.uid == uid }) else { return false }
-        switch me.state {
-        case .missed: return true
-        case .declined: return callStatus == .busy
-        case .joined, .ringing: return false
-        }
+        return isMissed(as: me.state)
     }
 
     /// The users for whom it is a missed call (`isMissed(by:)`), each once, in participant order.
     public var missedUIDs: [String] {
         var seen: Set<String> = []
-        var missed: [String] = []
-        for participant in participants where seen.insert(participant.uid).inserted && participant.uid != initiator.uid {
-            switch participant.state {
-            case .missed: missed.append(participant.uid)
-            case .declined where callStatus == .busy: missed.append(participant.uid)
-            case .declined, .joined, .ringing: break
-            }
+        return participants.compactMap { participant in
+            guard seen.insert(participant.uid).inserted, participant.uid != initiator.uid,
+                  isMissed(as: participant.state) else { return nil }
+            return participant.uid
         }
-        return missed
+    }
+
+    /// Whether a callee whose part is `state` missed it: the call stopped ringing them, or they
+    /// declined it as busy.
+    private func isMissed(as state: CallLogParticipantState) -> Bool {
+        switch state {
+        case .missed: true
+        case .declined: callStatus == .busy
+        case .joined, .ringing: false
+        }
     }
 
     /// The call as `uid` sees it in their log, with stays in progress counted up to `now`;
