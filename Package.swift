@@ -56,7 +56,7 @@ let package = Package(
                 .embedInCode("Scripts/release.lua"),
                 .embedInCode("Scripts/releaseUser.lua"),
                 .embedInCode("Scripts/renewUsers.lua"),
-                .embedInCode("Scripts/restoreSequence.lua"),
+                .embedInCode("Scripts/readSequences.lua"),
                 .embedInCode("Scripts/spendStart.lua"),
                 .embedInCode("Scripts/writePresence.lua"),
             ]

@@ -42,6 +42,9 @@ public final class ClusterBus {
 
     /// A message on the channel of user `uid`.
     public var onUserMessage: (_ uid: String, ClusterMessage) -> Void = { _, _ in }
+    /// Redis confirmed the subscription to the channel of user `uid` (first, or again after the
+    /// subscription was down: pushes published meanwhile were missed).
+    public var onUserChannelConfirmed: (_ uid: String) -> Void = { _ in }
     /// Another node changed group `guid`.
     public var onGroupChanged: (_ guid: String) -> Void = { _ in }
     /// Another node changed the webhook endpoints.
@@ -161,6 +164,9 @@ public final class ClusterBus {
         }
         for ready in waiting.removeValue(forKey: confirmedChannel) ?? [] {
             ready()
+        }
+        if confirmedChannel.hasPrefix(ClusterKeys.userChannelPrefix) {
+            onUserChannelConfirmed(String(confirmedChannel.dropFirst(ClusterKeys.userChannelPrefix.count)))
         }
     }
 

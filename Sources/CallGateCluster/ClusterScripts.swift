@@ -104,11 +104,9 @@ enum ClusterScripts {
     /// entries to read. Returns `{epoch, seq}`, followed by the messages when the epochs match.
     static let readPushes = RedisScript(name: "read-pushes", lua: PackageResources.readPushes_lua)
 
-    /// Puts back a user's sequence as a node last saw it, when Redis lost it (restarted empty),
-    /// so that their connected devices go on in the same epoch instead of all reconnecting (the
-    /// stream of the lost sequence goes: its ids could be ahead); in the same epoch, raises the
-    /// seq to the one given and renews the lifetime; leaves another epoch alone (a push began it
-    /// already). KEYS: the user's sequence, their stream. ARGV: the epoch, the seq, its lifetime
-    /// in ms. Returns 1 when it put the sequence back, 2 when another epoch is current, else 0.
-    static let restoreSequence = RedisScript(name: "restore-sequence", lua: PackageResources.restoreSequence_lua)
+    /// Where the sequences of some users stand, each kept for its lifetime again; a sequence
+    /// Redis lost (restarted empty, or it lapsed) is not begun: the next push or connect does
+    /// that. KEYS: the users' sequences. ARGV: the sequences' lifetime in ms. Returns, per key
+    /// in order, its epoch and seq (an empty epoch and 0 for a sequence Redis does not have).
+    static let readSequences = RedisScript(name: "read-sequences", lua: PackageResources.readSequences_lua)
 }

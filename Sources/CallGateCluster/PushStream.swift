@@ -116,21 +116,47 @@ public final class PushStream {
         }
     }
 
-    /// Puts back `uid`'s sequence at `epoch` and `seq` if Redis lost it, or raises its seq to
-    /// `seq` in that epoch and renews it (see `ClusterScripts.restoreSequence`). Should it
-    /// fail, the user's devices find their sequence broken at their next push, and reconnect.
-    /// `movedOn` runs when another epoch is current: a push began it after Redis lost the
-    /// sequence, and this node, not subscribed yet, may have missed it.
-    public func restore(_ uid: String, epoch: String, seq: UInt64, movedOn: @escaping () -> Void) {
-        client.run(
-            ClusterScripts.restoreSequence, keys: [ClusterKeys.pushSequence(of: uid), ClusterKeys.pushes(of: uid)],
-            arguments: [Array(epoch.utf8), Array(String(seq).utf8), Self.millis(sequenceLifetime)]
-        ) { result in
-            if (try? result.get().integer) == 2 {
-                movedOn()
+    /// Where the sequences of `uids` stand, each renewed for `sequenceLifetime`; a user Redis
+    /// has no sequence of (it restarted empty, or the sequence lapsed) is left out, and none is
+    /// begun. Read in batches of `readBatch` users; `done` runs once, when every batch is
+    /// answered, with the first failure if any batch failed.
+    public func sequences(
+        of uids: [String], then done: @escaping (Result<[String: (epoch: String, seq: UInt64)], RedisFailure>) -> Void
+    ) {
+        var found: [String: (epoch: String, seq: UInt64)] = [:]
+        var failure: RedisFailure?
+        var unanswered = (uids.count + Self.readBatch - 1) / Self.readBatch
+        guard unanswered > 0 else { return done(.success(found)) }
+        for start in stride(from: 0, to: uids.count, by: Self.readBatch) {
+            let batch = Array(uids[start..<min(uids.count, start + Self.readBatch)])
+            client.run(
+                ClusterScripts.readSequences, keys: batch.map { ClusterKeys.pushSequence(of: $0) },
+                arguments: [Self.millis(sequenceLifetime)]
+            ) { result in
+                switch result {
+                case .success(let reply):
+                    if let values = reply.elements, values.count == 2 * batch.count {
+                        for (index, uid) in batch.enumerated() {
+                            guard let epoch = values[2 * index].text, !epoch.isEmpty,
+                                  let seq = values[2 * index + 1].text.flatMap({ UInt64($0) }) else { continue }
+                            found[uid] = (epoch, seq)
+                        }
+                    } else {
+                        failure = failure ?? .refused("read-sequences answered \(reply)")
+                    }
+                case .failure(let error):
+                    failure = failure ?? error
+                }
+                unanswered -= 1
+                if unanswered == 0 {
+                    done(failure.map { .failure($0) } ?? .success(found))
+                }
             }
         }
     }
+
+    /// The most users whose sequences one script reads.
+    private static let readBatch = 200
 
     /// The largest seq a client may name (the protocol's `Seq` maximum).
     private static let maxSeq: UInt64 = 9_007_199_254_740_991

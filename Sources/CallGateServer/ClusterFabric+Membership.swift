@@ -66,6 +66,7 @@ extension ClusterFabric {
                 node.onReady = { [unowned self] in registerAgain() }
                 node.bus.onNodeMessage = { [unowned self] message in received(message) }
                 node.bus.onUserMessage = { [unowned self] uid, message in received(message, forUser: uid) }
+                node.bus.onUserChannelConfirmed = { [unowned self] uid in userChannelConfirmed(uid) }
                 renewClaims()
                 renewLeases()
                 let timeout = context.makeTimer { [node] in
@@ -84,13 +85,13 @@ extension ClusterFabric {
         context.post { [self] in timers.join = nil }
     }
 
-    /// Writes again what this node keeps in Redis, which a Redis restart loses: the push
-    /// sequences of the users with a device here (then the pushes that waited for Redis), the
-    /// owner record of every call and session it runs, the busy claims and active-call entries
-    /// of its calls' users (and of the users whose entry a write missed while Redis was out of
-    /// reach: their calls may have ended meanwhile), and the presence and profile of the users with a device here. Also
-    /// every `registrationInterval`, so that none of it lapses (each lives 24 hours) while the
-    /// call or the device lasts.
+    /// Writes again what this node keeps in Redis, which a Redis restart loses: the pushes that
+    /// waited for Redis, the owner record of every call and session it runs, the busy claims
+    /// and active-call entries of its calls' users (and of the users whose entry a write missed
+    /// while Redis was out of reach: their calls may have ended meanwhile), and the presence and
+    /// profile of the users with a device here; and checks (renewing them) the push sequences
+    /// of those users (`checkSequences`). Also every `registrationInterval`, so that none of it
+    /// lapses (each lives 24 hours) while the call or the device lasts.
     /// A node back from a suspension does so only once it let go of the calls survivors took
     /// over (`reconcile`), so that it never writes itself back as the owner of one.
     func registerAgain() {
@@ -100,7 +101,7 @@ extension ClusterFabric {
         }
         standing.registerPending = false
         timers.registration.schedule(afterMicroseconds: Self.registrationInterval.wholeMilliseconds * 1000)
-        restoreSequences()
+        checkSequences(of: Set(hub.connections.values.compactMap(\.uid)))
         publishUnsent()
         writeUnwrittenPresence()
         let sessions = core.liveCallIDs.keys

@@ -10,9 +10,9 @@ import LWS
 /// publishes it on their channel, so every node holding a device of that user, the owner too,
 /// gets a user's pushes in the order of their numbers (`received`). Each connection keeps its
 /// position in the sequence and takes only the next push (`offer`, `advance`); one that missed
-/// pushes is closed with 4011 and recovers from the stream (`+Recovery`). Pushes wait in order
-/// while Redis is away, and a Redis back empty gets the sequences of connected users back.
-/// Service thread only.
+/// pushes is closed with 4011 and recovers from the stream (`+Recovery`); one whose node may
+/// have missed pushes with no later one to show it is found by `+SequenceChecks`. Pushes wait
+/// in order while Redis is away. Service thread only.
 extension ClusterFabric {
     /// A push on the channel of `uid`, numbered by Redis for the node that owns its call (this
     /// one too): offered to `uid`'s devices here, and held for those on their way in. Each
@@ -73,12 +73,20 @@ extension ClusterFabric {
         if position.epoch == epoch, seq <= connection.sequenceFloor {
             return false
         }
+        breakSequence(of: connection, at: HistoryPosition(epoch: epoch, seq: seq), after: barrier)
+        return false
+    }
+
+    /// Closes `connection` with 4011 (after write `barrier`): its user's sequence stands at
+    /// `current`, which is not where the device can go on from, so it reconnects and recovers
+    /// from the stream what it missed (or learns that it must rebuild).
+    func breakSequence(of connection: ClientConnection, at current: HistoryPosition, after barrier: UInt64 = 0) {
+        guard let position = connection.sequence else { return }
         connection.sequence = nil
         logger.info(
             "push sequence broken",
-            metadata: ["connection": "\(connection.id)", "had": "\(position.epoch) \(position.seq)", "got": "\(epoch) \(seq)"])
+            metadata: ["connection": "\(connection.id)", "had": "\(position.epoch) \(position.seq)", "got": "\(current.epoch) \(current.seq)"])
         output.emit(.close(connection.id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"), after: barrier)
-        return false
     }
 
     /// Hands the push of `delivery` (`frame`) to Redis once per user, after write `barrier`,
@@ -130,35 +138,5 @@ extension ClusterFabric {
             logger.warning("push dropped: too many wait for Redis", metadata: ["uid": "\(uid)"])
         }
         unsentPushes.append((uid, push))
-    }
-
-    /// Puts back in Redis the push sequence of every user with a device here, as this node last
-    /// saw it, for a Redis that lost them (restarted empty): their devices go on, instead of
-    /// all finding their sequence broken at the next push. A user whose sequence another push
-    /// began meanwhile (before this node listened again, so it may have missed that push) has
-    /// their devices here closed with 4011, to recover what the new sequence holds.
-    func restoreSequences() {
-        var positions: [String: HistoryPosition] = [:]
-        for connection in hub.connections.values {
-            guard let uid = connection.uid, let position = connection.sequence else { continue }
-            if let known = positions[uid], known.seq >= position.seq { continue }
-            positions[uid] = position
-        }
-        for (uid, position) in positions {
-            cluster.pushes.restore(uid, epoch: position.epoch, seq: position.seq) { [weak self] in
-                self?.sequenceMovedOn(for: uid, from: position.epoch)
-            }
-        }
-    }
-
-    /// `uid`'s sequence is no longer `epoch`: their devices here that still follow it are closed
-    /// with 4011 (they reconnect with `recover`, and learn that they must rebuild).
-    private func sequenceMovedOn(for uid: String, from epoch: String) {
-        for id in devices(of: uid) {
-            guard let connection = hub[id], connection.sequence?.epoch == epoch else { continue }
-            connection.sequence = nil
-            logger.info("push sequence moved on while Redis was away", metadata: ["connection": "\(id)", "had": "\(epoch)"])
-            output.emit(.close(id, code: CloseCode.sequenceBroken, reason: "push sequence broken: reconnect with recover"))
-        }
     }
 }

@@ -11,7 +11,7 @@ import Logging
 /// together, and a node that lapses has its calls taken over. Its parts are the extensions:
 /// `+Membership` (joining, re-registering, reconciling), `+Routing` (ops to their call's owner),
 /// `+Presence` (where each user's devices are), `+Pushes` (pushes through Redis, numbered per
-/// user), `+Busy`, `+ActiveCalls`, `+Groups`, `+Fencing` and `+Takeover`; `+Arrival` is a
+/// user), `+SequenceChecks` (devices that missed pushes with none after), `+Busy`, `+ActiveCalls`, `+Groups`, `+Fencing` and `+Takeover`; `+Arrival` is a
 /// device's way in. It reaches the service it serves (the Core, the hub, the outcome path) through
 /// `service`. Service thread, but for `join` and `leave`: all state is confined to the
 /// service thread, as the service's is (work done elsewhere comes back through
@@ -45,6 +45,8 @@ final class ClusterFabric: Fabric, @unchecked Sendable {
     var unsentPushes = Deque<(uid: String, push: ClusterPush)>()
     /// Users with a busy claim on its way to Redis, and how many (`+Busy`).
     var claimsInFlight: [String: Int] = [:]
+    /// Users whose sequence is to be checked, and devices found behind it (`+SequenceChecks`).
+    var sequenceChecks = SequenceChecks()
     /// Where this node stands with the cluster: its subscription, suspensions, reconciling.
     var standing = Standing()
     /// The fabric's periodic and retry timers.

@@ -16,6 +16,8 @@ final class ClusterTimers {
     let forward: LoopTimer
     /// Writes what the node keeps in Redis again every hour.
     let registration: LoopTimer
+    /// Closes the devices still behind their user's sequence once their lateness ran out.
+    let sequenceCheck: LoopTimer
     /// Gives up on joining the cluster at start; nil once joined.
     var join: LoopTimer?
 
@@ -29,5 +31,6 @@ final class ClusterTimers {
         claimRenewal = context.makeTimer { [unowned fabric] in fabric.renewClaims() }
         forward = context.makeTimer { [unowned fabric] in fabric.expireForwards() }
         registration = context.makeTimer { [unowned fabric] in fabric.registerAgain() }
+        sequenceCheck = context.makeTimer { [unowned fabric] in fabric.closeLaggingDevices() }
     }
 }

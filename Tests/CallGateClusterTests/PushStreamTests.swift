@@ -1,5 +1,4 @@
 import CallGateCluster
-import Synchronization
 import TestSupport
 import Testing
 
@@ -31,13 +30,15 @@ import Testing
             }
         }
 
-        /// Restores `uid`'s sequence; whether Redis said another epoch is current.
-        @discardableResult
-        func restore(_ uid: String, epoch: String, seq: UInt64) async -> Bool {
-            let movedOn = Mutex(false)
-            await fixture.loop.onLoop { [self] in stream?.restore(uid, epoch: epoch, seq: seq) { movedOn.withLock { $0 = true } } }
-            _ = await append("", to: "nobody-\(uid)")
-            return movedOn.withLock { $0 }
+        /// Where the sequences of `uids` stand, as Redis has them.
+        func sequences(of uids: [String]) async throws -> [String: (epoch: String, seq: UInt64)] {
+            let result: Result<[String: (epoch: String, seq: UInt64)], RedisFailure>? = await withCheckedContinuation { continuation in
+                fixture.loop.context.post { [self] in
+                    guard let stream else { return continuation.resume(returning: nil) }
+                    stream.sequences(of: uids) { continuation.resume(returning: $0) }
+                }
+            }
+            return try #require(result).get()
         }
 
         func read(_ uid: String, from position: (String, UInt64)?) async throws -> PushStream.Recall {
@@ -92,7 +93,7 @@ import Testing
         }
     }
 
-    @Test func aSequenceRedisLostIsPutBackAsTheNodesSawIt() async throws {
+    @Test func sequencesAreReadAndRenewedAndALostOneIsNotBegun() async throws {
         let redis = try ThrowawayRedis()
         defer { redis.stop() }
         try await RedisClientTests.withClient(redis.url) { fixture in
@@ -101,18 +102,22 @@ import Testing
             for _ in 0..<3 {
                 _ = await streams.append("x", to: "bob")
             }
+            _ = await streams.append("x", to: "carol")
             let epoch = try await streams.read("bob", from: nil).epoch
-            _ = try redis.command("DEL", "cg:{u:bob}:seq")
-            await streams.restore("bob", epoch: epoch, seq: 3)
-            await streams.restore("bob", epoch: epoch, seq: 2)
-            var now = try await streams.read("bob", from: nil)
-            #expect(now.epoch == epoch && now.seq == 3, "put back; a node that saw less lowers nothing")
-            #expect(await streams.restore("bob", epoch: epoch, seq: 5) == false)
-            #expect(await streams.restore("bob", epoch: "another", seq: 9), "a node that followed another epoch is told")
-            now = try await streams.read("bob", from: nil)
-            #expect(now.epoch == epoch && now.seq == 5, "raised in its epoch; another epoch is left alone")
-            #expect(await streams.append("y", to: "bob") == .success(6))
-            #expect(try redis.command("PTTL", "cg:{u:bob}:seq") != "-1", "the sequence put back expires")
+            _ = try redis.command("PEXPIRE", "cg:{u:bob}:seq", "5000")
+            let found = try await streams.sequences(of: ["bob", "carol", "dave"])
+            #expect(found["bob"]?.epoch == epoch && found["bob"]?.seq == 3)
+            #expect(found["carol"]?.seq == 1 && found["dave"] == nil, "a user with no sequence is left out")
+            #expect(try Int(redis.command("PTTL", "cg:{u:bob}:seq")) ?? 0 > 5000, "read again for its whole lifetime")
+            #expect(try redis.command("EXISTS", "cg:{u:dave}:seq") == "0", "no sequence is begun")
+
+            // More users than one script reads.
+            let many = (0..<450).map { "user\($0)" }
+            for uid in many where uid.hasSuffix("7") {
+                _ = await streams.append("x", to: uid)
+            }
+            let read = try await streams.sequences(of: many)
+            #expect(read.keys.sorted() == many.filter { $0.hasSuffix("7") }.sorted())
         }
     }
 }

@@ -121,4 +121,31 @@ import TestSupport
         #expect(again.recovery?.recovered == false && again.epoch != point.epoch && again.seq == 1)
         #expect(again.activeCalls.count == 1)
     }
+
+    @Test func aDeviceWhoseNodeMissedPushesWithNoneAfterIsClosedOnceItListensAgain() async throws {
+        let (redis, urls) = try ClusterPresenceTests.redisWithUserPerNode()
+        let cluster = try await RoutingCluster(["a", "b"], [], redis: redis, redisURLs: urls)
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let call = try await alice.ring("bob", ringing: [bob], timeout: 60)
+        let point = try #require(bob.recoveryPoint)
+
+        // Alice cancels while node b's subscription is cut: b never hears the cancel, and no
+        // later push of bob's comes to show the gap. Once b listens again it finds bob's
+        // sequence ahead of his device and closes it, so that it recovers the cancel.
+        var cancelled: Call?
+        try await ClusterPresenceTests.cut("node-b", of: redis, for: .milliseconds(1500)) {
+            cancelled = try await alice.rejectCall(call.sessionId, status: .cancelled)
+        }
+        guard case .closed = await bob.nextEvent(timeout: .seconds(10)) else {
+            Issue.record("bob's device should be closed once node b listens again")
+            return
+        }
+        #expect(bob.closeCode == CloseCode.sequenceBroken)
+        let (back, result) = try await cluster.connect("bob", on: "b", recovering: point)
+        #expect(result.recovery == Recovery(epoch: point.epoch, recovered: true, missed: 2))
+        #expect(try await back.expectPush() == .incomingCallCanceled(call: try #require(cancelled), reason: .cancelled))
+        #expect(try await back.expectMissedCalls() == MissedCalls(unseen: 1, revision: 1))
+    }
 }
