@@ -237,35 +237,54 @@ import TestSupport
         try cluster.redis.start()
         // Ready is not enough: a node whose Redis went away for less than its suspension time
         // stays ready while its command connection comes back. Each has written again what it
-        // keeps once it is back: node a its call's owner record, node b bob's presence.
+        // keeps once it is back: node a its call's owner record and bob's active-call entry, node
+        // b bob's presence.
         #expect(try await eventually(within: 10) {
             let a = try await cluster.isReady("a")
             let b = try await cluster.isReady("b")
             let owner = try cluster.redis.command("HGET", "cg:call:{c:\(call.sessionId)}", "owner")
             let presence = try cluster.redis.command("HGETALL", "cg:{u:bob}:devices")
-            return a && b && owner == "a" && !presence.isEmpty
+            let ringing = try cluster.redis.command("EXISTS", "cg:{u:bob}:calls")
+            return a && b && owner == "a" && !presence.isEmpty && ringing == "1"
         }, "both nodes are live again, with what they keep in Redis written again")
+        // Node b lists a's calls once it counts a live again (at a's next heartbeat).
+        #expect(try await eventually(within: 10) {
+            let (_, probe) = try await cluster.connect("bob", on: "b")
+            return !probe.activeCalls.isEmpty
+        }, "node b lists the call of node a to a device of bob's")
+
+        // Redis lost every push sequence, and no node puts one back (none can vouch that no
+        // device missed a push of it): the devices connect again and learn to rebuild, their
+        // connect listing the call as it stands.
+        var devices: [CallGateClient] = []
+        for (device, uid, node) in [(alice, "alice", "a"), (bob, "bob", "b"), (carol, "carol", "b")] {
+            let (back, result) = try await cluster.connect(uid, on: node, recovering: try #require(device.recoveryPoint))
+            #expect(result.recovery?.recovered == false, "\(uid) recovers nothing of a sequence Redis lost")
+            #expect(result.activeCalls.map(\.sessionId) == (uid == "carol" ? [] : [call.sessionId]), "\(uid)")
+            devices.append(back)
+        }
+        let (aliceBack, bobBack, carolBack) = (devices[0], devices[1], devices[2])
 
         // The owner wrote its call again: bob's accept on node b reaches it, alice hears it.
-        let accepted = try await bob.acceptCall(call.sessionId)
+        let accepted = try await bobBack.acceptCall(call.sessionId)
         #expect(accepted.callStatus == .ongoing)
-        guard case .outgoingCallAccepted = try await alice.expectPush() else {
+        guard case .outgoingCallAccepted = try await aliceBack.expectPush() else {
             Issue.record("alice expected the accept")
             return
         }
         // Its claims are back: alice and bob are busy for carol on node b.
-        #expect(try await carol.initiateCall(to: "alice").callStatus == .busy)
-        guard case .outgoingCallRejected = try await carol.expectPush() else {
+        #expect(try await carolBack.initiateCall(to: "alice").callStatus == .busy)
+        guard case .outgoingCallRejected = try await carolBack.expectPush() else {
             Issue.record("carol expected her busy call's rejection")
             return
         }
         // Group changes travel again.
         #expect(try await cluster.putGroup("pair", members: ["carol", "alice"], on: "b") == 200)
-        _ = try await alice.endCall(call.sessionId)
-        _ = try await bob.expectPush()
+        _ = try await aliceBack.endCall(call.sessionId)
+        _ = try await bobBack.expectPush()
         try await Task.sleep(for: .milliseconds(500))
-        let ring = try await alice.initiateCall(to: "pair", receiverType: .group)
-        #expect(try await carol.expectPush() == .incomingCallReceived(call: ring))
+        let ring = try await aliceBack.initiateCall(to: "pair", receiverType: .group)
+        #expect(try await carolBack.expectPush() == .incomingCallReceived(call: ring))
     }
 
     @Test func aSessionJoinedFromTwoNodesCarriesMuteAndRecording() async throws {
