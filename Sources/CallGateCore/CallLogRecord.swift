@@ -37,6 +37,16 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
     public var recordings: [CallLogRecording]
     /// The caller's free-form data.
     public var metadata: [String: JSONValue]?
+    /// What happened in the call, step by step, for its timeline. Not part of the record's JSON:
+    /// the stores keep it apart, and read it back only for the calls of one session id and for
+    /// open calls (a page of the call log comes without it).
+    public var steps = CallSteps()
+
+    /// The record's keys in its JSON; `steps` is kept apart.
+    private enum CodingKeys: String, CodingKey {
+        case id, sessionId, callCategory, callType, callStatus, initiator, receiver, initiatedAt, startedAt, endedAt
+        case ringDeadline, ringExpiresAt, participants, recordings, metadata
+    }
 
     /// Makes a record.
     public init(
@@ -44,7 +54,7 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
         initiator: User, receiver: CallReceiver?, initiatedAt: Int64, startedAt: Int64? = nil,
         endedAt: Int64? = nil, ringDeadline: Int64? = nil, ringExpiresAt: Int64? = nil,
         participants: [CallLogParticipantRecord], recordings: [CallLogRecording] = [],
-        metadata: [String: JSONValue]? = nil
+        metadata: [String: JSONValue]? = nil, steps: CallSteps = CallSteps()
     ) {
         self.id = id
         self.sessionId = sessionId
@@ -61,6 +71,7 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
         self.participants = participants
         self.recordings = recordings
         self.metadata = metadata
+        self.steps = steps
     }
 
     /// Whether the call may still change (`initiated` or `ongoing`).

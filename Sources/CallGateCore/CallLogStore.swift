@@ -16,15 +16,16 @@ public protocol CallLogStore: WebhookOutbox, MissedCallStore {
     /// theirs written (member rows, missed calls, webhook messages); none outside cluster mode.
     @discardableResult
     func apply(_ writes: [StoreWrite]) throws -> StoreApplied
-    /// The calls still `initiated` or `ongoing`, oldest first: what a restarted gateway resumes.
+    /// The calls still `initiated` or `ongoing`, oldest first, with their steps: what a
+    /// restarted gateway resumes.
     func openCalls() throws -> [CallLogRecord]
     /// The highest call id ever saved, 0 for an empty store.
     func lastCallID() throws -> Int64
     /// Every group, for the gateway's in-memory group table.
     func groups() throws -> [GroupRecord]
-    /// One page of the calls `query.viewer` was part of, newest first.
+    /// One page of the calls `query.viewer` was part of, newest first, without their steps.
     func page(_ query: CallLogQuery) throws -> CallLogPage
-    /// The calls under `sessionId` that `viewer` was part of, newest first.
+    /// The calls under `sessionId` that `viewer` was part of, newest first, with their steps.
     func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord]
     /// Attaches the file URL of recording `rid` to the one call under `sessionId` that has it
     /// (and, with `startedAt`, whose recording `rid` started then, Unix seconds). A meeting id may

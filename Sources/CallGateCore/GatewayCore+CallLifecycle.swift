@@ -127,7 +127,7 @@ extension GatewayCore {
             let remaining = live.members(in: .joined)
             guard remaining.count < 2 else {
                 if let session = sessions[live.id] {
-                    removeFromSession(user.uid, session, into: &list)
+                    removeFromSession(user.uid, session, reason: reason.rawValue, into: &list)
                 }
                 list.send(
                     .callEndedMessageReceived(call: live.call, by: user, reason: reason), to: [user.uid],
@@ -189,6 +189,8 @@ extension GatewayCore {
         if let type = WebhookEventType(terminal: status) {
             list.report(type, WebhookData(call: call, by: user, reason: reason))
         }
+        live.steps.add(CallStep(
+            at: endedAt.map { $0 * 1000 } ?? nowMillis, step: .finished, uid: user?.uid, status: status, reason: reason?.rawValue))
         return call
     }
 

@@ -128,7 +128,8 @@ extension GatewayCore {
             callStatus: call.callStatus, initiator: call.initiator, receiver: call.receiver,
             initiatedAt: call.initiatedAt, startedAt: call.joinedAt, endedAt: call.endedAt,
             ringDeadline: live.ringingCount > 0 && !call.callStatus.isTerminal ? live.ringDeadline : nil,
-            ringExpiresAt: call.ringExpiresAt, participants: participants, recordings: recordings.map(\.logRecording), metadata: call.metadata)
+            ringExpiresAt: call.ringExpiresAt, participants: participants, recordings: recordings.map(\.logRecording),
+            metadata: call.metadata, steps: live.steps)
     }
 
     /// The log entry of a meeting; nil for one nobody joined (which cannot outlive its op).
@@ -146,7 +147,7 @@ extension GatewayCore {
             callStatus: history.endedAt == nil ? .ongoing : .ended,
             initiator: User(uid: first.uid, name: first.name, avatar: first.avatar), receiver: nil,
             initiatedAt: history.startedAt, startedAt: history.startedAt, endedAt: history.endedAt,
-            participants: participants, recordings: history.recordings.map(\.logRecording))
+            participants: participants, recordings: history.recordings.map(\.logRecording), steps: session.steps)
     }
 
     /// How the log shows a member state: whoever still rings when the call is over missed it.
@@ -180,6 +181,7 @@ extension GatewayCore {
             }
         }
         live.restoreStays(stays)
+        live.steps = record.steps
         live.priorRecordings = stopped(record.recordings)
         calls[live.id] = live
         let grace = call.callStatus == .initiated ? configuration.callerGracePeriod : configuration.participantGracePeriod
@@ -224,6 +226,7 @@ extension GatewayCore {
                 joinedAt: participant.joinedAt ?? record.initiatedAt, leftAt: leftAt, totalSeconds: total)
         }
         session.history.recordings = stopped(record.recordings)
+        session.steps = record.steps
         sessions[session.id] = session
         timers.schedule(
             .vacant(sessionId: session.id), at: monotonicNow + configuration.participantGracePeriod.wholeMilliseconds)

@@ -125,6 +125,10 @@ extension GatewayCore {
         }
         callStarts.record(caller.uid, now: monotonicNow)
         list.report(.callInitiated, WebhookData(call: call))
+        note(.initiated, in: live, uid: caller.uid, device: connection)
+        for uid in busy {
+            note(.busy, in: live, uid: uid)
+        }
         guard !ringing.isEmpty else {
             // Everyone is busy: the call ends at once, and every device of the caller learns why.
             let busyUser = profile(of: busy[0])
@@ -136,19 +140,20 @@ extension GatewayCore {
         }
         register(live, ringingUntil: ringDeadline, into: &list)
         list.send(.incomingCallReceived(call: live.call), to: ringing)
-        if reportsWebhookEvents {
-            // A callee with no device connected is woken by the backend's push, on this event.
-            var waking: Set<String> = []
-            for uid in ringing {
-                let onlineDevices = elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count
-                if onlineDevices == 0, wakesCalleesByPush {
-                    waking.insert(uid)
-                }
-                list.report(.callRinging, WebhookData(
-                    call: live.call, user: live.profiles[uid] ?? profile(of: uid), onlineDevices: onlineDevices))
+        // A callee with no device connected is woken by the backend's push, on `call.ringing`.
+        let wakes = reportsWebhookEvents && wakesCalleesByPush
+        var waking: Set<String> = []
+        let now = nowMillis
+        for uid in ringing {
+            let onlineDevices = elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count
+            if onlineDevices == 0, wakes {
+                waking.insert(uid)
             }
-            startRingProgress(of: live, waking: waking)
+            live.steps.add(CallStep(at: now, step: .rung, uid: uid, devices: onlineDevices, wakeUp: onlineDevices == 0 && wakes))
+            list.report(.callRinging, WebhookData(
+                call: live.call, user: live.profiles[uid] ?? profile(of: uid), onlineDevices: onlineDevices))
         }
+        startRingProgress(of: live, waking: waking)
         return live.call
     }
 
@@ -228,6 +233,7 @@ extension GatewayCore {
         list.send(.outgoingCallAccepted(call: call, by: user), to: joinedBefore)
         list.send(.incomingCallCanceled(call: call, reason: .answeredElsewhere), to: [user.uid], excluding: connection)
         list.report(.callAccepted, WebhookData(call: call, user: user))
+        note(.accepted, in: live, uid: user.uid, device: connection)
         return call
     }
 
@@ -250,6 +256,7 @@ extension GatewayCore {
         guard state == .ringing else { throw .member(state) }
 
         move(user.uid, to: .declined, in: live, into: &list)
+        note(.declined, in: live, uid: user.uid, device: connection, status: params.status == .busy ? .busy : .rejected)
         if live.isGroup, live.call.callStatus != .initiated || live.ringingCount > 0 {
             list.send(.incomingCallCanceled(call: live.call, reason: .rejectedElsewhere), to: [user.uid], excluding: connection)
             list.report(.callDeclined, WebhookData(call: live.call, user: user))
@@ -293,6 +300,7 @@ extension GatewayCore {
             let ringing = live.members(in: .ringing)
             for uid in ringing {
                 move(uid, to: .missed, in: live, into: &list)
+                note(.missed, in: live, uid: uid)
             }
             list.send(.incomingCallCanceled(call: live.call, reason: .unanswered), to: ringing)
             for uid in ringing {

@@ -22,6 +22,7 @@ extension GatewayCore {
             let tally = live.tally ?? RingTally()
             live.tally = tally
             if tally.confirm(connection, of: user.uid) {
+                note(.ringing, in: live, uid: user.uid, device: connection)
                 ringProgressChanged(live)
             }
             return live.call

@@ -94,6 +94,7 @@ extension GatewayCore {
             }
             session.setRecording(on, at: nowSeconds)
             if let recording = session.history.recordings.last {
+                note(on ? .recordingStarted : .recordingStopped, in: session, uid: member.user.uid, rid: recording.rid)
                 list.report(
                     on ? .recordingStarted : .recordingStopped,
                     WebhookData(call: session.call?.call, sessionId: session.id, user: member.user,
@@ -161,6 +162,7 @@ extension GatewayCore {
                 .userListChanged(sessionId: session.id, participants: snapshot.participants), to: others,
                 excluding: connection)
             list.report(.participantJoined, WebhookData(call: session.call?.call, sessionId: session.id, user: user))
+            note(.joined, in: session, uid: user.uid, device: connection)
         }
         return snapshot
     }
@@ -233,7 +235,7 @@ extension GatewayCore {
         session.idleTimer = nil
         let uid = session.uids[0]
         list.send(.sessionTimeout(sessionId: sessionId), to: [uid])
-        removeFromSession(uid, session, into: &list)
+        removeFromSession(uid, session, reason: Self.sessionTimedOut, into: &list)
         guard let live = calls[sessionId] else {
             closeSession(sessionId, alsoTelling: [uid], excluding: nil, into: &list)
             return
@@ -331,12 +333,16 @@ extension GatewayCore {
 
     /// Takes `uid` out of `session` (with every device of theirs) and tells the users still in:
     /// `onUserLeft` and `onUserListChanged` to every device of each. Nothing else follows from it
-    /// here. Returns the member who left, nil if `uid` was not in.
+    /// here; the timeline notes why (`reason`). Returns the member who left, nil if `uid` was
+    /// not in.
     @discardableResult
-    func removeFromSession(_ uid: String, _ session: LiveSession, into list: inout EffectList) -> SessionMember? {
+    func removeFromSession(
+        _ uid: String, _ session: LiveSession, reason: String, into list: inout EffectList
+    ) -> SessionMember? {
         guard let member = session.remove(uid, at: nowSeconds) else { return nil }
         release(member, from: session.id)
         list.report(.participantLeft, WebhookData(call: session.call?.call, sessionId: session.id, user: member.user))
+        note(.left, in: session, uid: uid, reason: reason)
         list.send(.userLeft(sessionId: session.id, user: member.user), to: session.uids)
         list.send(.userListChanged(sessionId: session.id, participants: session.snapshot.participants), to: session.uids)
         refreshIdleTimer(session)
@@ -351,7 +357,7 @@ extension GatewayCore {
     func departSession(
         _ uid: String, from session: LiveSession, reason: EndReason, actor: ConnectionID?, into list: inout EffectList
     ) {
-        guard let member = removeFromSession(uid, session, into: &list) else { return }
+        guard let member = removeFromSession(uid, session, reason: reason.rawValue, into: &list) else { return }
         guard let live = calls[session.id] else {
             if session.uids.isEmpty {
                 closeSession(session.id, alsoTelling: [uid], excluding: actor, into: &list)
@@ -380,9 +386,11 @@ extension GatewayCore {
         for member in session.close(at: nowSeconds) {
             release(member, from: sessionId)
             list.report(.participantLeft, WebhookData(call: call, sessionId: sessionId, user: member.user))
+            note(.left, in: session, uid: member.user.uid, reason: Self.sessionClosed)
         }
         if wasRecording, let recording = session.history.recordings.last {
             list.report(.recordingStopped, WebhookData(call: call, sessionId: sessionId, recording: recording.logRecording))
+            note(.recordingStopped, in: session, rid: recording.rid)
         }
         if let timer = session.idleTimer {
             timers.cancel(timer)

@@ -140,6 +140,13 @@ extension InMemoryCallLogStore {
         }
     }
 
+    /// The newest `limit` deliveries about session `sessionId`, with their attempts.
+    public func webhookDeliveries(sessionId: String, limit: Int) throws -> [WebhookDeliveryRecord] {
+        state.withLock { state in
+            state.outbox.deliveries.filter { $0.message.event.sessionId == sessionId }.suffix(max(0, limit)).reversed().map(\.record)
+        }
+    }
+
     /// Makes a delivery pending and due again.
     public func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool {
         state.withLock { state in

@@ -79,7 +79,11 @@ public final class InMemoryCallLogStore: CallLogStore {
             state.calls.values
                 .filter { $0.involves(query.viewer) && query.filter.matches($0, viewer: query.viewer) }
                 .sorted { $0.id > $1.id }
-                .map { state.withURLs($0) }
+                .map { record in
+                    var listed = state.withURLs(record)
+                    listed.steps = CallSteps()
+                    return listed
+                }
         }
         return CallLogPaging.page(of: matching, for: query)
     }

@@ -25,6 +25,8 @@ final class LiveCall {
     private(set) var stays: [String: StayLog] = [:]
     /// Recordings of the call's session before a restart; a session started again continues them.
     var priorRecordings: [RecordingHistory] = []
+    /// What happened so far, for the timeline; saved with the call's next change.
+    var steps = CallSteps()
     /// Users of the call, as they were when rung (if connected) or when they joined: `by` of
     /// pushes about someone who vanished, and the names the call log shows.
     private(set) var profiles: [String: User]

@@ -25,6 +25,8 @@ final class LiveSession {
     var history: SessionHistory
     /// The call log id of a standalone session; nil for a ringing call's session.
     let logID: Int64?
+    /// A standalone session's timeline (a ringing call's session notes in its call's).
+    var steps = CallSteps()
     /// The users in the session by uid.
     private(set) var members: [String: SessionMember] = [:]
     /// The uids in the session, by when they joined.

@@ -44,6 +44,9 @@ public protocol WebhookOutbox: Sendable {
     func resumeWebhookDeliveries(at now: Int64, node: String, everyPending: Bool) throws
     /// The newest `limit` deliveries to `endpoint`, with their attempts.
     func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord]
+    /// The newest `limit` deliveries of events about session `sessionId`, to every endpoint,
+    /// with their attempts (a call's timeline).
+    func webhookDeliveries(sessionId: String, limit: Int) throws -> [WebhookDeliveryRecord]
     /// Makes delivery `id` to `endpoint` pending and due at `now` again (whatever its status),
     /// keeping its message id; false when that endpoint has no such delivery. Its retry period
     /// counts from `now` for expiry, so it gets its attempt.

@@ -2,7 +2,8 @@ import CallGateCore
 import CallGateProtocol
 import Foundation
 
-/// The call log API, `GET /v3.0/calls` and `GET /v3.0/calls/{sessionId}`, as a function from
+/// The call log API, `GET /v3.0/calls`, `GET /v3.0/calls/{sessionId}` and
+/// `GET /v3.0/calls/{sessionId}/timeline`, as a function from
 /// request to route: it finds the user's token and validates every parameter, so the transport
 /// only checks the token and reads the store. Any thread.
 public enum CallLogRouter {
@@ -19,7 +20,11 @@ public enum CallLogRouter {
         guard request.method == .get else {
             return .respond(.error(405, .methodNotAllowed, "method not allowed here; allowed: GET", headers: [("Allow", "GET")]))
         }
-        let rest = request.path.dropFirst(listPath.count)
+        var rest = request.path.dropFirst(listPath.count)
+        let wantsTimeline = rest.hasSuffix(timelineSuffix) && rest.count > timelineSuffix.count
+        if wantsTimeline {
+            rest = rest.dropLast(timelineSuffix.count)
+        }
         let sessionSegment = rest.isEmpty ? nil : rest.dropFirst()
         if let sessionSegment, sessionSegment.isEmpty || sessionSegment.contains("/") {
             return .respond(.error(404, .notFound, "no route for this path"))
@@ -38,8 +43,11 @@ public enum CallLogRouter {
         guard SessionIDFormat.isValid(sessionId) else {
             return .respond(.error(400, .badRequest, "sessionId: must be 1 to 128 characters of A-Z a-z 0-9 . _ : -"))
         }
-        return .detail(token: token, sessionId: sessionId)
+        return wantsTimeline ? .timeline(token: token, sessionId: sessionId) : .detail(token: token, sessionId: sessionId)
     }
+
+    /// What follows a session id in the path of its timeline.
+    private static let timelineSuffix = "/timeline"
 
     /// The 401 for a missing or refused token.
     public static func unauthorized(_ message: String) -> HTTPResponse {
@@ -67,6 +75,8 @@ public enum CallLogRoute: Sendable {
     case list(token: String, CallLogListRequest)
     /// Check `token`, then answer with its user's calls under `sessionId`.
     case detail(token: String, sessionId: String)
+    /// Check `token`, then answer with the timelines of its user's calls under `sessionId`.
+    case timeline(token: String, sessionId: String)
 }
 
 /// The parameters of `GET /v3.0/calls`, validated; the viewer comes from the token later.

@@ -136,6 +136,15 @@ extension GatewayService: HTTPHandler {
                 let unseen = try store.unseenMissedCalls(of: viewer, among: records.map(\.id))
                 return .json(200, CallLogDetailBody(data: records.map { $0.log(for: viewer, at: now, unseen: unseen) }))
             }
+        case .timeline(let token, let sessionId):
+            read(for: token, exchange, adding: cors) { store, viewer, _ in
+                let records = try store.calls(sessionId: sessionId, visibleTo: viewer)
+                guard !records.isEmpty else {
+                    return .error(404, .notFound, "no call with session id '\(sessionId)' that you were part of")
+                }
+                let deliveries = try store.webhookDeliveries(sessionId: sessionId, limit: CallTimelineBuilder.maxDeliveries)
+                return .json(200, CallTimelineBody(data: records.map { CallTimelineBuilder.timeline(of: $0, deliveries: deliveries) }))
+            }
         }
     }
 

@@ -71,7 +71,7 @@ struct PostgresCallLogFilter {
     func rows(for position: CallLogQuery.Position, size: Int, offset: Int) -> PostgresQuery {
         var binds = binds
         let select = """
-            SELECT c.id, c.has_recording, c.record::text, c.participants::text FROM \(from)
+            SELECT c.id, c.has_recording, c.record::text, c.participants::text, NULL::text FROM \(from)
             WHERE \(conditions.joined(separator: " AND "))
             """
         let sql: String

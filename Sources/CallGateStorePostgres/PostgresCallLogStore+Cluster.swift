@@ -44,14 +44,14 @@ extension PostgresCallLogStore: ClusterStore {
                 var records: [CallLogRecord] = []
                 var epochs: [Int64] = []
                 var recorded: [Int64] = []
-                for try await (id, hasRecording, json, participants, epoch) in try await connection.query("""
+                for try await (id, hasRecording, json, participants, steps, epoch) in try await connection.query("""
                     WITH taken AS (
                         UPDATE calls SET owner_node = \(node), owner_epoch = owner_epoch + 1
                         WHERE owner_node = \(deadNode) AND status IN ('initiated', 'ongoing')
-                        RETURNING id, has_recording, record, participants, owner_epoch)
-                    SELECT id, has_recording, record::text, participants::text, owner_epoch FROM taken ORDER BY id
-                    """, logger: logger).decode((Int64, Bool, String, String, Int64).self) {
-                    records.append(try Self.record(json, participants: participants, decoder: decoder))
+                        RETURNING id, has_recording, record, participants, steps, owner_epoch)
+                    SELECT id, has_recording, record::text, participants::text, steps, owner_epoch FROM taken ORDER BY id
+                    """, logger: logger).decode((Int64, Bool, String, String, String?, Int64).self) {
+                    records.append(try Self.record(json, participants: participants, steps: steps, decoder: decoder))
                     epochs.append(epoch)
                     if hasRecording {
                         recorded.append(id)

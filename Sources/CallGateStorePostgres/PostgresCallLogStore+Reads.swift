@@ -3,12 +3,13 @@ import Foundation
 import PostgresNIO
 
 extension PostgresCallLogStore {
-    /// The calls still `initiated` or `ongoing`, oldest first: what a restarted gateway resumes.
+    /// The calls still `initiated` or `ongoing`, oldest first, with their steps: what a
+    /// restarted gateway resumes.
     public func openCalls() throws -> [CallLogRecord] {
         try blocking { [self] in
             try await reading("reading open calls") { [self] connection in
                 try await records(connection.query("""
-                    SELECT id, has_recording, record::text, participants::text FROM calls
+                    SELECT id, has_recording, record::text, participants::text, steps FROM calls
                     WHERE status IN ('initiated', 'ongoing') ORDER BY id
                     """, logger: logger), on: connection)
             }
@@ -47,12 +48,12 @@ extension PostgresCallLogStore {
         }
     }
 
-    /// The calls under `sessionId` that `viewer` was part of, newest first.
+    /// The calls under `sessionId` that `viewer` was part of, newest first, with their steps.
     public func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord] {
         try blocking { [self] in
             try await reading("reading the calls of a session") { [self] connection in
                 try await records(connection.query("""
-                    SELECT c.id, c.has_recording, c.record::text, c.participants::text FROM calls AS c
+                    SELECT c.id, c.has_recording, c.record::text, c.participants::text, c.steps FROM calls AS c
                     JOIN call_members AS m ON m.call_id = c.id AND m.uid = \(viewer)
                     WHERE c.session_id = \(sessionId) ORDER BY c.id DESC
                     """, logger: logger), on: connection)
@@ -60,14 +61,15 @@ extension PostgresCallLogStore {
         }
     }
 
-    /// The records of `rows` (id, has_recording, record, participants), with the recording URLs
-    /// attached to them, in the rows' order.
+    /// The records of `rows` (id, has_recording, record, participants, steps: NULL for a page of
+    /// the call log, which comes without them), with the recording URLs attached to them, in
+    /// the rows' order.
     func records(_ rows: PostgresRowSequence, on connection: PostgresConnection) async throws -> [CallLogRecord] {
         let decoder = JSONDecoder()
         var records: [CallLogRecord] = []
         var recorded: [Int64] = []
-        for try await (id, hasRecording, json, participants) in rows.decode((Int64, Bool, String, String).self) {
-            records.append(try Self.record(json, participants: participants, decoder: decoder))
+        for try await (id, hasRecording, json, participants, steps) in rows.decode((Int64, Bool, String, String, String?).self) {
+            records.append(try Self.record(json, participants: participants, steps: steps, decoder: decoder))
             if hasRecording {
                 recorded.append(id)
             }
@@ -76,10 +78,11 @@ extension PostgresCallLogStore {
         return records
     }
 
-    /// A call's record from its `record` and `participants` columns.
-    static func record(_ json: String, participants: String, decoder: JSONDecoder) throws -> CallLogRecord {
+    /// A call's record from its `record`, `participants` and `steps` columns.
+    static func record(_ json: String, participants: String, steps: String?, decoder: JSONDecoder) throws -> CallLogRecord {
         var record = try decoder.decode(CallLogRecord.self, from: Data(json.utf8))
         record.participants = try decoder.decode([CallLogParticipantRecord].self, from: Data(participants.utf8))
+        record.steps = try CallSteps(json: steps)
         return record
     }
 

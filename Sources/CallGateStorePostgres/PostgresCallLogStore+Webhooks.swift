@@ -212,6 +212,17 @@ extension PostgresCallLogStore {
 
     /// The newest deliveries to `endpoint`, with their attempts.
     public func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
+        try deliveries(whose: "d.endpoint_id", is: endpoint, limit: limit)
+    }
+
+    /// The newest `limit` deliveries about session `sessionId`, with their attempts.
+    public func webhookDeliveries(sessionId: String, limit: Int) throws -> [WebhookDeliveryRecord] {
+        try deliveries(whose: "d.session_id", is: sessionId, limit: limit)
+    }
+
+    /// The newest `limit` deliveries whose `column` (of `webhook_deliveries AS d`, one of this
+    /// file's constants) is `value`.
+    private func deliveries(whose column: String, is value: String, limit: Int) throws -> [WebhookDeliveryRecord] {
         try blocking { [self] in
             try await reading("reading webhook deliveries") { [self] connection in
                 var records: [WebhookDeliveryRecord] = []
@@ -219,7 +230,7 @@ extension PostgresCallLogStore {
                     SELECT d.id, d.endpoint_id, d.session_id, d.status, callgate_milliseconds(d.next_attempt_at), m.id, m.type,
                         callgate_milliseconds(m.created_at), m.body, d.failure_reason
                     FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
-                    WHERE d.endpoint_id = \(endpoint) ORDER BY d.id DESC LIMIT \(max(0, limit))
+                    WHERE \(unescaped: column) = \(value) ORDER BY d.id DESC LIMIT \(max(0, limit))
                     """, logger: logger)
                 for try await (id, endpointID, sessionId, statusName, next, messageID, typeName, createdAt, body, reason)
                     in rows.decode((Int64, String, String, String, Int64, String, String, Int64, String, String?).self)

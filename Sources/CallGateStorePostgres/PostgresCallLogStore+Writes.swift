@@ -74,7 +74,7 @@ extension PostgresCallLogStore {
         var ids: [Int64] = [], sessions: [String] = [], categories: [String] = [], types: [String] = []
         var statuses: [String] = [], initiators: [String] = [], receiverTypes: [String] = [], receiverIDs: [String] = []
         var initiated: [Int64] = [], started: [Int64] = [], ended: [Int64] = [], recorded: [Bool] = []
-        var bodies: [String] = [], participants: [String] = [], epochs: [Int64] = []
+        var bodies: [String] = [], participants: [String] = [], epochs: [Int64] = [], steps: [String] = []
         var addedUIDs: [String] = [], addedCalls: [Int64] = [], removedUIDs: [String] = [], removedCalls: [Int64] = []
         var missedUIDs: [String] = [], missedCalls: [Int64] = []
         var unknown: [Int64] = []
@@ -101,6 +101,7 @@ extension PostgresCallLogStore {
             recorded.append(!record.recordings.isEmpty)
             bodies.append(String(decoding: try encoder.encode(rest), as: UTF8.self))
             participants.append(String(decoding: try encoder.encode(record.participants), as: UTF8.self))
+            steps.append(record.steps.json ?? "")
             epochs.append(ownedEpochs.epoch(of: record.id))
             let uids = record.participants.map(\.uid)
             saved[record.id] = record.callStatus.isTerminal ? .some(nil) : uids
@@ -124,7 +125,7 @@ extension PostgresCallLogStore {
         }
         let written = try await connection.writeReturningIDs(UpsertCalls.self, PostgresBindings(
             ids, sessions, categories, types, statuses, initiators, receiverTypes, receiverIDs, initiated, started, ended,
-            recorded, bodies, participants, Self.noTime, owner ?? "", epochs), logger: logger)
+            recorded, bodies, participants, Self.noTime, owner ?? "", epochs, steps), logger: logger)
         let fenced = Set(ids).subtracting(written)
         if !fenced.isEmpty {
             saved = saved.filter { !fenced.contains($0.key) }

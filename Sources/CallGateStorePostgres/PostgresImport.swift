@@ -109,14 +109,14 @@ extension StoreTable {
         switch self {
         case .calls: """
             INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                               initiated_at, started_at, ended_at, has_recording, record, participants)
+                               initiated_at, started_at, ended_at, has_recording, record, participants, steps)
             SELECT id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
                    to_timestamp(initiated_at), to_timestamp(started_at), to_timestamp(ended_at), has_recording <> 0,
-                   record::json, participants::jsonb
+                   record::json, participants::jsonb, steps
             FROM json_to_recordset($1::json) AS r (
                 id bigint, session_id text, category text, call_type text, status text, initiator_uid text,
                 receiver_type text, receiver_id text, initiated_at bigint, started_at bigint, ended_at bigint,
-                has_recording bigint, record text, participants text)
+                has_recording bigint, record text, participants text, steps text)
             """
         case .recordingURLs: """
             INSERT INTO recording_urls (call_id, rid, url)

@@ -160,6 +160,12 @@ public enum PostgresMigrations {
                 uid text COLLATE "C" PRIMARY KEY, unseen integer NOT NULL, revision bigint NOT NULL)
             """,
         ]),
+        // A call's timeline: its steps (`CallSteps.json`, NULL for none, as every call saved
+        // before this version has), and the webhook deliveries of a session found by its id.
+        Migration(version: 6, name: "call steps", statements: [
+            "ALTER TABLE calls ADD COLUMN steps text",
+            "CREATE INDEX webhook_deliveries_by_session ON webhook_deliveries (session_id, id)",
+        ]),
     ]
 
     /// The newest version this build knows.

@@ -22,7 +22,8 @@ struct PostgresWrite<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
 /// Upserts a batch of calls, one array per column, and returns the ids of the rows it wrote.
 /// PostgresNIO has no arrays of optionals: a missing receiver is an empty type and a missing time
 /// `$15`, both turned back into NULL here. `$16` is the owner node (cluster mode; empty for
-/// none), written on every row, and `$17` the epoch this node owns each call under. The owner's
+/// none), written on every row, `$17` the epoch this node owns each call under, and `$18` each
+/// call's steps (empty for none). The owner's
 /// fence (cluster mode; one process owns its database and writes every row): a row another
 /// node owns now, or that this node owns under another epoch (a survivor
 /// took the call over, or a later run of this node took it back), is left as it is and its id
@@ -31,22 +32,23 @@ enum UpsertCalls: PostgresWriteSQL {
     static let sql = """
         INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
                            initiated_at, started_at, ended_at, has_recording, record, participants, owner_node,
-                           owner_epoch)
+                           owner_epoch, steps)
         SELECT id, session_id, category, call_type, status, initiator_uid, NULLIF(receiver_type, ''),
                CASE WHEN receiver_type = '' THEN NULL ELSE receiver_id END, to_timestamp(initiated_at),
                to_timestamp(NULLIF(started_at, $15)), to_timestamp(NULLIF(ended_at, $15)),
-               has_recording, record::json, participants::jsonb, NULLIF($16::text, ''), epoch
+               has_recording, record::json, participants::jsonb, NULLIF($16::text, ''), epoch, NULLIF(steps, '')
         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                    $9::bigint[], $10::bigint[], $11::bigint[], $12::boolean[], $13::text[], $14::text[], $17::bigint[])
+                    $9::bigint[], $10::bigint[], $11::bigint[], $12::boolean[], $13::text[], $14::text[], $17::bigint[],
+                    $18::text[])
             AS r (id, session_id, category, call_type, status, initiator_uid, receiver_type, receiver_id,
-                  initiated_at, started_at, ended_at, has_recording, record, participants, epoch)
+                  initiated_at, started_at, ended_at, has_recording, record, participants, epoch, steps)
         ON CONFLICT (id) DO UPDATE SET
             session_id = excluded.session_id, category = excluded.category, call_type = excluded.call_type,
             status = excluded.status, initiator_uid = excluded.initiator_uid,
             receiver_type = excluded.receiver_type, receiver_id = excluded.receiver_id,
             initiated_at = excluded.initiated_at, started_at = excluded.started_at, ended_at = excluded.ended_at,
             has_recording = excluded.has_recording, record = excluded.record, participants = excluded.participants,
-            owner_node = excluded.owner_node, owner_epoch = excluded.owner_epoch
+            owner_node = excluded.owner_node, owner_epoch = excluded.owner_epoch, steps = excluded.steps
         WHERE $16::text = '' OR calls.owner_node IS NULL
            OR (calls.owner_node = excluded.owner_node AND calls.owner_epoch = excluded.owner_epoch)
         RETURNING id

@@ -8,12 +8,15 @@ import GRDB
 struct CallLogReader {
     /// The columns every record query selects, from `calls AS c`.
     static let columns = "c.id, c.has_recording, c.record, c.participants"
+    /// The columns of a query whose records come with their steps.
+    static let columnsWithSteps = columns + ", c.steps"
 
     /// The connection, inside a read transaction.
     let db: Database
     /// One decoder for the read.
     let decoder = JSONDecoder()
-    /// The records `sql` selects (it selects `CallLogReader.columns`), in its order.
+    /// The records `sql` selects (it selects `CallLogReader.columns`, or `columnsWithSteps` for
+    /// records with their steps), in its order.
     func records(_ sql: String, arguments: StatementArguments) throws -> [CallLogRecord] {
         let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
         var records: [CallLogRecord] = []
@@ -21,6 +24,9 @@ struct CallLogReader {
             let json: String = row["record"]
             var record = try decoder.decode(CallLogRecord.self, from: Data(json.utf8))
             record.participants = try ParticipantsJSON.decode(row["participants"], callID: record.id, in: db)
+            if row.hasColumn("steps") {
+                record.steps = try CallSteps(json: row["steps"])
+            }
             if row["has_recording"] as Bool {
                 try attachURLs(to: &record)
             }

@@ -15,6 +15,7 @@ enum CallLogSchema {
         migrator.registerMigration("v3: webhook endpoints, messages, deliveries and attempts", migrate: createWebhookOutbox)
         migrator.registerMigration("v4: webhook delivery claims and failure reasons", migrate: addWebhookClaims)
         migrator.registerMigration("v5: missed calls and their unseen counts", migrate: createMissedCalls)
+        migrator.registerMigration("v6: each call's timeline steps; webhook deliveries by session", migrate: addCallSteps)
         return migrator
     }
 
@@ -207,6 +208,15 @@ enum CallLogSchema {
                 unseen INTEGER NOT NULL,
                 revision INTEGER NOT NULL
             ) WITHOUT ROWID, STRICT;
+            """)
+    }
+
+    /// v6: each call's steps for its timeline (`CallSteps.json`; NULL for none, as every call
+    /// saved before v6 has), and the webhook deliveries of a session found by its id.
+    private static func addCallSteps(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE calls ADD COLUMN steps TEXT;
+            CREATE INDEX webhook_deliveries_by_session ON webhook_deliveries(session_id, id);
             """)
     }
 

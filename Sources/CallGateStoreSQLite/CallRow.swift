@@ -4,7 +4,8 @@ import Foundation
 import GRDB
 
 /// The `calls` row of one record: the columns the queries filter on, the record as JSON
-/// without its participants, and the participants (`ParticipantsJSON`).
+/// without its participants and steps, the participants (`ParticipantsJSON`) and the steps
+/// (`CallSteps.json`).
 ///
 /// Built on the writer thread inside `apply`.
 struct CallRow {
@@ -16,15 +17,15 @@ struct CallRow {
     /// that reference it stay.
     static let upsertSQL = """
         INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, receiver_type,
-                           receiver_id, initiated_at, started_at, ended_at, has_recording, record, participants)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                           receiver_id, initiated_at, started_at, ended_at, has_recording, record, participants, steps)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET
             session_id = excluded.session_id, category = excluded.category, call_type = excluded.call_type,
             status = excluded.status, initiator_uid = excluded.initiator_uid,
             receiver_type = excluded.receiver_type, receiver_id = excluded.receiver_id,
             initiated_at = excluded.initiated_at, started_at = excluded.started_at,
             ended_at = excluded.ended_at, has_recording = excluded.has_recording, record = excluded.record,
-            participants = excluded.participants
+            participants = excluded.participants, steps = excluded.steps
         """
 
     /// The row of `record`, encoding JSON with `encoder`.
@@ -46,7 +47,7 @@ struct CallRow {
             record.id, record.sessionId, record.callCategory.rawValue, record.callType.rawValue,
             record.callStatus.rawValue, record.initiator.uid, receiverType, receiverID, record.initiatedAt,
             record.startedAt, record.endedAt, !record.recordings.isEmpty, json,
-            ParticipantsJSON.encode(record.participants),
+            ParticipantsJSON.encode(record.participants), record.steps.json,
         ]
     }
 }

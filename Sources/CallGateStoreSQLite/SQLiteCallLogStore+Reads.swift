@@ -8,7 +8,7 @@ extension SQLiteCallLogStore {
     public func openCalls() throws -> [CallLogRecord] {
         try read("reading open calls") { db in
             try CallLogReader(db: db).records(
-                "SELECT \(CallLogReader.columns) FROM calls AS c WHERE c.status IN ('initiated', 'ongoing') ORDER BY c.id",
+                "SELECT \(CallLogReader.columnsWithSteps) FROM calls AS c WHERE c.status IN ('initiated', 'ongoing') ORDER BY c.id",
                 arguments: [])
         }
     }
@@ -35,12 +35,12 @@ extension SQLiteCallLogStore {
         }
     }
 
-    /// The calls under `sessionId` that `viewer` was part of, newest first.
+    /// The calls under `sessionId` that `viewer` was part of, newest first, with their steps.
     public func calls(sessionId: String, visibleTo viewer: String) throws -> [CallLogRecord] {
         try read("reading the calls of a session") { db in
             try CallLogReader(db: db).records(
                 """
-                SELECT \(CallLogReader.columns) FROM calls AS c
+                SELECT \(CallLogReader.columnsWithSteps) FROM calls AS c
                 JOIN call_members AS m ON m.call_id = c.id AND m.uid = ?
                 WHERE c.session_id = ? ORDER BY c.id DESC
                 """,

@@ -170,13 +170,23 @@ extension SQLiteCallLogStore {
 
     /// The newest deliveries to `endpoint`, with their attempts.
     public func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
+        try deliveries(whose: "d.endpoint_id", is: endpoint, limit: limit)
+    }
+
+    /// The newest `limit` deliveries about session `sessionId`, with their attempts.
+    public func webhookDeliveries(sessionId: String, limit: Int) throws -> [WebhookDeliveryRecord] {
+        try deliveries(whose: "d.session_id", is: sessionId, limit: limit)
+    }
+
+    /// The newest `limit` deliveries whose `column` (of `webhook_deliveries AS d`) is `value`.
+    private func deliveries(whose column: String, is value: String, limit: Int) throws -> [WebhookDeliveryRecord] {
         try read("reading webhook deliveries") { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT d.id, d.endpoint_id, d.session_id, d.status, d.next_attempt_at, d.failure_reason, m.id AS message_id,
                     m.type, m.created_at, m.body
                 FROM webhook_deliveries AS d JOIN webhook_messages AS m ON m.id = d.message_id
-                WHERE d.endpoint_id = ? ORDER BY d.id DESC LIMIT ?
-                """, arguments: [endpoint, max(0, limit)])
+                WHERE \(column) = ? ORDER BY d.id DESC LIMIT ?
+                """, arguments: [value, max(0, limit)])
             return try rows.compactMap { row in
                 let id: Int64 = row["id"]
                 guard let type = WebhookEventType(rawValue: row["type"]),

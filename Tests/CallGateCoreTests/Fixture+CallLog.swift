@@ -4,10 +4,15 @@ import CallGateProtocol
 /// Shorthands for the call log: taking the changes, setting the clock to a second after the
 /// start, and participant entries as the fixture names users.
 extension Fixture {
-    /// The call log rows changed since the last take, as they stand now, in id order.
+    /// The call log rows changed since the last take, as they stand now, in id order, without
+    /// their steps (the timeline's own tests read those: `loggedSteps`).
     func changes() -> [CallLogRecord] {
         defer { loggedChanges.removeAll() }
-        return loggedChanges.sorted { $0.key < $1.key }.map(\.value)
+        return loggedChanges.sorted { $0.key < $1.key }.map { _, record in
+            var row = record
+            row.steps = CallSteps()
+            return row
+        }
     }
 
     /// Sets the clock to `seconds` after `Fixture.start` (never backwards) and runs due timers.

@@ -16,6 +16,8 @@ final class Fixture {
     /// Call log id -> the entry as the latest op run through the fixture left it, since the
     /// last `changes()`: what the store would have rewritten.
     var loggedChanges: [Int64: CallLogRecord] = [:]
+    /// Call log id -> the steps its latest record in an outcome carried (`TimelineTests`).
+    var loggedSteps: [Int64: CallSteps] = [:]
     /// Every webhook event the ops run through the fixture reported, in order.
     var webhookEvents: [WebhookEvent] = []
 
@@ -161,6 +163,7 @@ final class Fixture {
         #expect(outcome.logChanges.map(\.id) == outcome.logChanges.map(\.id).sorted(), sourceLocation: sourceLocation)
         for record in outcome.logChanges {
             loggedChanges[record.id] = record
+            loggedSteps[record.id] = record.steps
         }
         #expect(outcome.nextDeadline == core.nextDeadline, sourceLocation: sourceLocation)
         if case .failure = outcome.reply {

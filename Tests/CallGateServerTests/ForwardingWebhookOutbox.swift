@@ -24,6 +24,10 @@ extension ForwardingWebhookOutbox {
     func webhookDeliveries(endpoint: String, limit: Int) throws -> [WebhookDeliveryRecord] {
         try inner.webhookDeliveries(endpoint: endpoint, limit: limit)
     }
+
+    func webhookDeliveries(sessionId: String, limit: Int) throws -> [WebhookDeliveryRecord] {
+        try inner.webhookDeliveries(sessionId: sessionId, limit: limit)
+    }
     func redeliverWebhook(id: Int64, endpoint: String, at now: Int64) throws -> Bool {
         try inner.redeliverWebhook(id: id, endpoint: endpoint, at: now)
     }

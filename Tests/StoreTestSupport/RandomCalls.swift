@@ -63,7 +63,24 @@ public struct RandomCalls {
             ringDeadline: chance(0.3) ? 5_000 + id : nil,
             participants: [participant(initiator)] + others.map { participant($0) },
             recordings: TestCalls.recordings(chance(0.3) ? rids : []),
-            metadata: chance(0.2) ? ["topic": .string("t\(id)"), "n": .number(Double(id))] : nil)
+            metadata: chance(0.2) ? ["topic": .string("t\(id)"), "n": .number(Double(id))] : nil,
+            steps: chance(0.7) ? steps(of: [initiator] + others, from: (1_000 + id) * 1000) : CallSteps())
+    }
+
+    /// Random steps about `uids` from `start` on (Unix ms): every kind and optional field, names
+    /// with characters JSON escapes, and now and then more than a call keeps.
+    public mutating func steps(of uids: [String], from start: Int64) -> CallSteps {
+        var steps = CallSteps()
+        let count = chance(0.05) ? CallSteps.maxSteps + Int.random(in: 1...30, using: &rng) : Int.random(in: 1...8, using: &rng)
+        for index in 0..<count {
+            steps.add(CallStep(
+                at: start + Int64(index) * Int64.random(in: 0...900, using: &rng), step: pick(CallStepKind.allCases),
+                uid: chance(0.9) ? pick(uids) : nil, device: chance(0.5) ? "\(Int.random(in: 1...999_999, using: &rng))" : nil,
+                devices: chance(0.3) ? Int.random(in: 0...5, using: &rng) : nil, wakeUp: chance(0.3) ? chance(0.5) : nil,
+                status: chance(0.2) ? pick(CallStatus.allCases) : nil, reason: chance(0.2) ? "why \"not\"\n\u{e9}" : nil,
+                rid: chance(0.1) ? "r\(index)" : nil))
+        }
+        return steps
     }
 
     /// `record` changed as a later transition might: new status, a participant changed, one
@@ -84,6 +101,11 @@ public struct RandomCalls {
         }
         if chance(0.3) {
             copy.recordings += TestCalls.recordings(["\(copy.sessionId)-r\(copy.recordings.count + 1)"])
+        }
+        if chance(0.5) {
+            for step in steps(of: copy.participants.map(\.uid), from: (copy.endedAt ?? copy.initiatedAt) * 1000).steps {
+                copy.steps.add(step)
+            }
         }
         return copy
     }
