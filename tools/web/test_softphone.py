@@ -101,6 +101,16 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     rows = bob.driver.find_elements(By.CSS_SELECTOR, "#details-participants tr")
     states = {row.get_attribute("data-uid"): row.find_elements(By.TAG_NAME, "td")[1].text for row in rows}
     assert states == {"alice": "joined", "bob": "joined"}
+    # Its timeline, step by step: the call, the ring on both of Bob's devices, his answer, the end.
+    bob.wait(lambda driver: "finished" in timeline_steps(driver), "the call's timeline never showed its end")
+    steps = timeline_steps(bob.driver)
+    assert steps[:2] == ["initiated", "rung"] and "accepted" in steps and steps[-1] == "finished", steps
+    assert "rung on 2 devices" in bob.driver.find_element(By.CSS_SELECTOR, '#details-timeline li[data-step="rung"]').text
+
+
+def timeline_steps(driver) -> list[str]:
+    """The kinds of the steps the call details' timeline lists, in order."""
+    return [item.get_attribute("data-step") for item in driver.find_elements(By.CSS_SELECTOR, "#details-timeline li")]
 
 
 def test_a_group_call_rings_every_member_and_a_decline_stops_only_that_member(gateway, browsers):

@@ -475,8 +475,54 @@ async function showDetails(sessionId) {
   $("details-participants").replaceChildren(...rows);
   const sameCall = !$("details").hidden && $("details").dataset.sessionId === sessionId;
   $("details").dataset.sessionId = sessionId;
+  $("details-timeline").replaceChildren();
+  show("details-timeline-omitted", false);
   show("details", true);
   loadWebhooks(sessionId, { fresh: !sameCall });
+  loadTimeline(sessionId);
+}
+
+// --- The call's timeline (GET /v3.0/calls/{sessionId}/timeline) -------------------------------
+
+/** Lists every step of the call in the details, oldest first, with its time to the millisecond. */
+async function loadTimeline(sessionId) {
+  const timeline = await act("GET /v3.0/calls/{sessionId}/timeline", () => state.client.timeline(sessionId));
+  if (!timeline || timeline.data.length === 0 || $("details").dataset.sessionId !== sessionId) return;
+  const call = timeline.data[0];
+  $("details-timeline").replaceChildren(...call.steps.map(timelineItem));
+  $("details-timeline-omitted").textContent = `${call.omittedSteps} steps left out between these`;
+  show("details-timeline-omitted", call.omittedSteps > 0);
+}
+
+/** One step as a list item: its time, then what happened. */
+function timelineItem(step) {
+  const item = document.createElement("li");
+  item.dataset.step = step.step;
+  const time = new Date(step.at);
+  item.textContent = `${time.toLocaleTimeString()}.${String(time.getMilliseconds()).padStart(3, "0")} ${describeStep(step)}`;
+  return item;
+}
+
+/** What a step says, in words. */
+function describeStep(step) {
+  const who = step.uid || "";
+  const device = step.device ? ` on device ${step.device}` : "";
+  switch (step.step) {
+    case "initiated": return `${who} called${device}`;
+    case "rung": return `${who} rung on ${step.devices} device${step.devices === 1 ? "" : "s"}${step.wakeUp ? ", phone woken by push" : ""}`;
+    case "busy": return `${who} busy in another call, not rung`;
+    case "ringing": return `ringing for ${who}${device}`;
+    case "declined": return `${who} declined (${step.status})${device}`;
+    case "accepted": return `${who} answered${device}`;
+    case "missed": return `${who} missed it`;
+    case "joined": return `${who} joined${device}`;
+    case "left": return `${who} left (${step.reason})`;
+    case "recordingStarted": return `recording ${step.rid} started by ${who}`;
+    case "recordingStopped": return `recording ${step.rid} stopped${who ? ` by ${who}` : ""}`;
+    case "finished": return `${step.status}${who ? ` by ${who}` : ""}${step.reason ? ` (${step.reason})` : ""}`;
+    case "webhook": return `webhook ${step.event} to ${step.endpoint}: ${step.result}${step.attempt ? ` (attempt ${step.attempt}${step.httpStatus ? `, HTTP ${step.httpStatus}` : ""})` : ""}`;
+    default: return step.step;
+  }
 }
 
 // --- The call's webhooks, from the development receiver ---------------------------------------

@@ -260,6 +260,15 @@ export class CallGateClient extends EventTarget {
   }
 
   /**
+   * What happened in each call under `sessionId` this user was part of, step by step (Unix ms),
+   * with the webhook attempts about it: `{data: [{sessionId, callCategory, callStatus,
+   * initiatedAt, steps: [{at, step, ...}], omittedSteps}]}`, newest call first.
+   */
+  timeline(sessionId) {
+    return this._http(`/v3.0/calls/${encodeURIComponent(sessionId)}/timeline`);
+  }
+
+  /**
    * Development only: asks a gateway that runs with a generated secret for a token for `uid`
    * (`POST /dev/token`); resolves with `{token, expiresAt}`. Gateways with a configured secret
    * answer 404: there, tokens come from your own backend.
