@@ -6,6 +6,7 @@ same random choices, though not the same timings; `make chaos` explores fresh se
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from faults.checker import Verdict, check
 from faults.missed_checker import check_missed_calls
+from faults.timeline_checker import check_timelines
 from faults.webhook_checker import check_webhooks
 from script_module import load_script
 
@@ -251,6 +253,36 @@ def test_a_count_off_its_rows_or_a_device_behind_it_is_caught():
     counts = {"bob": {"unseen": 2, "revision": 2}}
     behind = [("bob.0", counts["bob"]), ("bob.1", {"unseen": 1, "revision": 1})]
     assert missed_rules([("bob", 1), ("bob", 2)], stored, counts, behind) == ["missed count heard"]
+
+
+def timeline_rules(status="cancelled", steps=None, omitted=0, participants=("alice", "bob")) -> list[str]:
+    if steps is None:
+        steps = [{"at": 1, "step": "initiated", "uid": "alice", "device": "7"},
+                 {"at": 1, "step": "rung", "uid": "bob", "devices": 1, "wakeUp": False},
+                 {"at": 5, "step": "finished", "uid": "alice", "status": "cancelled", "reason": "hungUp"}]
+    verdict = Verdict()
+    stored = None if steps == "none" else json.dumps({"omitted": omitted, "steps": steps})
+    check_timelines(verdict, [{"session": "s1", "status": status, "initiator": "alice",
+                               "participants": list(participants), "steps": stored}])
+    return sorted({violation.split(":")[0] for violation in verdict.violations})
+
+
+def test_a_timeline_from_initiated_to_finished_passes():
+    assert timeline_rules() == []
+
+
+def test_a_timeline_that_lost_or_doubled_a_step_is_caught():
+    assert timeline_rules(steps="none") == ["timeline"]
+    assert timeline_rules(status="ended") == ["timeline"], "finished as another status"
+    start, rung, end = (json.loads(json.dumps(step)) for step in [
+        {"at": 1, "step": "initiated", "uid": "alice"}, {"at": 1, "step": "rung", "uid": "bob"},
+        {"at": 5, "step": "finished", "status": "cancelled"}])
+    assert timeline_rules(steps=[rung, end]) == ["timeline"], "no initiated step"
+    assert timeline_rules(steps=[rung, end], omitted=3) == [], "the first steps may be cut only past the cap"
+    assert timeline_rules(steps=[start, rung]) == ["timeline"], "no finished step"
+    assert timeline_rules(steps=[start, end, end]) == ["timeline"], "finished twice"
+    assert timeline_rules(steps=[start, {**rung, "uid": "mallory"}, end]) == ["timeline"], "not a participant"
+    assert timeline_rules(steps=[start, {**rung, "at": 9}, end]) == ["timeline"], "back in time"
 
 
 def test_arguments_are_bounded():

@@ -42,20 +42,32 @@ extension CallSteps {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
-    /// The steps in `json` as `json` writes them; none for nil. Throws when the text is not
-    /// that shape, or names a step this version does not know.
+    /// The steps in `json` as `json` writes them; none for nil. A step this version cannot read
+    /// (a kind a later version added, written by a newer node of the cluster) is left out and
+    /// counted as omitted, so that the call it belongs to still reads. Throws when the text is
+    /// not that shape at all.
     public init(json: String?) throws {
         guard let json else {
             self.init()
             return
         }
         let stored = try JSONDecoder().decode(Stored.self, from: Data(json.utf8))
-        self.init(stored.steps, omitted: stored.omitted)
+        let steps = stored.steps.compactMap(\.step)
+        self.init(steps, omitted: stored.omitted + stored.steps.count - steps.count)
     }
 
     private struct Stored: Decodable {
         var omitted: Int
-        var steps: [CallStep]
+        var steps: [Readable]
+    }
+
+    /// One stored step, nil when this version cannot read it.
+    private struct Readable: Decodable {
+        var step: CallStep?
+
+        init(from decoder: any Decoder) throws {
+            step = try? CallStep(from: decoder)
+        }
     }
 
     private static func write(_ value: String?, key: StaticString, to json: inout JSONWriter) {

@@ -140,3 +140,25 @@ import Testing
         #expect(timeline.steps[1].httpStatus == 500 && timeline.steps[4].httpStatus == 200)
     }
 }
+
+/// The steps' stored form: written fast, read back whole, and a step a later version added does
+/// not keep its call from reading.
+@Suite struct CallStepsJSONTests {
+    @Test func stepsGoThroughTheirStoredFormUnchanged() throws {
+        let steps = CallSteps([
+            CallStep(at: 1, step: .rung, uid: "b\"o\\b\u{1}", devices: 0, wakeUp: true),
+            CallStep(at: 2, step: .finished, uid: nil, status: .cancelled, reason: "hungUp"),
+            CallStep(at: 3, step: .recordingStarted, uid: "é", device: "42", rid: "s-r1"),
+        ], omitted: 7)
+        #expect(try CallSteps(json: steps.json) == steps)
+        #expect(CallSteps().json == nil)
+        #expect(try CallSteps(json: nil) == CallSteps())
+    }
+
+    @Test func aStepThisVersionCannotReadIsCountedAsOmitted() throws {
+        let json = #"{"omitted":1,"steps":[{"at":1,"step":"initiated","uid":"a"},{"at":2,"step":"teleported"},{"at":3}]}"#
+        let read = try CallSteps(json: json)
+        #expect(read.steps.map(\.step) == [.initiated] && read.omitted == 3)
+        #expect(throws: (any Error).self) { try CallSteps(json: "[1, 2]") }
+    }
+}
