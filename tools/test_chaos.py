@@ -283,6 +283,9 @@ def test_a_timeline_that_lost_or_doubled_a_step_is_caught():
     assert timeline_rules(steps=[start, end, end]) == ["timeline"], "finished twice"
     assert timeline_rules(steps=[start, {**rung, "uid": "mallory"}, end]) == ["timeline"], "not a participant"
     assert timeline_rules(steps=[start, {**rung, "at": 9}, end]) == ["timeline"], "back in time"
+    run = {"at": 1, "step": "rung", "users": ["bob", "carol"], "devices": [1, 0], "wakeUp": [False, True]}
+    assert timeline_rules(steps=[start, run, end], participants=("alice", "bob", "carol")) == [], "a group's run of rungs"
+    assert timeline_rules(steps=[start, run, end]) == ["timeline"], "carol rung, not a participant"
 
 
 def test_arguments_are_bounded():

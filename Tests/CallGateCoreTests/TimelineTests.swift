@@ -152,13 +152,27 @@ import Testing
         ], omitted: 7)
         #expect(try CallSteps(json: steps.json) == steps)
         #expect(CallSteps().json == nil)
+        // A group's rung steps of one millisecond are one element; a rung of another
+        // millisecond, or with a device, is not part of the run.
+        let group = CallSteps([
+            CallStep(at: 5, step: .initiated, uid: "alice", device: "1"),
+            CallStep(at: 5, step: .rung, uid: "bob", devices: 2, wakeUp: false),
+            CallStep(at: 5, step: .rung, uid: "carol", devices: 0, wakeUp: true),
+            CallStep(at: 5, step: .rung, uid: "dave", devices: 1, wakeUp: false),
+            CallStep(at: 6, step: .rung, uid: "erin", devices: 1, wakeUp: false),
+            CallStep(at: 6, step: .rung, uid: "frank", device: "9", devices: 1, wakeUp: false),
+        ])
+        let stored = try #require(group.json)
+        #expect(stored.contains(#"{"at":5,"step":"rung","users":["bob","carol","dave"],"devices":[2,0,1],"wakeUp":[false,true,false]}"#))
+        #expect(try CallSteps(json: stored) == group)
         #expect(try CallSteps(json: nil) == CallSteps())
     }
 
     @Test func aStepThisVersionCannotReadIsCountedAsOmitted() throws {
-        let json = #"{"omitted":1,"steps":[{"at":1,"step":"initiated","uid":"a"},{"at":2,"step":"teleported"},{"at":3}]}"#
+        let json = #"{"omitted":1,"steps":[{"at":1,"step":"initiated","uid":"a"},{"at":2,"step":"teleported"},{"at":3},"#
+            + #"{"at":4,"step":"rung","users":["b","c"],"devices":[1],"wakeUp":[true,false]}]}"#
         let read = try CallSteps(json: json)
-        #expect(read.steps.map(\.step) == [.initiated] && read.omitted == 3)
+        #expect(read.steps.map(\.step) == [.initiated] && read.omitted == 4, "a run whose lists differ in length is one unread element")
         #expect(throws: (any Error).self) { try CallSteps(json: "[1, 2]") }
     }
 }

@@ -23,7 +23,7 @@ def check_timelines(verdict, calls: list[dict]) -> None:
             verdict.add("timeline", f"{session} has no steps")
             continue
         stored = json.loads(call["steps"])
-        steps = stored["steps"]
+        steps = expand(stored["steps"])
         kinds = [step["step"] for step in steps]
         if stored["omitted"] == 0 and (not steps or steps[0] != {**steps[0], "step": "initiated", "uid": call["initiator"]}):
             verdict.add("timeline", f"{session} does not begin with its initiator's initiated step: {kinds[:3]}")
@@ -37,3 +37,16 @@ def check_timelines(verdict, calls: list[dict]) -> None:
         times = [step["at"] for step in steps]
         if times != sorted(times):
             verdict.add("timeline", f"{session}'s steps go back in time")
+
+
+def expand(stored: list[dict]) -> list[dict]:
+    """The steps of the stored elements: a run of `rung` steps of one millisecond is kept as one
+    element with `users`, `devices` and `wakeUp` lists (CallSteps+JSON.swift)."""
+    steps = []
+    for element in stored:
+        if "users" in element:
+            steps += [{"at": element["at"], "step": "rung", "uid": uid, "devices": devices, "wakeUp": wake_up}
+                      for uid, devices, wake_up in zip(element["users"], element["devices"], element["wakeUp"])]
+        else:
+            steps.append(element)
+    return steps
