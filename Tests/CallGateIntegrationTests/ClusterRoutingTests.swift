@@ -249,8 +249,9 @@ import TestSupport
         }, "both nodes are live again, with what they keep in Redis written again")
         // Node b lists a's calls once it counts a live again (at a's next heartbeat).
         #expect(try await eventually(within: 10) {
-            let (_, probe) = try await cluster.connect("bob", on: "b")
-            return !probe.activeCalls.isEmpty
+            let (probe, result) = try await cluster.connect("bob", on: "b")
+            await probe.close()
+            return !result.activeCalls.isEmpty
         }, "node b lists the call of node a to a device of bob's")
 
         // Redis lost every push sequence, and no node puts one back (none can vouch that no
