@@ -189,8 +189,9 @@ extension GatewayCore {
         if let type = WebhookEventType(terminal: status) {
             list.report(type, WebhookData(call: call, by: user, reason: reason))
         }
-        live.steps.add(CallStep(
-            at: endedAt.map { $0 * 1000 } ?? nowMillis, step: .finished, uid: user?.uid, status: status, reason: reason?.rawValue))
+        // Now, to the millisecond: `endedAt` is whole seconds, and an auto-busy call's is the
+        // second it started, which would put its end before its start.
+        live.steps.add(CallStep(at: nowMillis, step: .finished, uid: user?.uid, status: status, reason: reason?.rawValue))
         return call
     }
 

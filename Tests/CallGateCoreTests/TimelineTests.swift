@@ -61,6 +61,21 @@ import Testing
         #expect(try steps(id)[5].status == .busy)
     }
 
+    @Test func aCallEveryCalleeOfWhichIsBusyEndsAfterItBegan() throws {
+        let alice = f.connect("alice")
+        let bob = f.connect("bob")
+        let carol = f.connect("carol")
+        let talk = try #require(f.call("carol", from: bob).call)
+        _ = f.accept(talk.sessionId, from: carol)
+        f.advance(millis: 700)
+        let busy = try #require(f.call("bob", from: alice).call)
+        #expect(busy.callStatus == .busy)
+        let id = try #require(f.loggedChanges.values.first { $0.sessionId == busy.sessionId }?.id)
+        let noted = try steps(id)
+        #expect(noted.map(\.step) == [.initiated, .busy, .finished])
+        #expect(noted.map(\.at) == [Fixture.start + 700, Fixture.start + 700, Fixture.start + 700], "not the second it began")
+    }
+
     @Test func aCallKeepsItsFirstStepsAndItsLatestWithinTheCap() throws {
         let alice = f.connect("alice")
         let members = (0..<150).map { "m\($0)" }
