@@ -9,11 +9,13 @@ import TestSupport
 /// among them, for its participants only.
 @Suite("Call timelines over real HTTP")
 struct CallTimelineAPITests {
-    /// The timelines of `sessionId` as `uid` reads them; fails unless 200.
+    /// The timelines of `sessionId` as `uid` reads them with the Swift client's `CallLogAPI`.
     func timelines(_ gateway: TestGateway, _ sessionId: String, as uid: String) async throws -> [CallTimeline] {
-        let (status, body) = try await gateway.userGet("/v3.0/calls/\(sessionId)/timeline", as: uid)
-        guard status == 200 else { throw UnexpectedStatus(status: status, body: String(decoding: body, as: UTF8.self)) }
-        return try JSONDecoder().decode(CallTimelineBody.self, from: body).data
+        try await api(gateway, as: uid).timeline(sessionId: sessionId).data
+    }
+
+    func api(_ gateway: TestGateway, as uid: String) async throws -> CallLogAPI {
+        CallLogAPI(baseURL: URL(string: "http://127.0.0.1:\(gateway.port)")!, token: try await gateway.token(uid))
     }
 
     @Test(arguments: TestStore.allCases) func aCallsTimelineHasEveryStepInOrderWithItsDevices(store: TestStore) async throws {
@@ -112,5 +114,16 @@ struct CallTimelineAPITests {
         #expect(try await gateway.userGet("/v3.0/calls//timeline", as: "alice").0 == 404)
         #expect(try await gateway.userGet("/v3.0/calls/timeline", as: "alice").0 == 404, "no call has that id")
         #expect(try await gateway.userGet("/v3.0/calls/\(call.sessionId)/timeline/x", as: "alice").0 == 404)
+
+        // The Swift client says what was refused, and sends a hostile id as one path segment.
+        let mallory = try await api(gateway, as: "mallory")
+        await #expect(throws: CallLogAPIError(status: 404, code: "ERR_NOT_FOUND", message: "no call with session id '\(call.sessionId)' that you were part of")) {
+            try await mallory.timeline(sessionId: call.sessionId)
+        }
+        let refused = await #expect(throws: CallLogAPIError.self) { try await mallory.timeline(sessionId: "../calls?x") }
+        #expect(refused?.status == 400)
+        let alicesLog = try await api(gateway, as: "alice")
+        #expect(try await alicesLog.calls(["perPage": "1"]).data.map(\.sessionId) == [call.sessionId])
+        #expect(try await alicesLog.calls(sessionId: call.sessionId).data.count == 1)
     }
 }
