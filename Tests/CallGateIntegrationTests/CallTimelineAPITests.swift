@@ -57,7 +57,7 @@ struct CallTimelineAPITests {
         #expect(abs(Double(first) / 1000 - started) < 10, "milliseconds of the wall clock")
 
         // The outbox's attempts to deliver `call.initiated` (and the rest) come in order.
-        #expect(try await eventually(within: 10) {
+        #expect(try await eventually(within: 30) {
             let read = try await timelines(gateway, call.sessionId, as: "alice")
             return read.first?.steps.contains { $0.step == .webhook && $0.event == "call.initiated" && $0.attempt == 1 } == true
         }, "the first attempt of call.initiated is in the timeline")

@@ -99,7 +99,7 @@ struct ProtoConformanceTests {
         #expect(recovered.recovery?.recovered == true && replayed >= 2)
         #expect(recovered.unseenMissedCalls.map { $0 > 0 } == true)
         for _ in 0..<replayed {
-            _ = try await daveAgain.expectPush()
+            _ = try await daveAgain.expectPush(includingMissedCalls: true)
         }
         let seen = try await daveAgain.markCallsSeen()
         #expect(seen.unseen == 0)
