@@ -42,7 +42,12 @@ public struct CallLogAPI: Sendable {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw CallLogAPIError(status: 0, code: "ERR_BAD_URL", message: "not a URL: \(baseURL)")
         }
-        components.path = path
+        // Below any path the base URL has (a gateway behind a proxy at a prefix), as sent.
+        var base = components.percentEncodedPath
+        while base.hasSuffix("/") {
+            base.removeLast()
+        }
+        components.percentEncodedPath = base + path
         components.queryItems = query.isEmpty ? nil : query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
         guard let url = components.url else {
             throw CallLogAPIError(status: 0, code: "ERR_BAD_URL", message: "no URL for \(path)")
@@ -60,13 +65,13 @@ public struct CallLogAPI: Sendable {
         return try JSONDecoder().decode(Body.self, from: data)
     }
 
-    /// `sessionId` as one path segment: characters outside the session id alphabet are
-    /// percent-encoded, so a hostile id cannot name another path.
+    /// `sessionId` as one path segment: every character outside the session id alphabet, and
+    /// every dot (so that `.` and `..` name no other path), is percent-encoded.
     private static func segment(_ sessionId: String) -> String {
         sessionId.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
-    private static let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-")
+    private static let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:-")
 
     /// The HTTP error body, `{"error": {"code", "message"}}`.
     private struct ErrorAnswer: Decodable {

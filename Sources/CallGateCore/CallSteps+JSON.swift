@@ -35,14 +35,13 @@ extension CallSteps {
 
     /// The steps in `json` as `json` writes them; none for nil. A step this version cannot read
     /// (a kind a later version added, written by a newer node of the cluster) is left out and
-    /// counted as omitted, so that the call it belongs to still reads. Throws when the text is
-    /// not that shape at all.
-    public init(json: String?) throws {
-        guard let json else {
+    /// counted as omitted, and text that is not that shape at all reads as no steps: the call it
+    /// belongs to still reads, resumes and is taken over, whatever its timeline holds.
+    public init(json: String?) {
+        guard let json, let stored = try? JSONDecoder().decode(Stored.self, from: Data(json.utf8)) else {
             self.init()
             return
         }
-        let stored = try JSONDecoder().decode(Stored.self, from: Data(json.utf8))
         let steps = stored.steps.flatMap { $0.steps ?? [] }
         self.init(steps, omitted: stored.omitted + stored.steps.filter { $0.steps == nil }.count)
     }

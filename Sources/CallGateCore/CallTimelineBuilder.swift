@@ -11,10 +11,13 @@ public enum CallTimelineBuilder {
 
     /// The timeline of `record` with the webhook deliveries among `deliveries` that are about it.
     public static func timeline(of record: CallLogRecord, deliveries: [WebhookDeliveryRecord]) -> CallTimeline {
-        let from = record.initiatedAt * 1000
-        let until = record.endedAt.map { ($0 + 1) * 1000 } ?? Int64.max
+        // Compared, never made a range: a wall clock stepped back (or a takeover by a node whose
+        // clock is behind) may log a call as ending before it began.
+        let from = millis(record.initiatedAt)
+        let until = record.endedAt.map { millis($0.addingReportingOverflow(1).partialValue) } ?? Int64.max
         var steps = record.steps.steps
-        for delivery in deliveries where delivery.sessionId == record.sessionId && (from..<until).contains(delivery.createdAt) {
+        for delivery in deliveries
+        where delivery.sessionId == record.sessionId && delivery.createdAt >= from && delivery.createdAt < until {
             steps += webhookSteps(of: delivery)
         }
         // A stable sort: steps of one millisecond stay in the order they happened.
@@ -36,6 +39,12 @@ public enum CallTimelineBuilder {
                 at: attempt.at, step: .webhook, event: delivery.type.rawValue, endpoint: delivery.endpointID,
                 attempt: index + 1, result: result(of: attempt.status), httpStatus: attempt.statusCode)
         }
+    }
+
+    /// Unix seconds as milliseconds, saturating for a stored value too large to convert.
+    private static func millis(_ seconds: Int64) -> Int64 {
+        let (value, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        return overflow ? (seconds < 0 ? Int64.min : Int64.max) : value
     }
 
     /// How an attempt ended, as the timeline says it.

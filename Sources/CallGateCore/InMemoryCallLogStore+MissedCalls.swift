@@ -43,12 +43,8 @@ extension InMemoryCallLogStore {
                 else { return nil }
                 limit = last
             }
-            // Only calls the user is still a member of, as the SQL stores find a user's missed
-            // calls through their membership rows (a participant is never taken out of a call
-            // the gateway logged; a store's caller might).
             var marked = 0
-            for (id, seenAt) in state.missed.calls[uid] ?? [:]
-            where seenAt == nil && id <= limit && state.calls[id]?.involves(uid) == true {
+            for (id, seenAt) in state.missed.calls[uid] ?? [:] where seenAt == nil && id <= limit {
                 state.missed.calls[uid]?[id] = .some(at)
                 marked += 1
             }

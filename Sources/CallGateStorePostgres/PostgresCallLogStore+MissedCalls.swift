@@ -35,10 +35,8 @@ extension PostgresCallLogStore {
                 var marked = 0
                 for try await rows in try await connection.query("""
                     WITH marked AS (
-                        UPDATE missed_calls AS x SET seen_at = callgate_time(\(at)) FROM call_members AS m
-                        WHERE m.uid = \(uid) AND m.call_id <= \(limit) AND x.call_id = m.call_id AND x.uid = m.uid
-                            AND x.seen_at IS NULL
-                        RETURNING 1),
+                        UPDATE missed_calls SET seen_at = callgate_time(\(at))
+                        WHERE uid = \(uid) AND seen_at IS NULL AND call_id <= \(limit) RETURNING 1),
                     counted AS (
                         UPDATE missed_call_counts SET unseen = greatest(0, unseen - (SELECT count(*) FROM marked)),
                             revision = revision + 1

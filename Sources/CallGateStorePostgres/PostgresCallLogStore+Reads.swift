@@ -82,7 +82,7 @@ extension PostgresCallLogStore {
     static func record(_ json: String, participants: String, steps: String?, decoder: JSONDecoder) throws -> CallLogRecord {
         var record = try decoder.decode(CallLogRecord.self, from: Data(json.utf8))
         record.participants = try decoder.decode([CallLogParticipantRecord].self, from: Data(participants.utf8))
-        record.steps = try CallSteps(json: steps)
+        record.steps = CallSteps(json: steps)
         return record
     }
 

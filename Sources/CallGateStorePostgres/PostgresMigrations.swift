@@ -166,13 +166,6 @@ public enum PostgresMigrations {
             "ALTER TABLE calls ADD COLUMN steps text",
             "CREATE INDEX webhook_deliveries_by_session ON webhook_deliveries (session_id, id)",
         ]),
-        // Missed calls keyed by (call id, uid), no longer (uid, call id): the members a cancelled
-        // group ring made miss it go in at the end of the key's index instead of on a page of each
-        // member's. A user's rows are found through `call_members`, keyed (uid, call id).
-        Migration(version: 7, name: "missed calls keyed by call", statements: [
-            "ALTER TABLE missed_calls DROP CONSTRAINT missed_calls_pkey",
-            "ALTER TABLE missed_calls ADD PRIMARY KEY (call_id, uid)",
-        ]),
     ]
 
     /// The newest version this build knows.

@@ -110,8 +110,8 @@ enum EnqueueWebhooks: PostgresWriteSQL {
 enum NoteMissedCalls: PostgresWriteSQL {
     static let sql = """
         WITH added AS (
-            INSERT INTO missed_calls (call_id, uid)
-            SELECT call_id, uid FROM unnest($1::text[], $2::bigint[]) AS m (uid, call_id)
+            INSERT INTO missed_calls (uid, call_id)
+            SELECT uid, call_id FROM unnest($1::text[], $2::bigint[]) AS m (uid, call_id)
             ON CONFLICT DO NOTHING RETURNING uid)
         INSERT INTO missed_call_counts AS n (uid, unseen, revision)
         SELECT uid, count(*), 1 FROM added GROUP BY uid ORDER BY uid

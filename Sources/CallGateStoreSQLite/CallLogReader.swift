@@ -25,7 +25,7 @@ struct CallLogReader {
             var record = try decoder.decode(CallLogRecord.self, from: Data(json.utf8))
             record.participants = try ParticipantsJSON.decode(row["participants"], callID: record.id, in: db)
             if row.hasColumn("steps") {
-                record.steps = try CallSteps(json: row["steps"])
+                record.steps = CallSteps(json: row["steps"])
             }
             if row["has_recording"] as Bool {
                 try attachURLs(to: &record)

@@ -16,7 +16,6 @@ enum CallLogSchema {
         migrator.registerMigration("v4: webhook delivery claims and failure reasons", migrate: addWebhookClaims)
         migrator.registerMigration("v5: missed calls and their unseen counts", migrate: createMissedCalls)
         migrator.registerMigration("v6: each call's timeline steps; webhook deliveries by session", migrate: addCallSteps)
-        migrator.registerMigration("v7: missed calls keyed by call, then user", migrate: keyMissedCallsByCall)
         return migrator
     }
 
@@ -218,25 +217,6 @@ enum CallLogSchema {
         try db.execute(sql: """
             ALTER TABLE calls ADD COLUMN steps TEXT;
             CREATE INDEX webhook_deliveries_by_session ON webhook_deliveries(session_id, id);
-            """)
-    }
-
-    /// v7: a missed call's row is keyed by (call id, uid), no longer (uid, call id), so that the
-    /// members a cancelled group ring made miss it go in on the B-tree's last page or two,
-    /// instead of on a page of each member's (a hundred random pages per cancel made the writer
-    /// twice as costly in the group benchmark). A user's rows are found through `call_members`,
-    /// whose key is (uid, call id).
-    private static func keyMissedCallsByCall(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE missed_calls_by_call (
-                call_id INTEGER NOT NULL REFERENCES calls(id),
-                uid TEXT NOT NULL,
-                seen_at INTEGER,
-                PRIMARY KEY (call_id, uid)
-            ) WITHOUT ROWID, STRICT;
-            INSERT INTO missed_calls_by_call (call_id, uid, seen_at) SELECT call_id, uid, seen_at FROM missed_calls;
-            DROP TABLE missed_calls;
-            ALTER TABLE missed_calls_by_call RENAME TO missed_calls;
             """)
     }
 

@@ -2,9 +2,8 @@ import CallGateCore
 import CallGateProtocol
 import GRDB
 
-/// Missed calls (`MissedCallStore`) in `missed_calls` (keyed by call, then user, since schema
-/// v7) and `missed_call_counts`; the writer notes them as it saves calls
-/// (`StoreTransaction.noteMissed`). Any thread.
+/// Missed calls (`MissedCallStore`) in `missed_calls` and `missed_call_counts` (schema v5); the
+/// writer notes them as it saves calls (`StoreTransaction.noteMissed`). Any thread.
 extension SQLiteCallLogStore {
     public func missedCalls(of uid: String) throws -> MissedCalls {
         try read("reading a user's missed calls") { db in
@@ -13,8 +12,7 @@ extension SQLiteCallLogStore {
     }
 
     /// Marks the calls seen in one write transaction: the unseen ones up to the limit (the user's
-    /// calls found through `call_members`, each row then by primary key), then the count, lowered
-    /// by as many, with its
+    /// rows by primary key), then the count, lowered by as many, with its
     /// revision raised; nothing changes when none was unseen.
     public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {
         try write("marking missed calls seen") { db in
@@ -28,8 +26,7 @@ extension SQLiteCallLogStore {
                 limit = last
             }
             try db.cachedStatement(sql: """
-                UPDATE missed_calls SET seen_at = ?
-                WHERE seen_at IS NULL AND (call_id, uid) IN (SELECT call_id, uid FROM call_members WHERE uid = ? AND call_id <= ?)
+                UPDATE missed_calls SET seen_at = ? WHERE uid = ? AND seen_at IS NULL AND call_id <= ?
                 """).execute(arguments: [at, uid, limit])
             let marked = db.changesCount
             if marked > 0 {

@@ -116,7 +116,7 @@ struct StoreTransaction {
         let uids = record.missedUIDs
         guard !uids.isEmpty else { return }
         let added = try String.fetchAll(db.cachedStatement(sql: """
-            INSERT INTO missed_calls (call_id, uid) SELECT ?, value FROM json_each(?) WHERE true
+            INSERT INTO missed_calls (uid, call_id) SELECT value, ? FROM json_each(?) WHERE true
             ON CONFLICT DO NOTHING RETURNING uid
             """), arguments: [record.id, String(decoding: try encoder.encode(uids), as: UTF8.self)])
         for uid in added {

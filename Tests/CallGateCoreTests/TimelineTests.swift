@@ -153,6 +153,15 @@ import Testing
             "0 initiated  ", "100 webhook 1 failed", "3000 webhook  pending", "4000 finished  ", "5000 webhook 2 delivered",
         ], "a later meeting's delivery and another session's are not the call's")
         #expect(timeline.steps[1].httpStatus == 500 && timeline.steps[4].httpStatus == 200)
+
+        // A call logged as ending before it began (a wall clock stepped back) or with times
+        // out of any range still reads.
+        var backwards = record
+        backwards.endedAt = start - 5
+        #expect(CallTimelineBuilder.timeline(of: backwards, deliveries: deliveries).steps.count == 2)
+        backwards.initiatedAt = .max
+        backwards.endedAt = .max
+        #expect(CallTimelineBuilder.timeline(of: backwards, deliveries: deliveries).steps.count == 2)
     }
 }
 
@@ -165,7 +174,7 @@ import Testing
             CallStep(at: 2, step: .finished, uid: nil, status: .cancelled, reason: "hungUp"),
             CallStep(at: 3, step: .recordingStarted, uid: "é", device: "42", rid: "s-r1"),
         ], omitted: 7)
-        #expect(try CallSteps(json: steps.json) == steps)
+        #expect(CallSteps(json: steps.json) == steps)
         #expect(CallSteps().json == nil)
         // A group's rung steps of one millisecond are one element; a rung of another
         // millisecond, or with a device, is not part of the run.
@@ -179,15 +188,15 @@ import Testing
         ])
         let stored = try #require(group.json)
         #expect(stored.contains(#"{"at":5,"step":"rung","users":["bob","carol","dave"],"devices":[2,0,1],"wakeUp":[false,true,false]}"#))
-        #expect(try CallSteps(json: stored) == group)
-        #expect(try CallSteps(json: nil) == CallSteps())
+        #expect(CallSteps(json: stored) == group)
+        #expect(CallSteps(json: nil) == CallSteps())
     }
 
     @Test func aStepThisVersionCannotReadIsCountedAsOmitted() throws {
         let json = #"{"omitted":1,"steps":[{"at":1,"step":"initiated","uid":"a"},{"at":2,"step":"teleported"},{"at":3},"#
             + #"{"at":4,"step":"rung","users":["b","c"],"devices":[1],"wakeUp":[true,false]}]}"#
-        let read = try CallSteps(json: json)
+        let read = CallSteps(json: json)
         #expect(read.steps.map(\.step) == [.initiated] && read.omitted == 4, "a run whose lists differ in length is one unread element")
-        #expect(throws: (any Error).self) { try CallSteps(json: "[1, 2]") }
+        #expect(CallSteps(json: "[1, 2]") == CallSteps(), "text of no known shape reads as no steps")
     }
 }
