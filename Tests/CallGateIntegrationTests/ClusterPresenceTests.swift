@@ -113,8 +113,13 @@ import TestSupport
     }
 
     @Test func graceFlagsAreBounded() async throws {
+        // A database of its own: the default one is ./callgate.sqlite, in whatever directory the
+        // tests run from.
+        let directory = try TemporaryDirectory()
         for flag in ["--caller-grace-seconds", "--participant-grace-seconds"] {
-            let run = try await CommandRun.run([GatewayProcess.executable.path, "serve", "--port", "0", flag, "3601"])
+            let run = try await CommandRun.run([
+                GatewayProcess.executable.path, "serve", "--port", "0", "--database", directory.path("x.sqlite"), flag, "3601",
+            ])
             #expect(run.exitCode != 0)
             #expect(run.output.contains("\(flag) must be at most 3600, got 3601"), "\(run)")
         }
