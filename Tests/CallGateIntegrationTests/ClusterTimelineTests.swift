@@ -1,9 +1,6 @@
 import CallGateClient
 import CallGateProtocol
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import TestSupport
 
@@ -31,24 +28,21 @@ import TestSupport
             #expect(steps[1].devices == 2, "a device on each node")
             #expect(steps[2].device == phone && steps[3].device == phone, "bob's phone on node b")
         }
-        let (status, _) = try await get("/v3.0/calls/\(call.sessionId)/timeline", as: "mallory", on: "b", in: cluster)
-        #expect(status == 404)
+        let mallory = try await api(as: "mallory", on: "b", in: cluster)
+        let refused = await #expect(throws: CallLogAPIError.self) { try await mallory.timeline(sessionId: call.sessionId) }
+        #expect(refused?.status == 404)
     }
 
     private func timelines(
         of sessionId: String, as uid: String, on node: String, in cluster: RoutingCluster
     ) async throws -> [CallTimeline] {
-        let (status, body) = try await get("/v3.0/calls/\(sessionId)/timeline", as: uid, on: node, in: cluster)
-        #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
-        return try JSONDecoder().decode(CallTimelineBody.self, from: body).data
+        try await api(as: uid, on: node, in: cluster).timeline(sessionId: sessionId).data
     }
 
-    private func get(_ path: String, as uid: String, on node: String, in cluster: RoutingCluster) async throws -> (Int, Data) {
+    /// The call log of `uid` as the Swift client reads it from `node`.
+    private func api(as uid: String, on node: String, in cluster: RoutingCluster) async throws -> CallLogAPI {
         let port = try #require(cluster.nodes[node]).port
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         let token = try await cluster.tokens.mint(user: User(uid: uid, name: "\(uid) name"), ttl: 600).token
-        request.setValue(token, forHTTPHeaderField: "authToken")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        return CallLogAPI(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: token)
     }
 }
