@@ -58,7 +58,7 @@ def test_a_two_node_cluster_comes_up_and_ctrl_c_stops_everything(tmp_path):
     callgate = ROOT / os.environ.get("CALLGATE_BIN", ".build/debug/callgate")
     if not callgate.exists():
         pytest.fail(f"{callgate} is missing: build it first (make test does)")
-    base = throwaway.free_port()
+    base = throwaway.free_ports(2)
     process = subprocess.Popen(
         [sys.executable, str(SCRIPT), "--no-build", "--callgate", str(callgate), "--nodes", "2", "--base-port",
          str(base), "--out", str(tmp_path)],

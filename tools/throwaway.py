@@ -6,6 +6,7 @@ Messages name the tool that runs (its script name), e.g. "bench: initdb: ...".
 """
 
 import os
+import random
 import re
 import shutil
 import signal
@@ -118,9 +119,39 @@ def start_server(name: str, argv: list[str], log: Path) -> tuple[subprocess.Pope
 
 def free_port() -> int:
     """A loopback port nobody listens on now (for a server that cannot be given port 0)."""
+    return free_ports(1)
+
+
+def free_ports(count: int) -> int:
+    """The first of `count` consecutive loopback ports nobody listens on now, below the kernel's
+    ephemeral range: a port from that range can be taken by any outgoing connection (a node's own
+    connection to Redis or PostgreSQL) between this check and the server's bind."""
+    low = ephemeral_low()
+    for _ in range(200):
+        first = random.randrange(10_000, low - count)
+        if all(bindable(first + offset) for offset in range(count)):
+            return first
+    raise StepFailed(f"no run of {count} free loopback ports between 10000 and {low}")
+
+
+def ephemeral_low() -> int:
+    """The lowest port the kernel hands out to outgoing connections and binds to port 0."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    return max(low, 10_100)
+
+
+def bindable(port: int) -> bool:
+    """Whether a loopback listener could bind `port` now."""
     with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((HOST, port))
+        except OSError:
+            return False
+        return True
 
 
 def as_server_user(argv: list[str], root: bool) -> list[str]:
