@@ -109,8 +109,8 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
     public var missedUIDs: [String] {
         var seen: Set<String> = []
         return participants.compactMap { participant in
-            guard seen.insert(participant.uid).inserted, participant.uid != initiator.uid,
-                  isMissed(as: participant.state) else { return nil }
+            guard isMissed(as: participant.state), participant.uid != initiator.uid,
+                  seen.insert(participant.uid).inserted else { return nil }
             return participant.uid
         }
     }
