@@ -110,6 +110,25 @@ extension CallGateRequester {
         try await session(of: .switchToVideo(SessionParams(sessionId: sessionId)))
     }
 
+    /// The host mutes participant `uid`'s audio; the others hear `onUserMuted` with `mutedBy`.
+    /// Anyone but the host gets `ERR_NOT_HOST`.
+    public func muteParticipant(_ sessionId: String, uid: String) async throws -> Session {
+        try await session(of: .muteParticipant(ParticipantParams(sessionId: sessionId, uid: uid)))
+    }
+
+    /// The host removes participant `uid` from the session; their devices hear
+    /// `onRemovedFromCall`, the others `onUserLeft`. Anyone but the host gets `ERR_NOT_HOST`.
+    public func removeParticipant(_ sessionId: String, uid: String) async throws -> Session {
+        try await session(of: .removeParticipant(ParticipantParams(sessionId: sessionId, uid: uid)))
+    }
+
+    /// Sends an app-defined event (`raiseHand`, `reaction`, ...) with optional `data` to the
+    /// session's other devices, as `onSessionEvent`; not stored.
+    public func sendSessionEvent(_ sessionId: String, type: String, data: JSONValue? = nil) async throws -> SessionEventResult {
+        try await send(.sendSessionEvent(SessionEventParams(sessionId: sessionId, type: type, data: data)))
+            .decodeResult(SessionEventResult.self)
+    }
+
     private func session(of request: ClientRequest) async throws -> Session {
         try await send(request).decodeResult(SessionResult.self).session
     }

@@ -30,7 +30,11 @@ public enum PushFormatter {
         case .incomingCallCanceled(let call, let reason):
             return "the call from \(name(call.initiator)) stopped ringing: \(describe(reason))"
         case .callEndedMessageReceived(let call, let by, let reason):
-            let how = reason == .hungUp ? "hung up" : "was disconnected"
+            let how = switch reason {
+            case .hungUp: "hung up"
+            case .disconnected: "was disconnected"
+            case .removed: "was removed by the host"
+            }
             let ended = call.callStatus == .ended ? "; the call is over" : ""
             return "\(name(by)) \(how)\(ended)"
         case .userJoined(let sessionId, let user):
@@ -40,8 +44,9 @@ public enum PushFormatter {
         case .userListChanged(let sessionId, let participants):
             let names = participants.map { $0.name == $0.uid ? $0.uid : "\($0.name) (\($0.uid))" }
             return "session \(sessionId) participants: " + (names.isEmpty ? "none" : names.joined(separator: ", "))
-        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted):
-            return "\(name(user)) in session \(sessionId): audio \(audioMuted ? "muted" : "on"), video \(videoMuted ? "muted" : "on")"
+        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted, let mutedBy):
+            let by = mutedBy.map { " (muted by \(name($0)))" } ?? ""
+            return "\(name(user)) in session \(sessionId): audio \(audioMuted ? "muted" : "on"), video \(videoMuted ? "muted" : "on")\(by)"
         case .recordingToggled(let sessionId, let started, let user):
             return "\(name(user)) \(started ? "started" : "stopped") recording session \(sessionId)"
         case .callSwitchedToVideo(let sessionId, let requestedBy):
@@ -52,6 +57,11 @@ public enum PushFormatter {
             return "session \(sessionId) ended"
         case .missedCallsChanged(let missed):
             return missed.unseen == 0 ? "no unseen missed calls" : "\(count(missed.unseen, "unseen missed call"))"
+        case .removedFromCall(let sessionId, let by):
+            return "\(by.map(name) ?? "the app's backend") removed you from session \(sessionId)"
+        case .sessionEvent(let sessionId, let type, let data, let user):
+            let attached = (data.flatMap { try? $0.encoded() }).map { " " + String(decoding: $0, as: UTF8.self) } ?? ""
+            return "\(name(user)) sent \(type) in session \(sessionId)\(attached)"
         }
     }
 

@@ -42,6 +42,12 @@ public struct CoreConfiguration: Hashable, Sendable {
     /// push that told changes held back by it (up to 16 times), back to itself once an interval
     /// passes without a change.
     public var missedCallsInterval: Duration
+    /// The largest `data` of a session event accepted, in bytes of compact JSON.
+    public var maxSessionEventBytes: Int
+    /// The deepest nesting of arrays and objects accepted in a session event's `data`.
+    public var maxSessionEventDepth: Int
+    /// How many session events one user may send per ten seconds; more get `ERR_RATE_LIMITED`.
+    public var maxSessionEventsPerWindow: Int
 
     /// Makes a configuration; every default is the protocol's documented default.
     public init(
@@ -60,7 +66,10 @@ public struct CoreConfiguration: Hashable, Sendable {
         maxRecordingsPerSession: Int = 20,
         maxMuteChangesKept: Int = 100,
         ringProgressInterval: Duration = .milliseconds(250),
-        missedCallsInterval: Duration = .seconds(1)
+        missedCallsInterval: Duration = .seconds(1),
+        maxSessionEventBytes: Int = 2048,
+        maxSessionEventDepth: Int = 8,
+        maxSessionEventsPerWindow: Int = 50
     ) {
         self.defaultRingTimeout = defaultRingTimeout
         self.allowedRingTimeouts = allowedRingTimeouts
@@ -78,5 +87,8 @@ public struct CoreConfiguration: Hashable, Sendable {
         self.maxMuteChangesKept = maxMuteChangesKept
         self.ringProgressInterval = ringProgressInterval
         self.missedCallsInterval = missedCallsInterval
+        self.maxSessionEventBytes = maxSessionEventBytes
+        self.maxSessionEventDepth = maxSessionEventDepth
+        self.maxSessionEventsPerWindow = maxSessionEventsPerWindow
     }
 }

@@ -50,6 +50,15 @@ extension CoreError {
             code: .rateLimited, message: "you started \(limit) calls or meetings in the last minute: wait before starting another")
     }
 
+    /// A host control from a participant who is not the session's host.
+    static let notHost = CoreError(
+        code: .notHost, message: "only the host (the caller; for a meeting, who started it) may do this")
+
+    /// A user who sent `limit` session events in the last ten seconds.
+    static func sessionEventsRateLimited(_ limit: Int) -> CoreError {
+        CoreError(code: .rateLimited, message: "you sent \(limit) session events in the last 10 seconds: wait before sending another")
+    }
+
     static func tooManyRecordings(_ limit: Int) -> CoreError {
         CoreError(code: .tooManyRecordings, message: "this session had \(limit) recordings already")
     }

@@ -17,6 +17,18 @@ public enum FieldRules {
     /// What an avatar or icon may look like, for error messages.
     public static let pictureRuleDescription = "must be 1..2048 UTF-8 bytes without control characters"
 
+    /// The longest session event type, in bytes.
+    public static let maxEventTypeBytes = 64
+    /// What a session event type may look like, for error messages.
+    public static let eventTypeRuleDescription = "must be 1..64 characters of A-Z a-z 0-9 _ . @ : -"
+
+    /// Whether `type` is a valid session event type: 1..64 bytes of the id characters.
+    public static func isValidEventType(_ type: String) -> Bool {
+        let bytes = type.utf8
+        guard !bytes.isEmpty, bytes.count <= maxEventTypeBytes else { return false }
+        return bytes.allSatisfy(isIDByte)
+    }
+
     /// Whether `id` is a valid guid or uid: 1..100 bytes of `[A-Za-z0-9_.@:-]`.
     public static func isValidID(_ id: String) -> Bool {
         let bytes = id.utf8

@@ -170,6 +170,9 @@ extension GatewayCore {
     /// The session `user` may join under `sessionId`, started if need be.
     private func sessionToJoin(_ sessionId: String, as user: User, audioOnly: Bool) throws(CoreError) -> LiveSession {
         guard SessionIDFormat.isValid(sessionId) else { throw .invalidSessionID }
+        if sessions[sessionId]?.removed.contains(user.uid) == true {
+            throw .notParticipant("the host removed you from this session")
+        }
         if let live = calls[sessionId] {
             switch live.state(of: user.uid) {
             case .joined?:

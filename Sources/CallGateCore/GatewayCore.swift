@@ -62,7 +62,9 @@ public final class GatewayCore {
     /// How many meet sessions each user is in, for `maxMeetSessionsPerUser`.
     let meetAttendance = MeetAttendance()
     /// What is left of each user's call starts this minute, for `maxCallsPerMinute`.
-    var callStarts = CallStartBudget()
+    var callStarts = UserBudget(windowMillis: 60_000)
+    /// The session events each user sent in the last ten seconds (`sendSessionEvent`).
+    var sessionEvents = UserBudget(windowMillis: GatewayCore.sessionEventWindowMillis)
     /// The call log entries changed by the op under way.
     let logChanges = LogChanges()
     /// uid -> where the telling of their missed-call count stands, while its interval runs.

@@ -27,6 +27,8 @@ final class LiveSession {
     let logID: Int64?
     /// A standalone session's timeline (a ringing call's session notes in its call's).
     var steps = CallSteps()
+    /// The users the host removed: they may not join again while the session lives.
+    var removed: Set<String> = []
     /// The users in the session by uid.
     private(set) var members: [String: SessionMember] = [:]
     /// The uids in the session, by when they joined.
@@ -63,6 +65,12 @@ final class LiveSession {
         self.attendance = attendance
         self.changes = changes
         history = SessionHistory(sessionId: id, callCategory: .meet, callType: callType, startedAt: startedAt)
+    }
+
+    /// Who may mute and remove the others: the call's initiator, or for a meeting the user who
+    /// started it (its first joiner); nil for a meeting nobody joined yet.
+    var host: String? {
+        call?.call.initiator.uid ?? history.participants.first?.uid
     }
 
     /// The session as the wire shows it.

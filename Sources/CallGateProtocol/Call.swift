@@ -184,4 +184,6 @@ public enum EndReason: String, Codable, Hashable, Sendable, CaseIterable {
     case hungUp
     /// Every device of the participant disconnected and the grace period passed.
     case disconnected
+    /// The session's host or the app's backend removed the participant.
+    case removed
 }

@@ -32,6 +32,12 @@ public enum ClientRequest: Hashable, Sendable {
     case switchToVideo(SessionParams)
     /// Mark the user's missed calls seen, on every device.
     case markCallsSeen(MarkCallsSeenParams)
+    /// The host mutes a participant's audio.
+    case muteParticipant(ParticipantParams)
+    /// The host removes a participant from the call's session.
+    case removeParticipant(ParticipantParams)
+    /// Send an app-defined event (raise hand, a reaction) to the others in a session.
+    case sendSessionEvent(SessionEventParams)
 
     /// The op name of this request.
     public var op: Op {
@@ -52,6 +58,9 @@ public enum ClientRequest: Hashable, Sendable {
         case .stopRecording: .stopRecording
         case .switchToVideo: .switchToVideo
         case .markCallsSeen: .markCallsSeen
+        case .muteParticipant: .muteParticipant
+        case .removeParticipant: .removeParticipant
+        case .sendSessionEvent: .sendSessionEvent
         }
     }
 }
@@ -90,6 +99,12 @@ public enum Op: String, Codable, Hashable, Sendable, CaseIterable {
     case switchToVideo
     /// Marks the user's missed calls seen (all, or up to one call) on every device.
     case markCallsSeen
+    /// Mutes another participant's audio; the session's host only.
+    case muteParticipant
+    /// Removes another participant from the session; the session's host only.
+    case removeParticipant
+    /// Sends an app-defined event to the session's other participants; not stored.
+    case sendSessionEvent
 }
 
 extension ClientRequest {
@@ -150,6 +165,16 @@ extension ClientRequest {
             self = .switchToVideo(SessionParams(sessionId: try data.string("sessionId")))
         case .markCallsSeen:
             self = .markCallsSeen(MarkCallsSeenParams(sessionId: try data.optionalString("sessionId")))
+        case .muteParticipant:
+            self = .muteParticipant(ParticipantParams(sessionId: try data.string("sessionId"), uid: try data.string("uid")))
+        case .removeParticipant:
+            self = .removeParticipant(ParticipantParams(sessionId: try data.string("sessionId"), uid: try data.string("uid")))
+        case .sendSessionEvent:
+            self = .sendSessionEvent(SessionEventParams(
+                sessionId: try data.string("sessionId"),
+                type: try data.string("type"),
+                data: try data.optionalValue("data")
+            ))
         }
     }
 }
@@ -279,5 +304,36 @@ public struct SetMutedParams: Codable, Hashable, Sendable {
         self.sessionId = sessionId
         self.audioMuted = audioMuted
         self.videoMuted = videoMuted
+    }
+}
+
+/// The `data` of `muteParticipant` and `removeParticipant`: whom, in which session.
+public struct ParticipantParams: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// The participant acted on.
+    public var uid: String
+
+    /// Makes participant params.
+    public init(sessionId: String, uid: String) {
+        self.sessionId = sessionId
+        self.uid = uid
+    }
+}
+
+/// The `data` of a `sendSessionEvent` request.
+public struct SessionEventParams: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// What the event is, as the app names it (`raiseHand`, `reaction`, `screenShare`).
+    public var type: String
+    /// What goes with it, any JSON value; nil when absent or null.
+    public var data: JSONValue?
+
+    /// Makes session event params.
+    public init(sessionId: String, type: String, data: JSONValue? = nil) {
+        self.sessionId = sessionId
+        self.type = type
+        self.data = data
     }
 }

@@ -17,6 +17,9 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     case invalidSessionID = "ERR_INVALID_SESSION_ID"
     /// The op is not for this user to perform on this call.
     case notParticipant = "ERR_NOT_PARTICIPANT"
+    /// `muteParticipant` or `removeParticipant` from a participant who is not the session's
+    /// host (the call's initiator; for a meeting, the user who started it).
+    case notHost = "ERR_NOT_HOST"
     /// The call was already answered (by this user, or it is past ringing).
     case callAlreadyJoined = "ERR_CALL_ALREADY_JOINED"
     /// The call was cancelled by its caller.

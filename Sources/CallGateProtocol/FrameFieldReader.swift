@@ -80,6 +80,14 @@ struct FrameFieldReader {
         }
     }
 
+    /// An optional field of any JSON value; `null` counts as absent.
+    func optionalValue(_ key: String) throws(FrameDecodingError) -> JSONValue? {
+        switch fields[key] {
+        case nil, .null?: nil
+        case let value?: value
+        }
+    }
+
     /// An optional object field, read field by field like `data`; `null` counts as absent.
     func optionalReader(_ key: String) throws(FrameDecodingError) -> FrameFieldReader? {
         try optionalObject(key).map { FrameFieldReader(id: id, fields: $0, path: "\(path).\(key)") }

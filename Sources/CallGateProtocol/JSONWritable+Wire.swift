@@ -176,8 +176,11 @@ extension Push {
         case .userListChanged(let sessionId, let participants):
             field("participants", participants, first: true, to: &json)
             field("sessionId", sessionId, to: &json)
-        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted):
+        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted, let mutedBy):
             field("audioMuted", audioMuted, first: true, to: &json)
+            if let mutedBy {
+                field("mutedBy", mutedBy, to: &json)
+            }
             field("sessionId", sessionId, to: &json)
             field("user", user, to: &json)
             field("videoMuted", videoMuted, to: &json)
@@ -193,6 +196,18 @@ extension Push {
         case .missedCallsChanged(let missed):
             field("revision", missed.revision, first: true, to: &json)
             field("unseen", Int64(missed.unseen), to: &json)
+        case .removedFromCall(let sessionId, let by):
+            if let by {
+                field("by", by, first: true, to: &json)
+            }
+            field("sessionId", sessionId, first: by == nil, to: &json)
+        case .sessionEvent(let sessionId, let type, let data, let user):
+            if let data {
+                field("data", data, first: true, to: &json)
+            }
+            field("sessionId", sessionId, first: data == nil, to: &json)
+            field("type", type, to: &json)
+            field("user", user, to: &json)
         }
         json.raw(#"},"event":"#)
         json.value(event)

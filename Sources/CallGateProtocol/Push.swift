@@ -22,8 +22,9 @@ public enum Push: Hashable, Sendable {
     case userLeft(sessionId: String, user: User)
     /// `onUserListChanged`: the session's participants after a join or a leave.
     case userListChanged(sessionId: String, participants: [Participant])
-    /// `onUserMuted`: `user`'s mute state now.
-    case userMuted(sessionId: String, user: User, audioMuted: Bool, videoMuted: Bool)
+    /// `onUserMuted`: `user`'s mute state now; `mutedBy` the host who muted them, nil when
+    /// they changed it themselves.
+    case userMuted(sessionId: String, user: User, audioMuted: Bool, videoMuted: Bool, mutedBy: User? = nil)
     /// `onRecordingToggled`: `user` started (`recordingStarted` true) or stopped the recording.
     case recordingToggled(sessionId: String, recordingStarted: Bool, user: User)
     /// `onCallSwitchedToVideo`: `requestedBy` made the session's call a video call.
@@ -35,6 +36,11 @@ public enum Push: Hashable, Sendable {
     /// `onMissedCallsChanged`: the count of the user's unseen missed calls changed (a call was
     /// missed, or a device marked calls seen).
     case missedCallsChanged(MissedCalls)
+    /// `onRemovedFromCall`: the host (`by`; nil: the app's backend) removed this user from the
+    /// session.
+    case removedFromCall(sessionId: String, by: User?)
+    /// `onSessionEvent`: `user` sent an app-defined event of `type` with `data` to the session.
+    case sessionEvent(sessionId: String, type: String, data: JSONValue?, user: User)
 
     /// The event name this push is sent under.
     public var event: EventName {
@@ -54,6 +60,8 @@ public enum Push: Hashable, Sendable {
         case .sessionTimeout: .onSessionTimeout
         case .callEnded: .onCallEnded
         case .missedCallsChanged: .onMissedCallsChanged
+        case .removedFromCall: .onRemovedFromCall
+        case .sessionEvent: .onSessionEvent
         }
     }
 
@@ -71,11 +79,13 @@ public enum Push: Hashable, Sendable {
         case .userJoined(let sessionId, _),
              .userLeft(let sessionId, _),
              .userListChanged(let sessionId, _),
-             .userMuted(let sessionId, _, _, _),
+             .userMuted(let sessionId, _, _, _, _),
              .recordingToggled(let sessionId, _, _),
              .callSwitchedToVideo(let sessionId, _),
              .sessionTimeout(let sessionId),
-             .callEnded(let sessionId):
+             .callEnded(let sessionId),
+             .removedFromCall(let sessionId, _),
+             .sessionEvent(let sessionId, _, _, _):
             sessionId
         case .missedCallsChanged:
             ""
@@ -115,6 +125,10 @@ public enum EventName: String, Codable, Hashable, Sendable, CaseIterable {
     case onCallEnded
     /// The count of the user's unseen missed calls changed.
     case onMissedCallsChanged
+    /// The session's host (or the app's backend) removed this user from the session.
+    case onRemovedFromCall
+    /// A participant sent an app-defined event to the session (raise hand, a reaction).
+    case onSessionEvent
 }
 
 /// The `{"data", "event", "seq"}` shape of a push frame, generic over the data struct.
@@ -229,7 +243,8 @@ extension Push {
         case .onUserMuted:
             let data = try ServerFrame.decodePushData(UserMutedData.self, from: frame)
             self = .userMuted(
-                sessionId: data.sessionId, user: data.user, audioMuted: data.audioMuted, videoMuted: data.videoMuted)
+                sessionId: data.sessionId, user: data.user, audioMuted: data.audioMuted, videoMuted: data.videoMuted,
+                mutedBy: data.mutedBy)
         case .onRecordingToggled:
             let data = try ServerFrame.decodePushData(RecordingToggledData.self, from: frame)
             self = .recordingToggled(sessionId: data.sessionId, recordingStarted: data.recordingStarted, user: data.user)
@@ -244,6 +259,12 @@ extension Push {
             self = .callEnded(sessionId: data.sessionId)
         case .onMissedCallsChanged:
             self = .missedCallsChanged(try ServerFrame.decodePushData(MissedCalls.self, from: frame))
+        case .onRemovedFromCall:
+            let data = try ServerFrame.decodePushData(RemovedFromCallData.self, from: frame)
+            self = .removedFromCall(sessionId: data.sessionId, by: data.by)
+        case .onSessionEvent:
+            let data = try ServerFrame.decodePushData(SessionEventData.self, from: frame)
+            self = .sessionEvent(sessionId: data.sessionId, type: data.type, data: data.data, user: data.user)
         }
     }
 }
@@ -421,13 +442,50 @@ public struct UserMutedData: Codable, Hashable, Sendable {
     public var audioMuted: Bool
     /// Whether their video is muted now.
     public var videoMuted: Bool
+    /// The host who muted them (`muteParticipant`); absent when they changed it themselves.
+    public var mutedBy: User?
 
     /// Makes the push data.
-    public init(sessionId: String, user: User, audioMuted: Bool, videoMuted: Bool) {
+    public init(sessionId: String, user: User, audioMuted: Bool, videoMuted: Bool, mutedBy: User? = nil) {
         self.sessionId = sessionId
         self.user = user
         self.audioMuted = audioMuted
         self.videoMuted = videoMuted
+        self.mutedBy = mutedBy
+    }
+}
+
+/// The `data` of `onRemovedFromCall`: this user is out of the session and may not join it again.
+public struct RemovedFromCallData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// The host who removed them; absent when the app's backend did (`DELETE` on the admin API).
+    public var by: User?
+
+    /// Makes the push data.
+    public init(sessionId: String, by: User?) {
+        self.sessionId = sessionId
+        self.by = by
+    }
+}
+
+/// The `data` of `onSessionEvent`: an app-defined event a participant sent to the session.
+public struct SessionEventData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// The event's type, as the sender's app named it.
+    public var type: String
+    /// What the sender attached; absent when nothing.
+    public var data: JSONValue?
+    /// Who sent it.
+    public var user: User
+
+    /// Makes the push data.
+    public init(sessionId: String, type: String, data: JSONValue?, user: User) {
+        self.sessionId = sessionId
+        self.type = type
+        self.data = data
+        self.user = user
     }
 }
 

@@ -96,6 +96,10 @@ extension RequestFrame: Encodable {
             try container.encode(params, forKey: .data)
         case .markCallsSeen(let params):
             try container.encode(params, forKey: .data)
+        case .muteParticipant(let params), .removeParticipant(let params):
+            try container.encode(params, forKey: .data)
+        case .sendSessionEvent(let params):
+            try container.encode(params, forKey: .data)
         }
     }
 

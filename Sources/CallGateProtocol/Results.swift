@@ -113,8 +113,27 @@ public struct RefreshTokenResult: Codable, Hashable, Sendable {
     }
 }
 
+/// The `result` of `sendSessionEvent`: the event went to the session's other devices.
+public struct SessionEventResult: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// The event's type, as sent.
+    public var type: String
+    /// How many users were in the session (the sender included): each one's devices but the
+    /// sending one got `onSessionEvent`.
+    public var participants: Int
+
+    /// Makes the result.
+    public init(sessionId: String, type: String, participants: Int) {
+        self.sessionId = sessionId
+        self.type = type
+        self.participants = participants
+    }
+}
+
 /// The `result` of the session ops (`joinSession`, `leaveSession`, `setMuted`, `startRecording`,
-/// `stopRecording`, `switchToVideo`): the session as it stands after the op.
+/// `stopRecording`, `switchToVideo`, `muteParticipant`, `removeParticipant`): the session as it
+/// stands after the op.
 public struct SessionResult: Codable, Hashable, Sendable {
     /// The session.
     public var session: Session

@@ -32,6 +32,9 @@ public enum WebhookEventType: String, Codable, Hashable, Sendable, CaseIterable 
     case participantJoined = "session.participant_joined"
     /// `user` left the call session.
     case participantLeft = "session.participant_left"
+    /// `user` was removed from the call session: by the host `by`, or by the app's backend (`by`
+    /// absent). A `session.participant_left` for them follows.
+    case participantRemoved = "session.participant_removed"
     /// `user` started a recording of the session.
     case recordingStarted = "session.recording_started"
     /// A recording stopped: by `user`, or when the session ended.

@@ -14,6 +14,9 @@ extension ClientRequest {
         case .startRecording(let params): params.sessionId
         case .stopRecording(let params): params.sessionId
         case .switchToVideo(let params): params.sessionId
+        case .muteParticipant(let params): params.sessionId
+        case .removeParticipant(let params): params.sessionId
+        case .sendSessionEvent(let params): params.sessionId
         case .connect, .refreshToken, .ping, .initiateCall, .joinSession, .markCallsSeen: nil
         }
     }
@@ -36,9 +39,9 @@ extension ClientRequest {
     var writesCallLog: Bool {
         switch self {
         case .initiateCall, .acceptCall, .rejectCall, .endCall, .joinSession, .leaveSession, .setMuted,
-            .startRecording, .stopRecording, .switchToVideo:
+            .startRecording, .stopRecording, .switchToVideo, .muteParticipant, .removeParticipant:
             true
-        case .connect, .refreshToken, .ping, .generateToken, .confirmRinging, .markCallsSeen:
+        case .connect, .refreshToken, .ping, .generateToken, .confirmRinging, .markCallsSeen, .sendSessionEvent:
             false
         }
     }

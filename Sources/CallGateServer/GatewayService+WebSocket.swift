@@ -116,6 +116,12 @@ extension GatewayService: ConnectionHubDelegate {
             send(core.switchToVideo(sessionId: params.sessionId, from: id).mapReply(SessionResult.init), answering: request)
         case .markCallsSeen(let params):
             markCallsSeen(params, answering: request)
+        case .muteParticipant(let params):
+            send(core.muteParticipant(params, from: id).mapReply(SessionResult.init), answering: request)
+        case .removeParticipant(let params):
+            send(core.removeParticipant(params, from: id).mapReply(SessionResult.init), answering: request)
+        case .sendSessionEvent(let params):
+            send(core.sendSessionEvent(params, from: id), answering: request)
         }
     }
 

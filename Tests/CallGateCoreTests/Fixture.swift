@@ -157,6 +157,20 @@ final class Fixture {
         observe(core.switchToVideo(sessionId: sessionId, from: connection))
     }
 
+    func muteParticipant(_ sessionId: String, _ uid: String, from connection: ConnectionID) -> Observed<Session> {
+        observe(core.muteParticipant(ParticipantParams(sessionId: sessionId, uid: uid), from: connection))
+    }
+
+    func removeParticipant(_ sessionId: String, _ uid: String, from connection: ConnectionID) -> Observed<Session> {
+        observe(core.removeParticipant(ParticipantParams(sessionId: sessionId, uid: uid), from: connection))
+    }
+
+    func sendSessionEvent(
+        _ sessionId: String, type: String, data: JSONValue? = nil, from connection: ConnectionID
+    ) -> Observed<SessionEventResult> {
+        observe(core.sendSessionEvent(SessionEventParams(sessionId: sessionId, type: type, data: data), from: connection))
+    }
+
     /// Keeps the outcome's log changes for `changes()`, checks the outcome's own invariants,
     /// and resolves its deliveries to the connections that get them, as the server does.
     private func observe<Reply>(_ outcome: Outcome<Reply>, sourceLocation: SourceLocation = #_sourceLocation) -> Observed<Reply> {

@@ -6,7 +6,7 @@ import Testing
         #expect(ErrorCode.allCases.map(\.rawValue) == [
             "AUTH_ERR", "ERR_USER_NOT_LOGGED_IN", "ERR_BAD_REQUEST", "ERR_CALLING_SELF",
             "ERROR_CALL_IN_PROGRESS", "ERR_CALL_NOT_FOUND", "ERR_INVALID_SESSION_ID",
-            "ERR_NOT_PARTICIPANT", "ERR_CALL_ALREADY_JOINED", "ERR_CALL_CANCELLED",
+            "ERR_NOT_PARTICIPANT", "ERR_NOT_HOST", "ERR_CALL_ALREADY_JOINED", "ERR_CALL_CANCELLED",
             "ERR_CALL_REJECTED", "ERR_CALL_ENDED", "ERR_GROUP_NOT_FOUND", "ERR_INTERNAL",
             "ERR_TOO_MANY_DEVICES", "ERR_TOO_MANY_SESSIONS", "ERR_RATE_LIMITED", "ERR_TOO_MANY_RECORDINGS",
             "ERR_STORE_UNAVAILABLE", "ERR_CALL_OWNER_UNREACHABLE",
@@ -34,18 +34,19 @@ import Testing
         #expect(Op.allCases.map(\.rawValue) == [
             "connect", "refreshToken", "ping", "initiateCall", "acceptCall", "confirmRinging", "rejectCall", "endCall",
             "generateToken", "joinSession", "leaveSession", "setMuted", "startRecording", "stopRecording",
-            "switchToVideo", "markCallsSeen",
+            "switchToVideo", "markCallsSeen", "muteParticipant", "removeParticipant", "sendSessionEvent",
         ])
         #expect(EventName.allCases.map(\.rawValue) == [
             "onIncomingCallReceived", "onOutgoingCallAccepted", "onOutgoingCallRejected",
             "onOutgoingCallRinging", "onIncomingCallCanceled", "onCallEndedMessageReceived",
             "onUserJoined", "onUserLeft", "onUserListChanged", "onUserMuted", "onRecordingToggled",
             "onCallSwitchedToVideo", "onSessionTimeout", "onCallEnded", "onMissedCallsChanged",
+            "onRemovedFromCall", "onSessionEvent",
         ])
         #expect(CancelReason.allCases.map(\.rawValue) == [
             "answeredElsewhere", "rejectedElsewhere", "cancelled", "unanswered", "ended",
         ])
-        #expect(EndReason.allCases.map(\.rawValue) == ["hungUp", "disconnected"])
+        #expect(EndReason.allCases.map(\.rawValue) == ["hungUp", "disconnected", "removed"])
         #expect(RejectStatus.allCases.map(\.rawValue) == ["rejected", "busy", "cancelled"])
         #expect(CallCategory.allCases.map(\.rawValue) == ["call", "meet"])
     }
@@ -65,6 +66,9 @@ import Testing
             (.startRecording(SessionParams(sessionId: "s")), .startRecording),
             (.stopRecording(SessionParams(sessionId: "s")), .stopRecording),
             (.switchToVideo(SessionParams(sessionId: "s")), .switchToVideo),
+            (.muteParticipant(ParticipantParams(sessionId: "s", uid: "u")), .muteParticipant),
+            (.removeParticipant(ParticipantParams(sessionId: "s", uid: "u")), .removeParticipant),
+            (.sendSessionEvent(SessionEventParams(sessionId: "s", type: "raiseHand")), .sendSessionEvent),
         ]
         for (request, op) in requests {
             #expect(request.op == op)

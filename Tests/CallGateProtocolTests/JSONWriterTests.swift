@@ -39,10 +39,11 @@ import Testing
         case .userListChanged(let sessionId, let participants):
             return try JSONText.encode(Envelope(
                 event: event, data: UserListChangedData(sessionId: sessionId, participants: participants)))
-        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted):
+        case .userMuted(let sessionId, let user, let audioMuted, let videoMuted, let mutedBy):
             return try JSONText.encode(Envelope(
                 event: event,
-                data: UserMutedData(sessionId: sessionId, user: user, audioMuted: audioMuted, videoMuted: videoMuted)))
+                data: UserMutedData(
+                    sessionId: sessionId, user: user, audioMuted: audioMuted, videoMuted: videoMuted, mutedBy: mutedBy)))
         case .recordingToggled(let sessionId, let recordingStarted, let user):
             return try JSONText.encode(Envelope(
                 event: event, data: RecordingToggledData(sessionId: sessionId, recordingStarted: recordingStarted, user: user)))
@@ -55,6 +56,11 @@ import Testing
             return try JSONText.encode(Envelope(event: event, data: CallEndedData(sessionId: sessionId)))
         case .missedCallsChanged(let missed):
             return try JSONText.encode(Envelope(event: event, data: missed))
+        case .removedFromCall(let sessionId, let by):
+            return try JSONText.encode(Envelope(event: event, data: RemovedFromCallData(sessionId: sessionId, by: by)))
+        case .sessionEvent(let sessionId, let type, let data, let user):
+            return try JSONText.encode(Envelope(
+                event: event, data: SessionEventData(sessionId: sessionId, type: type, data: data, user: user)))
         }
     }
 
@@ -82,6 +88,13 @@ import Testing
                 .callEndedMessageReceived(call: call, by: by, reason: .hungUp),
                 .userListChanged(sessionId: random.text(), participants: participants),
                 .userMuted(sessionId: random.text(), user: by, audioMuted: random.flip(), videoMuted: random.flip()),
+                .userMuted(
+                    sessionId: random.text(), user: by, audioMuted: random.flip(), videoMuted: random.flip(),
+                    mutedBy: random.user()),
+                .removedFromCall(sessionId: random.text(), by: random.flip() ? by : nil),
+                .sessionEvent(
+                    sessionId: random.text(), type: random.text(),
+                    data: random.flip() ? .object(["text": .string(random.text()), "n": .number(2)]) : nil, user: by),
             ]
             for push in pushes {
                 #expect(JSONText.string(push.encodedFrame(seq: 9_007_199_254_740_991)) == (try Self.foundationFrame(push)))

@@ -19,6 +19,13 @@ import Testing
         .callSwitchedToVideo(sessionId: "v1.ab", requestedBy: Samples.bob),
         .sessionTimeout(sessionId: "room:1"),
         .callEnded(sessionId: "room:1"),
+        .userMuted(sessionId: "v1.ab", user: Samples.bob, audioMuted: true, videoMuted: false, mutedBy: Samples.alice),
+        .removedFromCall(sessionId: "v1.ab", by: Samples.alice),
+        .removedFromCall(sessionId: "v1.ab", by: nil),
+        .sessionEvent(sessionId: "room:1", type: "raiseHand", data: nil, user: Samples.bob),
+        .sessionEvent(
+            sessionId: "room:1", type: "reaction", data: .object(["emoji": .string("👏"), "at": .array([.number(1.5)])]),
+            user: Samples.bob),
     ]
 
     @Test(arguments: pushes)
@@ -30,6 +37,7 @@ import Testing
         #expect(Self.pushes.map(\.event) == [
             .onUserJoined, .onUserLeft, .onUserListChanged, .onUserListChanged, .onUserMuted,
             .onRecordingToggled, .onRecordingToggled, .onCallSwitchedToVideo, .onSessionTimeout, .onCallEnded,
+            .onUserMuted, .onRemovedFromCall, .onRemovedFromCall, .onSessionEvent, .onSessionEvent,
         ])
     }
 

@@ -12,6 +12,11 @@ import Testing
         RequestFrame(id: "r1", request: .startRecording(SessionParams(sessionId: "room:1"))),
         RequestFrame(id: "r2", request: .stopRecording(SessionParams(sessionId: "room:1"))),
         RequestFrame(id: "v", request: .switchToVideo(SessionParams(sessionId: "room:1"))),
+        RequestFrame(id: "hm", request: .muteParticipant(ParticipantParams(sessionId: "room:1", uid: "bob"))),
+        RequestFrame(id: "hr", request: .removeParticipant(ParticipantParams(sessionId: "room:1", uid: "bob"))),
+        RequestFrame(id: "e1", request: .sendSessionEvent(SessionEventParams(sessionId: "room:1", type: "raiseHand"))),
+        RequestFrame(id: "e2", request: .sendSessionEvent(SessionEventParams(
+            sessionId: "room:1", type: "reaction", data: .array([.string("👏"), .null, .bool(true)])))),
     ]
 
     @Test(arguments: frames)
@@ -39,7 +44,25 @@ import Testing
         #expect(mute.request == .setMuted(SetMutedParams(sessionId: "s", videoMuted: false)))
     }
 
-    @Test(arguments: ["generateToken", "leaveSession", "startRecording", "stopRecording", "switchToVideo", "setMuted"])
+    @Test func aSessionEventCarriesAnyJSONValueAndNullIsNone() throws {
+        let number = try RequestFrame.decode(JSONText.data(
+            #"{"id":"x","op":"sendSessionEvent","data":{"sessionId":"s","type":"t","data":3}}"#))
+        #expect(number.request == .sendSessionEvent(SessionEventParams(sessionId: "s", type: "t", data: .number(3))))
+        let none = try RequestFrame.decode(JSONText.data(
+            #"{"id":"x","op":"sendSessionEvent","data":{"sessionId":"s","type":"t","data":null}}"#))
+        #expect(none.request == .sendSessionEvent(SessionEventParams(sessionId: "s", type: "t")))
+        #expect(throws: FrameDecodingError(id: "x", message: "data.type: missing, expected a string")) {
+            try RequestFrame.decode(JSONText.data(#"{"id":"x","op":"sendSessionEvent","data":{"sessionId":"s"}}"#))
+        }
+        #expect(throws: FrameDecodingError(id: "x", message: "data.uid: expected a string")) {
+            try RequestFrame.decode(JSONText.data(#"{"id":"x","op":"removeParticipant","data":{"sessionId":"s","uid":1}}"#))
+        }
+    }
+
+    @Test(arguments: [
+        "generateToken", "leaveSession", "startRecording", "stopRecording", "switchToVideo", "setMuted", "muteParticipant",
+        "removeParticipant", "sendSessionEvent",
+    ])
     func sessionIDIsRequired(op: String) {
         #expect(throws: FrameDecodingError(id: "i", message: "data.sessionId: missing, expected a string")) {
             try RequestFrame.decode(JSONText.data(#"{"id":"i","op":""# + op + #"","data":{}}"#))
