@@ -72,6 +72,11 @@ struct LimitOptions: ParsableArguments {
     var maxCallsPerMinute: Int?
 
     @Option(
+        name: .customLong("max-session-events"),
+        help: "Session events (sendSessionEvent) one user may send per 10 seconds; more get ERR_RATE_LIMITED (default 50).")
+    var maxSessionEvents: Int?
+
+    @Option(
         name: .customLong("caller-grace-seconds"),
         help: "Seconds the caller of a ringing call may be without a connected device before the call is cancelled (default 10; 0 to 3600).")
     var callerGraceSeconds: Int?
@@ -159,6 +164,9 @@ struct LimitOptions: ParsableArguments {
         }
         if let value = try Self.value(maxCallsPerMinute, "CALLGATE_MAX_CALLS_PER_MINUTE", "--max-calls-per-minute", min: 1) {
             configuration.core.maxCallsPerMinute = value
+        }
+        if let value = try Self.value(maxSessionEvents, "CALLGATE_MAX_SESSION_EVENTS", "--max-session-events", min: 1) {
+            configuration.core.maxSessionEventsPerWindow = value
         }
         for (flag, variable, name, apply) in [
             (callerGraceSeconds, "CALLGATE_CALLER_GRACE_SECONDS", "--caller-grace-seconds",

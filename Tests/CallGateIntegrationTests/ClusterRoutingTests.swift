@@ -313,6 +313,23 @@ import TestSupport
         _ = try await alice.startRecording(call.sessionId)
         #expect(try await bob.expectPush() == .recordingToggled(
             sessionId: call.sessionId, recordingStarted: true, user: User(uid: "alice", name: "alice name")))
+
+        // Session events and host controls from nodes that do not own the call.
+        let aliceElsewhere = try await cluster.device("alice", on: "c")
+        let elsewhereToken = try await aliceElsewhere.generateToken(sessionId: call.sessionId)
+        _ = try await aliceElsewhere.joinSession(callToken: elsewhereToken.callToken)
+        let sent = try await bob.sendSessionEvent(call.sessionId, type: "raiseHand", data: .object(["raised": .bool(true)]))
+        #expect(sent.participants == 2)
+        let raised = Push.sessionEvent(
+            sessionId: call.sessionId, type: "raiseHand", data: .object(["raised": .bool(true)]),
+            user: User(uid: "bob", name: "bob name"))
+        #expect(try await alice.expectPush() == raised)
+        #expect(try await aliceElsewhere.expectPush() == raised)
+        await expectError(.notHost) { try await bob.removeParticipant(call.sessionId, uid: "alice") }
+        _ = try await aliceElsewhere.removeParticipant(call.sessionId, uid: "bob")
+        #expect(try await bob.expectPush() == .removedFromCall(
+            sessionId: call.sessionId, by: User(uid: "alice", name: "alice name")))
+        await expectError(.callEnded) { try await bob.joinSession(callToken: bobToken.callToken) }
     }
 
     @Test func aMeetingJoinedOnTwoNodesAtOnceHasOneOwner() async throws {

@@ -4,7 +4,8 @@ import Testing
 
 extension ProtoConformanceTests {
     /// Every session op and push at least once: a 1:1 session through to its end, and a meet
-    /// session that loses a participant and then times out.
+    /// session where a participant raises a hand, its host mutes and removes them, and which
+    /// then times out.
     static func driveSessions(_ gateway: TestGateway, recorder: FrameRecorder) async throws {
         let erin = try await gateway.device("erin", recorder: recorder)
         let finn = try await gateway.device("finn", recorder: recorder)
@@ -33,7 +34,13 @@ extension ProtoConformanceTests {
         _ = try await finn.joinSession(callToken: try await finn.generateToken(sessionId: meet).callToken)
         _ = try await erin.expectPush()
         _ = try await erin.expectPush()
-        _ = try await finn.leaveSession(meet)
+        _ = try await finn.sendSessionEvent(meet, type: "raiseHand", data: .object(["raised": .bool(true)]))
+        _ = try await erin.expectPush()
+        await expectError(.notHost) { try await finn.muteParticipant(meet, uid: "erin") }
+        _ = try await erin.muteParticipant(meet, uid: "finn")
+        _ = try await finn.expectPush()
+        _ = try await erin.removeParticipant(meet, uid: "finn")
+        _ = try await finn.expectPush()
         await expectError(.notParticipant) { try await finn.leaveSession(meet) }
         _ = try await erin.expectPush()
         _ = try await erin.expectPush()

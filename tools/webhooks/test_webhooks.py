@@ -137,6 +137,24 @@ def test_session_joins_leaves_and_recordings(start_gateway, hooks):
     assert recording["rid"] == f"{session}-r1" and "endedAt" in recording
 
 
+def test_a_participant_the_host_removes(start_gateway, hooks):
+    gateway = start_gateway()
+    alice, bob = gateway.client("alice"), gateway.client("bob")
+    session = ring(alice, "bob")
+    bob.result("acceptCall", {"sessionId": session})
+    for client in (alice, bob):
+        token = client.result("generateToken", {"sessionId": session})["callToken"]
+        client.result("joinSession", {"callToken": token})
+    alice.result("removeParticipant", {"sessionId": session, "uid": "bob"})
+    assert hooks.wait(session, 9) == [
+        "call.initiated", "call.ringing bob", "call.accepted bob", "session.participant_joined alice",
+        "session.participant_joined bob", "session.participant_removed bob", "session.participant_left bob",
+        "session.participant_left alice", "call.ended by bob"]
+    removed = hooks.of(session)[5]["payload"]["data"]
+    assert removed["by"]["uid"] == "alice" and removed["user"]["uid"] == "bob"
+    assert hooks.of(session)[-1]["payload"]["data"]["reason"] == "removed"
+
+
 def test_a_500_and_a_timeout_are_retried_with_the_same_id_and_in_order(start_gateway, receiver, hooks):
     answers = {"call.initiated": [500, "slow"]}
 
