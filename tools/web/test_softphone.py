@@ -10,6 +10,7 @@ import json
 import urllib.request
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ec
 
 from phone import Phone
 
@@ -52,6 +53,17 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     alice.click("video-button")
     bob.saw_event("onCallSwitchedToVideo", "Alice")
     bob.wait(lambda _: bob.el("incall-type").text == "video", "Bob's call never became video")
+
+    # Bob raises his hand: Alice sees it next to his name. Alice, the caller, hosts the call: she
+    # alone has a Mute button next to Bob, and Bob's page shows him muted by her.
+    bob.click("hand-button")
+    alice.saw_event("onSessionEvent", "raiseHand from Bob")
+    alice.wait(lambda driver: driver.find_element(By.CSS_SELECTOR, '#participants li[data-uid="bob"]')
+               .get_attribute("data-hand") == "true", "Bob's raised hand never showed")
+    assert not bob.driver.find_elements(By.CSS_SELECTOR, "#participants button[data-action]")
+    host_control(alice, "bob", "muteParticipant").click()
+    bob.saw_event("onUserMuted", "Bob audio off by Alice")
+    bob.wait(lambda _: bob.el("mute-button").text == "Unmute", "Bob's page never showed him muted")
 
     # Bob leaves: in a 1:1 call that hangs up for both.
     bob.click("leave-button")
@@ -106,6 +118,30 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     steps = timeline_steps(bob.driver)
     assert steps[:2] == ["initiated", "rung"] and "accepted" in steps and steps[-1] == "finished", steps
     assert "rung on 2 devices" in bob.driver.find_element(By.CSS_SELECTOR, '#details-timeline li[data-step="rung"]').text
+
+
+def host_control(phone: Phone, uid: str, action: str):
+    """The host's button `action` next to participant `uid`, once it can be clicked."""
+    selector = f'#participants li[data-uid="{uid}"] button[data-action="{action}"]'
+    return phone.wait(ec.element_to_be_clickable((By.CSS_SELECTOR, selector)), f"no {action} button next to {uid}")
+
+
+def test_the_host_removes_the_other_party_from_a_call(gateway, browsers):
+    alice = Phone(browsers.open("alice"), gateway.url)
+    bob = Phone(browsers.open("bob"), gateway.url)
+    alice.sign_in("alice", "Alice")
+    bob.sign_in("bob", "Bob")
+    alice.call("bob")
+    bob.rings("Alice")
+    bob.click("accept-button")
+    alice.wait_participants({"alice", "bob"})
+    bob.wait_participants({"alice", "bob"})
+    host_control(alice, "bob", "removeParticipant").click()
+    bob.hidden("incall")
+    bob.saw_event("onRemovedFromCall", "Alice")
+    assert "Alice removed you" in bob.visible("removed").text
+    # The 1:1 call ended with the removal: Alice's own screen leaves it on the reply.
+    alice.hidden("incall")
 
 
 def timeline_steps(driver) -> list[str]:

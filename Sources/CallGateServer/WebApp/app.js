@@ -22,6 +22,7 @@ const state = {
   audioMuted: false,
   recording: false,
   participants: [],
+  hands: new Set(), // uids with a hand raised in the active session (sendSessionEvent "raiseHand")
   recoveries: 0, // reconnects that sent recover so far
   historyRequest: 0, // the newest history load: an older answer arriving late is dropped
   webhooksRequest: 0, // the newest webhook list load, likewise
@@ -163,8 +164,10 @@ function listen(client) {
     if (isActive(e.detail.sessionId)) renderParticipants(e.detail.participants);
   });
   client.addEventListener("onUserMuted", (e) => {
-    logEvent("onUserMuted", `${nameOf(e.detail.user)} audio ${e.detail.audioMuted ? "off" : "on"}`);
+    const by = e.detail.mutedBy ? ` by ${nameOf(e.detail.mutedBy)}` : "";
+    logEvent("onUserMuted", `${nameOf(e.detail.user)} audio ${e.detail.audioMuted ? "off" : "on"}${by}`);
     if (!isActive(e.detail.sessionId)) return;
+    if (e.detail.user.uid === state.me.uid) setMuted(e.detail.audioMuted);
     const participant = state.participants.find((p) => p.uid === e.detail.user.uid);
     if (participant) {
       participant.audioMuted = e.detail.audioMuted;
@@ -179,6 +182,22 @@ function listen(client) {
   client.addEventListener("onCallSwitchedToVideo", (e) => {
     logEvent("onCallSwitchedToVideo", nameOf(e.detail.requestedBy));
     if (isActive(e.detail.sessionId)) setCallType("video");
+  });
+  client.addEventListener("onSessionEvent", (e) => {
+    logEvent("onSessionEvent", `${e.detail.type} from ${nameOf(e.detail.user)}`);
+    if (!isActive(e.detail.sessionId) || e.detail.type !== "raiseHand") return;
+    const raised = Boolean(e.detail.data && e.detail.data.raised);
+    if (raised) state.hands.add(e.detail.user.uid); else state.hands.delete(e.detail.user.uid);
+    renderParticipants(state.participants);
+  });
+  client.addEventListener("onRemovedFromCall", (e) => {
+    const by = e.detail.by ? nameOf(e.detail.by) : "the service";
+    logEvent("onRemovedFromCall", by);
+    if (!isActive(e.detail.sessionId)) return;
+    leaveView();
+    $("removed").textContent = `${by} removed you from the call.`;
+    show("removed", true);
+    loadHistory();
   });
   client.addEventListener("onSessionTimeout", (e) => {
     logEvent("onSessionTimeout", "");
@@ -333,11 +352,13 @@ async function cancel() {
 
 async function enterSession(call) {
   state.active = call;
-  state.audioMuted = false;
+  state.hands = new Set();
   $("incall-title").textContent = `In call with ${counterpart(call)}`;
   setCallType(call.callType);
   setRecording(false);
-  $("mute-button").textContent = "Mute";
+  setMuted(false);
+  setHand(false);
+  show("removed", false);
   renderParticipants([]);
   show("incall", true);
   const token = await act("generateToken", () => state.client.generateToken(call.sessionId));
@@ -365,10 +386,53 @@ async function leave() {
 async function toggleMute() {
   if (!state.active) return;
   const audioMuted = !state.audioMuted;
-  if (await act("setMuted", () => state.client.setMuted(state.active.sessionId, { audioMuted }))) {
-    state.audioMuted = audioMuted;
-    $("mute-button").textContent = audioMuted ? "Unmute" : "Mute";
+  if (await act("setMuted", () => state.client.setMuted(state.active.sessionId, { audioMuted }))) setMuted(audioMuted);
+}
+
+function setMuted(on) {
+  state.audioMuted = on;
+  $("mute-button").textContent = on ? "Unmute" : "Mute";
+}
+
+/** Raises or lowers this user's hand: a session event the others show next to their name. */
+async function toggleHand() {
+  if (!state.active) return;
+  const raised = !state.hands.has(state.me.uid);
+  if (await act("sendSessionEvent", () => state.client.sendSessionEvent(state.active.sessionId, "raiseHand", { raised }))) {
+    setHand(raised);
+    renderParticipants(state.participants);
   }
+}
+
+function setHand(raised) {
+  if (raised) state.hands.add(state.me.uid); else state.hands.delete(state.me.uid);
+  $("hand-button").textContent = raised ? "Lower hand" : "Raise hand";
+}
+
+/** Whether this user hosts the active call's session (its caller): only the host mutes and removes others. */
+function isHost() {
+  return Boolean(state.active && state.me && state.active.initiator.uid === state.me.uid);
+}
+
+/** The host's control next to a participant: mute them or remove them from the call. */
+function hostButton(label, action, participant) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = label;
+  button.dataset.action = action;
+  button.addEventListener("click", async () => {
+    const sessionId = state.active && state.active.sessionId;
+    if (!sessionId) return;
+    const result = await act(action, () => action === "muteParticipant"
+      ? state.client.muteParticipant(sessionId, participant.uid)
+      : state.client.removeParticipant(sessionId, participant.uid));
+    // Removing the other party of a 1:1 call ends it: the reply is the only word this device gets.
+    if (result && result.session.participants.length === 0 && isActive(sessionId)) {
+      leaveView();
+      loadHistory();
+    }
+  });
+  return button;
 }
 
 async function toggleRecording() {
@@ -402,7 +466,12 @@ function renderParticipants(participants) {
     const item = document.createElement("li");
     item.dataset.uid = p.uid;
     item.dataset.audioMuted = String(Boolean(p.audioMuted));
-    item.textContent = `${nameOf(p)}${p.audioMuted ? " (muted)" : ""}${p.videoMuted ? " (camera off)" : ""}`;
+    item.dataset.hand = String(state.hands.has(p.uid));
+    item.textContent = `${state.hands.has(p.uid) ? "✋ " : ""}${nameOf(p)}${p.audioMuted ? " (muted)" : ""}${p.videoMuted ? " (camera off)" : ""}`;
+    if (isHost() && p.uid !== state.me.uid) {
+      if (!p.audioMuted) item.append(" ", hostButton("Mute", "muteParticipant", p));
+      item.append(" ", hostButton("Remove", "removeParticipant", p));
+    }
     return item;
   });
   $("participants").replaceChildren(...items);
@@ -689,6 +758,7 @@ $("leave-button").addEventListener("click", leave);
 $("mute-button").addEventListener("click", toggleMute);
 $("record-button").addEventListener("click", toggleRecording);
 $("video-button").addEventListener("click", switchToVideo);
+$("hand-button").addEventListener("click", toggleHand);
 $("history-filters").addEventListener("submit", loadHistory);
 $("mark-seen").addEventListener("click", markSeen);
 $("filter-type").addEventListener("change", () => loadHistory());

@@ -237,6 +237,18 @@ export class CallGateClient extends EventTarget {
   startRecording(sessionId) { return this._request("startRecording", { sessionId }); }
   stopRecording(sessionId) { return this._request("stopRecording", { sessionId }); }
   switchToVideo(sessionId) { return this._request("switchToVideo", { sessionId }); }
+  /**
+   * Sends an app-defined event (`type` such as "raiseHand" or "reaction", optional JSON `data`)
+   * to the session's other devices as `onSessionEvent`; resolves with `{sessionId, type,
+   * participants}`. Never stored; 50 per user per 10 s.
+   */
+  sendSessionEvent(sessionId, type, data) {
+    return this._request("sendSessionEvent", data === undefined ? { sessionId, type } : { sessionId, type, data });
+  }
+  /** The session's host mutes participant `uid` (`ERR_NOT_HOST` for anyone else). */
+  muteParticipant(sessionId, uid) { return this._request("muteParticipant", { sessionId, uid }); }
+  /** The session's host removes participant `uid`; their devices get `onRemovedFromCall`. */
+  removeParticipant(sessionId, uid) { return this._request("removeParticipant", { sessionId, uid }); }
 
   // ---- call logs over HTTP (GET /v3.0/calls) ----
 
@@ -310,7 +322,8 @@ export class CallGateClient extends EventTarget {
     }
     if (typeof frame.event === "string") {
       if (!this._isNew(frame.seq)) return;
-      if (frame.event === "onCallEnded" && frame.data) this._joined.delete(frame.data.sessionId);
+      const over = frame.event === "onCallEnded" || frame.event === "onRemovedFromCall";
+      if (over && frame.data) this._joined.delete(frame.data.sessionId);
       if (frame.event === "onMissedCallsChanged" && !this._noteMissedCalls(frame.data)) return;
       this._emit(frame.event, frame.data);
       return;
