@@ -129,6 +129,16 @@ extension CallGateRequester {
             .decodeResult(SessionEventResult.self)
     }
 
+    /// Puts the call on hold on this user's side; the others hear `onCallHeld`.
+    public func holdCall(_ sessionId: String) async throws -> Session {
+        try await session(of: .holdCall(SessionParams(sessionId: sessionId)))
+    }
+
+    /// Takes the call off hold; the others hear `onCallResumed`.
+    public func resumeCall(_ sessionId: String) async throws -> Session {
+        try await session(of: .resumeCall(SessionParams(sessionId: sessionId)))
+    }
+
     private func session(of request: ClientRequest) async throws -> Session {
         try await send(request).decodeResult(SessionResult.self).session
     }

@@ -59,6 +59,10 @@ public enum PushFormatter {
             return missed.unseen == 0 ? "no unseen missed calls" : "\(count(missed.unseen, "unseen missed call"))"
         case .removedFromCall(let sessionId, let by):
             return "\(by.map(name) ?? "the app's backend") removed you from session \(sessionId)"
+        case .callHeld(let sessionId, let user):
+            return "\(name(user)) put session \(sessionId) on hold"
+        case .callResumed(let sessionId, let user):
+            return "\(name(user)) took session \(sessionId) off hold"
         case .sessionEvent(let sessionId, let type, let data, let user):
             let attached = (data.flatMap { try? $0.encoded() }).map { " " + String(decoding: $0, as: UTF8.self) } ?? ""
             return "\(name(user)) sent \(type) in session \(sessionId)\(attached)"

@@ -169,12 +169,19 @@ public struct CallLogParticipantRecord: Codable, Hashable, Sendable {
     public var closedSeconds: Int64
     /// When the stay in progress started, Unix seconds; nil when none runs.
     public var stayStartedAt: Int64?
+    /// Seconds of the holds that are over (`holdCall` to `resumeCall`); nil when they never held it.
+    public var heldSeconds: Int64?
+    /// When the hold in progress started, Unix seconds; nil when none runs.
+    public var holdStartedAt: Int64?
 
     /// Makes a participant record.
     public init(
         uid: String, name: String, avatar: String? = nil, state: CallLogParticipantState,
-        joinedAt: Int64? = nil, leftAt: Int64? = nil, closedSeconds: Int64 = 0, stayStartedAt: Int64? = nil
+        joinedAt: Int64? = nil, leftAt: Int64? = nil, closedSeconds: Int64 = 0, stayStartedAt: Int64? = nil,
+        heldSeconds: Int64? = nil, holdStartedAt: Int64? = nil
     ) {
+        self.heldSeconds = heldSeconds
+        self.holdStartedAt = holdStartedAt
         self.uid = uid
         self.name = name
         self.avatar = avatar
@@ -190,6 +197,12 @@ public struct CallLogParticipantRecord: Codable, Hashable, Sendable {
         let running = stayStartedAt.map { max(0, now - $0) } ?? 0
         return CallLogParticipant(
             uid: uid, name: name, avatar: avatar, joinedAt: joinedAt, leftAt: leftAt,
-            totalDuration: closedSeconds + running, state: state)
+            totalDuration: closedSeconds + running, state: state, heldDuration: heldDuration(at: now))
+    }
+
+    /// Seconds on hold with a hold in progress counted up to `now`; nil when they never held it.
+    public func heldDuration(at now: Int64) -> Int64? {
+        guard heldSeconds != nil || holdStartedAt != nil else { return nil }
+        return (heldSeconds ?? 0) + (holdStartedAt.map { max(0, now - $0) } ?? 0)
     }
 }

@@ -118,10 +118,13 @@ extension GatewayCore {
         let participants = members.map { uid, state in
             let user = live.profiles[uid] ?? profile(of: uid)
             let stay = live.stays[uid] ?? StayLog()
+            let held = history?.participants.first { $0.uid == uid }?.heldSeconds ?? 0
+            let holdStartedAt = sessions[live.id]?.members[uid]?.heldSince
             return CallLogParticipantRecord(
                 uid: uid, name: user.name, avatar: user.avatar, state: logState(state, callIsLive: callIsLive),
                 joinedAt: stay.joinedAt, leftAt: stay.leftAt, closedSeconds: stay.closedSeconds,
-                stayStartedAt: stay.stayStartedAt)
+                stayStartedAt: stay.stayStartedAt, heldSeconds: Self.held(stay.priorHeldSeconds, plus: held, holdStartedAt),
+                holdStartedAt: holdStartedAt)
         }
         return CallLogRecord(
             id: live.ordinal, sessionId: call.sessionId, callCategory: .call, callType: call.callType,
@@ -137,10 +140,12 @@ extension GatewayCore {
         let history = session.history
         guard let id = session.logID, let first = history.participants.first else { return nil }
         let participants = history.participants.map { participant in
-            CallLogParticipantRecord(
+            let holdStartedAt = session.members[participant.uid]?.heldSince
+            return CallLogParticipantRecord(
                 uid: participant.uid, name: participant.name, avatar: participant.avatar, state: .joined,
                 joinedAt: participant.joinedAt, leftAt: participant.leftAt, closedSeconds: participant.totalSeconds,
-                stayStartedAt: session.members[participant.uid]?.joinedAt)
+                stayStartedAt: session.members[participant.uid]?.joinedAt,
+                heldSeconds: Self.held(nil, plus: participant.heldSeconds, holdStartedAt), holdStartedAt: holdStartedAt)
         }
         return CallLogRecord(
             id: id, sessionId: session.id, callCategory: .meet, callType: session.callType,
@@ -148,6 +153,13 @@ extension GatewayCore {
             initiator: User(uid: first.uid, name: first.name, avatar: first.avatar), receiver: nil,
             initiatedAt: history.startedAt, startedAt: history.startedAt, endedAt: history.endedAt,
             participants: participants, recordings: history.recordings.map(\.logRecording), steps: session.steps)
+    }
+
+    /// The closed seconds on hold a participant record keeps: `prior` and `closed` together, nil
+    /// for a participant who never held the call (none closed and none running).
+    private static func held(_ prior: Int64?, plus closed: Int64, _ running: Int64?) -> Int64? {
+        let total = (prior ?? 0) + closed
+        return total == 0 && prior == nil && running == nil ? nil : total
     }
 
     /// How the log shows a member state: whoever still rings when the call is over missed it.
@@ -177,7 +189,8 @@ extension GatewayCore {
             if participant.joinedAt != nil {
                 stays[participant.uid] = StayLog(
                     joinedAt: participant.joinedAt, leftAt: participant.leftAt,
-                    closedSeconds: participant.closedSeconds, stayStartedAt: participant.stayStartedAt)
+                    closedSeconds: participant.closedSeconds, stayStartedAt: participant.stayStartedAt,
+                    priorHeldSeconds: participant.heldDuration(at: nowSeconds))
             }
         }
         live.restoreStays(stays)
@@ -223,7 +236,8 @@ extension GatewayCore {
             }
             return ParticipantHistory(
                 uid: participant.uid, name: participant.name, avatar: participant.avatar,
-                joinedAt: participant.joinedAt ?? record.initiatedAt, leftAt: leftAt, totalSeconds: total)
+                joinedAt: participant.joinedAt ?? record.initiatedAt, leftAt: leftAt, totalSeconds: total,
+                heldSeconds: participant.heldDuration(at: now) ?? 0)
         }
         session.history.recordings = stopped(record.recordings)
         session.steps = record.steps

@@ -157,6 +157,9 @@ struct StayLog: Hashable {
     var closedSeconds: Int64 = 0
     /// When the stay in progress started; nil when none runs.
     var stayStartedAt: Int64?
+    /// Seconds on hold logged before this gateway ran the call (it took it over); the session's
+    /// history holds the rest.
+    var priorHeldSeconds: Int64?
 
     /// A stay starts at `now`, unless one runs; the first one sets `joinedAt`.
     mutating func start(at now: Int64) {

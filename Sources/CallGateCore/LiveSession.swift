@@ -127,7 +127,26 @@ final class LiveSession {
         for device in member.devices {
             joinedDevices[device] = nil
         }
+        if let since = member.heldSince {
+            history.recordHold(uid, since: since, at: now)
+        }
         history.recordLeave(uid, stayStartedAt: member.joinedAt, at: now)
+        markChanged()
+        return member
+    }
+
+    /// Puts the call on hold for `member` (on: true) or takes it off; the time on hold goes into
+    /// the history when it ends. Returns the member as they are now; callers check the change is
+    /// one.
+    func setHeld(_ member: SessionMember, _ on: Bool, at now: Int64) -> SessionMember {
+        var member = member
+        if on {
+            member.heldSince = now
+        } else if let since = member.heldSince {
+            history.recordHold(member.user.uid, since: since, at: now)
+            member.heldSince = nil
+        }
+        update(member)
         markChanged()
         return member
     }
@@ -155,6 +174,9 @@ final class LiveSession {
         var copy = history
         for member in members.values {
             copy.addRunningStay(member.user.uid, stayStartedAt: member.joinedAt, at: now)
+            if let since = member.heldSince {
+                copy.recordHold(member.user.uid, since: since, at: now)
+            }
         }
         return copy
     }
@@ -223,12 +245,14 @@ struct SessionMember {
     var idleTimeout: Int
     /// The grace period running while none of their devices is joined.
     var graceTimer: TimerID?
+    /// Since when (Unix seconds) they have the call on hold; nil when they do not.
+    var heldSince: Int64?
 
     /// The member as the wire lists them.
     var participant: Participant {
         Participant(
             uid: user.uid, name: user.name, avatar: user.avatar, joinedAt: joinedAt,
-            audioMuted: audioMuted, videoMuted: videoMuted)
+            audioMuted: audioMuted, videoMuted: videoMuted, onHold: heldSince == nil ? nil : true)
     }
 }
 

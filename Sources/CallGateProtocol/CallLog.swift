@@ -106,12 +106,16 @@ public struct CallLogParticipant: Codable, Hashable, Sendable {
     public var totalDuration: Int64
     /// Whether they took part, declined or missed it.
     public var state: CallLogParticipantState
+    /// Seconds they had the call on hold (`holdCall`), a hold in progress counted up to the time
+    /// of the answer; absent when they never held it.
+    public var heldDuration: Int64?
 
     /// Makes a participant value.
     public init(
         uid: String, name: String, avatar: String? = nil, joinedAt: Int64? = nil, leftAt: Int64? = nil,
-        totalDuration: Int64, state: CallLogParticipantState
+        totalDuration: Int64, state: CallLogParticipantState, heldDuration: Int64? = nil
     ) {
+        self.heldDuration = heldDuration
         self.uid = uid
         self.name = name
         self.avatar = avatar

@@ -23,6 +23,10 @@ public enum CallStepKind: String, Codable, Hashable, Sendable, CaseIterable {
     case recordingStarted
     /// A recording stopped (`uid` when someone stopped it, `rid`).
     case recordingStopped
+    /// A participant put the call on hold (`uid`).
+    case held
+    /// A participant took the call off hold (`uid`).
+    case resumed
     /// The call reached its final status (`status`; `uid` who made it so, when someone did;
     /// `reason`).
     case finished

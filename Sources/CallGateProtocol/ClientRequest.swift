@@ -38,6 +38,10 @@ public enum ClientRequest: Hashable, Sendable {
     case removeParticipant(ParticipantParams)
     /// Send an app-defined event (raise hand, a reaction) to the others in a session.
     case sendSessionEvent(SessionEventParams)
+    /// Put the call on hold for this user.
+    case holdCall(SessionParams)
+    /// Take the call off hold for this user.
+    case resumeCall(SessionParams)
 
     /// The op name of this request.
     public var op: Op {
@@ -61,6 +65,8 @@ public enum ClientRequest: Hashable, Sendable {
         case .muteParticipant: .muteParticipant
         case .removeParticipant: .removeParticipant
         case .sendSessionEvent: .sendSessionEvent
+        case .holdCall: .holdCall
+        case .resumeCall: .resumeCall
         }
     }
 }
@@ -105,6 +111,10 @@ public enum Op: String, Codable, Hashable, Sendable, CaseIterable {
     case removeParticipant
     /// Sends an app-defined event to the session's other participants; not stored.
     case sendSessionEvent
+    /// Puts the call on hold on this user's side (their media paused); the others are told.
+    case holdCall
+    /// Takes the call off hold on this user's side.
+    case resumeCall
 }
 
 extension ClientRequest {
@@ -175,6 +185,10 @@ extension ClientRequest {
                 type: try data.string("type"),
                 data: try data.optionalValue("data")
             ))
+        case .holdCall:
+            self = .holdCall(SessionParams(sessionId: try data.string("sessionId")))
+        case .resumeCall:
+            self = .resumeCall(SessionParams(sessionId: try data.string("sessionId")))
         }
     }
 }
@@ -234,7 +248,8 @@ public struct InitiateCallParams: Codable, Hashable, Sendable {
 }
 
 /// The `data` of a request that only names the call or session to act on: `acceptCall`,
-/// `confirmRinging`, `endCall`, `generateToken`, `leaveSession`, `startRecording`, `stopRecording`, `switchToVideo`.
+/// `confirmRinging`, `endCall`, `generateToken`, `leaveSession`, `startRecording`, `stopRecording`, `switchToVideo`,
+/// `holdCall`, `resumeCall`.
 public struct SessionParams: Codable, Hashable, Sendable {
     /// The call's (or session's) id.
     public var sessionId: String

@@ -101,7 +101,7 @@ extension Call: JSONWritable {
 }
 
 extension Participant: JSONWritable {
-    /// `{"audioMuted", "avatar"?, "joinedAt", "name", "uid", "videoMuted"}`.
+    /// `{"audioMuted", "avatar"?, "joinedAt", "name", "onHold"?, "uid", "videoMuted"}`.
     public func write(to json: inout JSONWriter) {
         json.raw(#"{"audioMuted":"#)
         json.bool(audioMuted)
@@ -113,6 +113,10 @@ extension Participant: JSONWritable {
         json.integer(joinedAt)
         json.raw(#","name":"#)
         json.string(name)
+        if let onHold {
+            json.raw(#","onHold":"#)
+            json.bool(onHold)
+        }
         json.raw(#","uid":"#)
         json.string(uid)
         json.raw(#","videoMuted":"#)
@@ -170,7 +174,8 @@ extension Push {
             field("by", by, first: true, to: &json)
             field("call", call, to: &json)
             field("reason", reason, to: &json)
-        case .userJoined(let sessionId, let user), .userLeft(let sessionId, let user):
+        case .userJoined(let sessionId, let user), .userLeft(let sessionId, let user), .callHeld(let sessionId, let user),
+             .callResumed(let sessionId, let user):
             field("sessionId", sessionId, first: true, to: &json)
             field("user", user, to: &json)
         case .userListChanged(let sessionId, let participants):

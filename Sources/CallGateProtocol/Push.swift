@@ -41,6 +41,10 @@ public enum Push: Hashable, Sendable {
     case removedFromCall(sessionId: String, by: User?)
     /// `onSessionEvent`: `user` sent an app-defined event of `type` with `data` to the session.
     case sessionEvent(sessionId: String, type: String, data: JSONValue?, user: User)
+    /// `onCallHeld`: `user` put the call on hold.
+    case callHeld(sessionId: String, user: User)
+    /// `onCallResumed`: `user` took the call off hold.
+    case callResumed(sessionId: String, user: User)
 
     /// The event name this push is sent under.
     public var event: EventName {
@@ -62,6 +66,8 @@ public enum Push: Hashable, Sendable {
         case .missedCallsChanged: .onMissedCallsChanged
         case .removedFromCall: .onRemovedFromCall
         case .sessionEvent: .onSessionEvent
+        case .callHeld: .onCallHeld
+        case .callResumed: .onCallResumed
         }
     }
 
@@ -85,7 +91,9 @@ public enum Push: Hashable, Sendable {
              .sessionTimeout(let sessionId),
              .callEnded(let sessionId),
              .removedFromCall(let sessionId, _),
-             .sessionEvent(let sessionId, _, _, _):
+             .sessionEvent(let sessionId, _, _, _),
+             .callHeld(let sessionId, _),
+             .callResumed(let sessionId, _):
             sessionId
         case .missedCallsChanged:
             ""
@@ -129,6 +137,10 @@ public enum EventName: String, Codable, Hashable, Sendable, CaseIterable {
     case onRemovedFromCall
     /// A participant sent an app-defined event to the session (raise hand, a reaction).
     case onSessionEvent
+    /// A participant put the call on hold.
+    case onCallHeld
+    /// A participant took the call off hold.
+    case onCallResumed
 }
 
 /// The `{"data", "event", "seq"}` shape of a push frame, generic over the data struct.
@@ -265,6 +277,12 @@ extension Push {
         case .onSessionEvent:
             let data = try ServerFrame.decodePushData(SessionEventData.self, from: frame)
             self = .sessionEvent(sessionId: data.sessionId, type: data.type, data: data.data, user: data.user)
+        case .onCallHeld:
+            let data = try ServerFrame.decodePushData(CallHoldData.self, from: frame)
+            self = .callHeld(sessionId: data.sessionId, user: data.user)
+        case .onCallResumed:
+            let data = try ServerFrame.decodePushData(CallHoldData.self, from: frame)
+            self = .callResumed(sessionId: data.sessionId, user: data.user)
         }
     }
 }

@@ -86,7 +86,7 @@ extension RequestFrame: Encodable {
             try container.encode(params, forKey: .data)
         case .acceptCall(let params), .confirmRinging(let params), .endCall(let params), .generateToken(let params),
              .leaveSession(let params), .startRecording(let params), .stopRecording(let params),
-             .switchToVideo(let params):
+             .switchToVideo(let params), .holdCall(let params), .resumeCall(let params):
             try container.encode(params, forKey: .data)
         case .rejectCall(let params):
             try container.encode(params, forKey: .data)

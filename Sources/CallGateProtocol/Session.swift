@@ -48,14 +48,20 @@ public struct Participant: Codable, Hashable, Sendable {
     public var audioMuted: Bool
     /// Whether the user's video is muted.
     public var videoMuted: Bool
+    /// `true` while the user has the call on hold (`holdCall`); absent otherwise.
+    public var onHold: Bool?
 
     /// Makes a participant value.
-    public init(uid: String, name: String, avatar: String? = nil, joinedAt: Int64, audioMuted: Bool, videoMuted: Bool) {
+    public init(
+        uid: String, name: String, avatar: String? = nil, joinedAt: Int64, audioMuted: Bool, videoMuted: Bool,
+        onHold: Bool? = nil
+    ) {
         self.uid = uid
         self.name = name
         self.avatar = avatar
         self.joinedAt = joinedAt
         self.audioMuted = audioMuted
         self.videoMuted = videoMuted
+        self.onHold = onHold
     }
 }

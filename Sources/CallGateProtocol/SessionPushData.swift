@@ -152,3 +152,18 @@ public struct CallEndedData: Codable, Hashable, Sendable {
         self.sessionId = sessionId
     }
 }
+
+/// The `data` of `onCallHeld` and `onCallResumed`: a participant put the call on hold, or took
+/// it off hold.
+public struct CallHoldData: Codable, Hashable, Sendable {
+    /// The session.
+    public var sessionId: String
+    /// Who did.
+    public var user: User
+
+    /// Makes the push data.
+    public init(sessionId: String, user: User) {
+        self.sessionId = sessionId
+        self.user = user
+    }
+}

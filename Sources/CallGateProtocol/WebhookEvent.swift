@@ -39,6 +39,10 @@ public enum WebhookEventType: String, Codable, Hashable, Sendable, CaseIterable 
     case recordingStarted = "session.recording_started"
     /// A recording stopped: by `user`, or when the session ended.
     case recordingStopped = "session.recording_stopped"
+    /// `user` put the call on hold.
+    case callHeld = "session.call_held"
+    /// `user` took the call off hold.
+    case callResumed = "session.call_resumed"
 
     /// The terminal event of a call that ended with `status`; nil for a live status.
     public init?(terminal status: CallStatus) {

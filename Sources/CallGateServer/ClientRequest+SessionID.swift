@@ -17,6 +17,7 @@ extension ClientRequest {
         case .muteParticipant(let params): params.sessionId
         case .removeParticipant(let params): params.sessionId
         case .sendSessionEvent(let params): params.sessionId
+        case .holdCall(let params), .resumeCall(let params): params.sessionId
         case .connect, .refreshToken, .ping, .initiateCall, .joinSession, .markCallsSeen: nil
         }
     }
@@ -39,7 +40,7 @@ extension ClientRequest {
     var writesCallLog: Bool {
         switch self {
         case .initiateCall, .acceptCall, .rejectCall, .endCall, .joinSession, .leaveSession, .setMuted,
-            .startRecording, .stopRecording, .switchToVideo, .muteParticipant, .removeParticipant:
+            .startRecording, .stopRecording, .switchToVideo, .muteParticipant, .removeParticipant, .holdCall, .resumeCall:
             true
         case .connect, .refreshToken, .ping, .generateToken, .confirmRinging, .markCallsSeen, .sendSessionEvent:
             false

@@ -122,6 +122,10 @@ extension GatewayService: ConnectionHubDelegate {
             send(core.removeParticipant(params, from: id).mapReply(SessionResult.init), answering: request)
         case .sendSessionEvent(let params):
             send(core.sendSessionEvent(params, from: id), answering: request)
+        case .holdCall(let params):
+            send(core.setHeld(sessionId: params.sessionId, on: true, from: id).mapReply(SessionResult.init), answering: request)
+        case .resumeCall(let params):
+            send(core.setHeld(sessionId: params.sessionId, on: false, from: id).mapReply(SessionResult.init), answering: request)
         }
     }
 

@@ -35,6 +35,8 @@ enum ParticipantsJSON {
             write(participant.leftAt, key: #","leftAt":"#, to: &json)
             write(participant.closedSeconds, key: #","closedSeconds":"#, to: &json)
             write(participant.stayStartedAt, key: #","stayStartedAt":"#, to: &json)
+            write(participant.heldSeconds, key: #","heldSeconds":"#, to: &json)
+            write(participant.holdStartedAt, key: #","holdStartedAt":"#, to: &json)
             json.raw("}")
         }
         json.raw("]")
@@ -50,7 +52,8 @@ enum ParticipantsJSON {
             db.cachedStatement(sql: """
                 SELECT json_extract(value, '$.uid'), json_extract(value, '$.name'), json_extract(value, '$.avatar'),
                        json_extract(value, '$.state'), json_extract(value, '$.joinedAt'), json_extract(value, '$.leftAt'),
-                       json_extract(value, '$.closedSeconds'), json_extract(value, '$.stayStartedAt')
+                       json_extract(value, '$.closedSeconds'), json_extract(value, '$.stayStartedAt'),
+                       json_extract(value, '$.heldSeconds'), json_extract(value, '$.holdStartedAt')
                 FROM json_each(?) ORDER BY key
                 """),
             arguments: [json])
@@ -64,7 +67,7 @@ enum ParticipantsJSON {
             }
             participants.append(CallLogParticipantRecord(
                 uid: uid, name: name, avatar: row[2], state: parsed, joinedAt: row[4], leftAt: row[5],
-                closedSeconds: row[6] ?? 0, stayStartedAt: row[7]))
+                closedSeconds: row[6] ?? 0, stayStartedAt: row[7], heldSeconds: row[8], holdStartedAt: row[9]))
         }
         return participants
     }

@@ -165,6 +165,10 @@ final class Fixture {
         observe(core.removeParticipant(ParticipantParams(sessionId: sessionId, uid: uid), from: connection))
     }
 
+    func hold(_ sessionId: String, _ on: Bool = true, from connection: ConnectionID) -> Observed<Session> {
+        observe(core.setHeld(sessionId: sessionId, on: on, from: connection))
+    }
+
     func sendSessionEvent(
         _ sessionId: String, type: String, data: JSONValue? = nil, from connection: ConnectionID
     ) -> Observed<SessionEventResult> {

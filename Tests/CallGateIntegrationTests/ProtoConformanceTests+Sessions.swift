@@ -24,6 +24,10 @@ extension ProtoConformanceTests {
         _ = try await erin.expectPush()
         _ = try await erin.switchToVideo(call.sessionId)
         _ = try await finn.expectPush()
+        _ = try await finn.holdCall(call.sessionId)
+        _ = try await erin.expectPush()
+        _ = try await finn.resumeCall(call.sessionId)
+        _ = try await erin.expectPush()
         _ = try await finn.leaveSession(call.sessionId)
         for _ in 0..<4 {
             _ = try await erin.expectPush()

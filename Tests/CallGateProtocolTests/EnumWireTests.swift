@@ -35,13 +35,14 @@ import Testing
             "connect", "refreshToken", "ping", "initiateCall", "acceptCall", "confirmRinging", "rejectCall", "endCall",
             "generateToken", "joinSession", "leaveSession", "setMuted", "startRecording", "stopRecording",
             "switchToVideo", "markCallsSeen", "muteParticipant", "removeParticipant", "sendSessionEvent",
+            "holdCall", "resumeCall",
         ])
         #expect(EventName.allCases.map(\.rawValue) == [
             "onIncomingCallReceived", "onOutgoingCallAccepted", "onOutgoingCallRejected",
             "onOutgoingCallRinging", "onIncomingCallCanceled", "onCallEndedMessageReceived",
             "onUserJoined", "onUserLeft", "onUserListChanged", "onUserMuted", "onRecordingToggled",
             "onCallSwitchedToVideo", "onSessionTimeout", "onCallEnded", "onMissedCallsChanged",
-            "onRemovedFromCall", "onSessionEvent",
+            "onRemovedFromCall", "onSessionEvent", "onCallHeld", "onCallResumed",
         ])
         #expect(CancelReason.allCases.map(\.rawValue) == [
             "answeredElsewhere", "rejectedElsewhere", "cancelled", "unanswered", "ended",

@@ -61,6 +61,8 @@ import Testing
         case .sessionEvent(let sessionId, let type, let data, let user):
             return try JSONText.encode(Envelope(
                 event: event, data: SessionEventData(sessionId: sessionId, type: type, data: data, user: user)))
+        case .callHeld(let sessionId, let user), .callResumed(let sessionId, let user):
+            return try JSONText.encode(Envelope(event: event, data: CallHoldData(sessionId: sessionId, user: user)))
         }
     }
 
@@ -92,6 +94,7 @@ import Testing
                     sessionId: random.text(), user: by, audioMuted: random.flip(), videoMuted: random.flip(),
                     mutedBy: random.user()),
                 .removedFromCall(sessionId: random.text(), by: random.flip() ? by : nil),
+                .callHeld(sessionId: random.text(), user: by),
                 .sessionEvent(
                     sessionId: random.text(), type: random.text(),
                     data: random.flip() ? .object(["text": .string(random.text()), "n": .number(2)]) : nil, user: by),

@@ -26,6 +26,11 @@ import Testing
         .sessionEvent(
             sessionId: "room:1", type: "reaction", data: .object(["emoji": .string("👏"), "at": .array([.number(1.5)])]),
             user: Samples.bob),
+        .callHeld(sessionId: "v1.ab", user: Samples.alice),
+        .callResumed(sessionId: "v1.ab", user: Samples.alice),
+        .userListChanged(sessionId: "v1.ab", participants: [
+            Participant(uid: "alice", name: "Alice", joinedAt: 1_700_000_000, audioMuted: false, videoMuted: false, onHold: true),
+        ]),
     ]
 
     @Test(arguments: pushes)
@@ -38,6 +43,7 @@ import Testing
             .onUserJoined, .onUserLeft, .onUserListChanged, .onUserListChanged, .onUserMuted,
             .onRecordingToggled, .onRecordingToggled, .onCallSwitchedToVideo, .onSessionTimeout, .onCallEnded,
             .onUserMuted, .onRemovedFromCall, .onRemovedFromCall, .onSessionEvent, .onSessionEvent,
+            .onCallHeld, .onCallResumed, .onUserListChanged,
         ])
     }
 

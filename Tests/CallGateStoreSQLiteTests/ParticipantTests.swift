@@ -17,7 +17,7 @@ struct ParticipantTests {
             var call = TestCalls.group(1, from: "alice", guid: "g", members: ["bob", "carol"], status: .ongoing)
             call.participants[1] = CallLogParticipantRecord(
                 uid: "bob", name: "Bob", avatar: "https://a/bob.png", state: .declined, joinedAt: 10, leftAt: 20,
-                closedSeconds: 7, stayStartedAt: 15)
+                closedSeconds: 7, stayStartedAt: 15, heldSeconds: 3, holdStartedAt: 18)
             try store.apply([.call(call)])
             #expect(try store.openCalls() == [call])
         }
@@ -27,9 +27,13 @@ struct ParticipantTests {
     /// `ParticipantsJSON` needs the new key, or the store would drop the field without a word.
     @Test func theParticipantsJSONHasAKeyForEveryField() throws {
         let fields = Mirror(reflecting: TestCalls.participant("x")).children.map(\.label)
-        #expect(fields == ["uid", "name", "avatar", "state", "joinedAt", "leftAt", "closedSeconds", "stayStartedAt"])
+        #expect(fields == [
+            "uid", "name", "avatar", "state", "joinedAt", "leftAt", "closedSeconds", "stayStartedAt", "heldSeconds",
+            "holdStartedAt",
+        ])
         let full = CallLogParticipantRecord(
-            uid: "u", name: "n", avatar: "a", state: .joined, joinedAt: 1, leftAt: 2, closedSeconds: 3, stayStartedAt: 4)
+            uid: "u", name: "n", avatar: "a", state: .joined, joinedAt: 1, leftAt: 2, closedSeconds: 3, stayStartedAt: 4,
+            heldSeconds: 5, holdStartedAt: 6)
         let json = ParticipantsJSON.encode([full, TestCalls.participant("y", .missed)])
         #expect(try JSONDecoder().decode([CallLogParticipantRecord].self, from: Data(json.utf8)) == [full, TestCalls.participant("y", .missed)])
     }
@@ -47,7 +51,8 @@ struct ParticipantTests {
                 uid: "u\(index)\(text)", name: text, avatar: index % 3 == 0 ? nil : text,
                 state: CallLogParticipantState.allCases[index % CallLogParticipantState.allCases.count],
                 joinedAt: index % 2 == 0 ? Int64.max : nil, leftAt: index % 5 == 0 ? Int64.min : -1,
-                closedSeconds: Int64(index), stayStartedAt: index % 7 == 0 ? 0 : nil)
+                closedSeconds: Int64(index), stayStartedAt: index % 7 == 0 ? 0 : nil,
+                heldSeconds: index % 4 == 0 ? Int64(index) : nil, holdStartedAt: index % 9 == 0 ? Int64.max : nil)
         }
         let json = ParticipantsJSON.encode(participants)
         #expect(try JSONDecoder().decode([CallLogParticipantRecord].self, from: Data(json.utf8)) == participants)

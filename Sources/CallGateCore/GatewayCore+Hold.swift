@@ -1,0 +1,30 @@
+import CallGateProtocol
+
+/// Hold: a participant pauses the call on their side (their app stops sending and playing media)
+/// and takes it up again; the others are told, the participant list shows it, and the call log
+/// keeps each participant's time on hold. Service thread only.
+extension GatewayCore {
+    /// Puts the call on hold (`on` true) or takes it off hold for `connection`'s user. Every
+    /// device of every participant except `connection` gets `onCallHeld` / `onCallResumed
+    /// {sessionId, user}`; the participant shows `onHold: true` while it lasts; leaving the
+    /// session ends a hold. The backend hears `session.call_held` / `session.call_resumed`.
+    ///
+    /// Errors: those of `setMuted`, then `ERR_BAD_REQUEST` when the user already has the call on
+    /// hold (`holdCall`) or does not (`resumeCall`).
+    public func setHeld(sessionId: String, on: Bool, from connection: ConnectionID) -> Outcome<Session> {
+        transition { list throws(CoreError) in
+            let (session, member) = try joinedSession(sessionId, from: connection)
+            guard (member.heldSince != nil) != on else {
+                throw .badRequest(on ? "you have this call on hold already" : "you do not have this call on hold")
+            }
+            let user = member.user
+            _ = session.setHeld(member, on, at: nowSeconds)
+            note(on ? .held : .resumed, in: session, uid: user.uid)
+            list.report(on ? .callHeld : .callResumed, WebhookData(call: session.call?.call, sessionId: session.id, user: user))
+            list.send(
+                on ? .callHeld(sessionId: session.id, user: user) : .callResumed(sessionId: session.id, user: user),
+                to: session.uids, excluding: connection)
+            return session.snapshot
+        }
+    }
+}
