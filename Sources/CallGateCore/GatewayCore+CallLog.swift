@@ -118,7 +118,7 @@ extension GatewayCore {
         let participants = members.map { uid, state in
             let user = live.profiles[uid] ?? profile(of: uid)
             let stay = live.stays[uid] ?? StayLog()
-            let held = history?.participants.first { $0.uid == uid }?.heldSeconds ?? 0
+            let held = history?.participants.first { $0.uid == uid }?.heldSeconds
             let holdStartedAt = sessions[live.id]?.members[uid]?.heldSince
             return CallLogParticipantRecord(
                 uid: uid, name: user.name, avatar: user.avatar, state: logState(state, callIsLive: callIsLive),
@@ -155,11 +155,11 @@ extension GatewayCore {
             participants: participants, recordings: history.recordings.map(\.logRecording), steps: session.steps)
     }
 
-    /// The closed seconds on hold a participant record keeps: `prior` and `closed` together, nil
-    /// for a participant who never held the call (none closed and none running).
-    private static func held(_ prior: Int64?, plus closed: Int64, _ running: Int64?) -> Int64? {
-        let total = (prior ?? 0) + closed
-        return total == 0 && prior == nil && running == nil ? nil : total
+    /// The closed seconds on hold a participant record keeps: `prior` and `closed` together; nil
+    /// for a participant who never held the call (no hold closed, none running).
+    private static func held(_ prior: Int64?, plus closed: Int64?, _ running: Int64?) -> Int64? {
+        guard prior != nil || closed != nil || running != nil else { return nil }
+        return (prior ?? 0) + (closed ?? 0)
     }
 
     /// How the log shows a member state: whoever still rings when the call is over missed it.
@@ -237,7 +237,7 @@ extension GatewayCore {
             return ParticipantHistory(
                 uid: participant.uid, name: participant.name, avatar: participant.avatar,
                 joinedAt: participant.joinedAt ?? record.initiatedAt, leftAt: leftAt, totalSeconds: total,
-                heldSeconds: participant.heldDuration(at: now) ?? 0)
+                heldSeconds: participant.heldDuration(at: now))
         }
         session.history.recordings = stopped(record.recordings)
         session.steps = record.steps

@@ -73,7 +73,7 @@ extension SessionHistory {
     /// A hold of `uid`'s that started at `since` is over at `now` (or counted up to it).
     mutating func recordHold(_ uid: String, since: Int64, at now: Int64) {
         guard let index = participants.firstIndex(where: { $0.uid == uid }) else { return }
-        participants[index].heldSeconds += max(0, now - since)
+        participants[index].heldSeconds = (participants[index].heldSeconds ?? 0) + max(0, now - since)
     }
 
     /// A recording started; its id is `<sessionId>-r<n>`.
@@ -104,13 +104,13 @@ public struct ParticipantHistory: Hashable, Sendable {
     /// Seconds spent in the session over every stay; a stay in progress counts up to now.
     public var totalSeconds: Int64
     /// Seconds they had the call on hold, over every hold that is over (in a history read while
-    /// the session lives, a hold in progress counts up to now).
-    public var heldSeconds: Int64
+    /// the session lives, a hold in progress counts up to now); nil when they never held it.
+    public var heldSeconds: Int64?
 
     /// Makes a participant history.
     public init(
         uid: String, name: String, avatar: String? = nil, joinedAt: Int64, leftAt: Int64? = nil, totalSeconds: Int64,
-        heldSeconds: Int64 = 0
+        heldSeconds: Int64? = nil
     ) {
         self.heldSeconds = heldSeconds
         self.uid = uid

@@ -65,6 +65,16 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     bob.saw_event("onUserMuted", "Bob audio off by Alice")
     bob.wait(lambda _: bob.el("mute-button").text == "Unmute", "Bob's page never showed him muted")
 
+    # Bob puts the call on hold and takes it up again: Alice's list shows him on hold meanwhile.
+    bob.click("hold-button")
+    alice.saw_event("onCallHeld", "Bob")
+    alice.wait(lambda driver: driver.find_element(By.CSS_SELECTOR, '#participants li[data-uid="bob"]')
+               .get_attribute("data-on-hold") == "true", "Bob never showed on hold")
+    bob.click("hold-button")
+    alice.saw_event("onCallResumed", "Bob")
+    alice.wait(lambda driver: driver.find_element(By.CSS_SELECTOR, '#participants li[data-uid="bob"]')
+               .get_attribute("data-on-hold") == "false", "Bob never showed back from hold")
+
     # Bob leaves: in a 1:1 call that hangs up for both.
     bob.click("leave-button")
     bob.hidden("incall")
@@ -113,6 +123,8 @@ def test_two_browsers_ring_answer_talk_hang_up_and_read_the_history(gateway, bro
     rows = bob.driver.find_elements(By.CSS_SELECTOR, "#details-participants tr")
     states = {row.get_attribute("data-uid"): row.find_elements(By.TAG_NAME, "td")[1].text for row in rows}
     assert states == {"alice": "joined", "bob": "joined"}
+    durations = {row.get_attribute("data-uid"): row.find_elements(By.TAG_NAME, "td")[3].text for row in rows}
+    assert "on hold" in durations["bob"] and "on hold" not in durations["alice"], durations
     # Its timeline, step by step: the call, the ring on both of Bob's devices, his answer, the end.
     bob.wait(lambda driver: "finished" in timeline_steps(driver), "the call's timeline never showed its end")
     steps = timeline_steps(bob.driver)

@@ -20,6 +20,7 @@ const state = {
   outgoing: null, // the Call this device is ringing
   active: null, // the Call whose session this device joined
   audioMuted: false,
+  held: false, // whether this user has the active call on hold
   recording: false,
   participants: [],
   hands: new Set(), // uids with a hand raised in the active session (sendSessionEvent "raiseHand")
@@ -183,6 +184,16 @@ function listen(client) {
     logEvent("onCallSwitchedToVideo", nameOf(e.detail.requestedBy));
     if (isActive(e.detail.sessionId)) setCallType("video");
   });
+  for (const name of ["onCallHeld", "onCallResumed"]) {
+    client.addEventListener(name, (e) => {
+      logEvent(name, nameOf(e.detail.user));
+      if (!isActive(e.detail.sessionId)) return;
+      const participant = state.participants.find((p) => p.uid === e.detail.user.uid);
+      if (!participant) return;
+      participant.onHold = name === "onCallHeld" ? true : undefined;
+      renderParticipants(state.participants);
+    });
+  }
   client.addEventListener("onSessionEvent", (e) => {
     logEvent("onSessionEvent", `${e.detail.type} from ${nameOf(e.detail.user)}`);
     if (!isActive(e.detail.sessionId) || e.detail.type !== "raiseHand") return;
@@ -358,6 +369,7 @@ async function enterSession(call) {
   setRecording(false);
   setMuted(false);
   setHand(false);
+  setHeld(false);
   show("removed", false);
   renderParticipants([]);
   show("incall", true);
@@ -387,6 +399,23 @@ async function toggleMute() {
   if (!state.active) return;
   const audioMuted = !state.audioMuted;
   if (await act("setMuted", () => state.client.setMuted(state.active.sessionId, { audioMuted }))) setMuted(audioMuted);
+}
+
+/** Puts the call on hold on this side, or takes it off hold. */
+async function toggleHold() {
+  if (!state.active) return;
+  const sessionId = state.active.sessionId;
+  const holding = !state.held;
+  const done = await act(holding ? "holdCall" : "resumeCall", () =>
+    holding ? state.client.holdCall(sessionId) : state.client.resumeCall(sessionId));
+  if (!done) return;
+  setHeld(holding);
+  renderParticipants(done.session.participants);
+}
+
+function setHeld(on) {
+  state.held = on;
+  $("hold-button").textContent = on ? "Resume" : "Hold";
 }
 
 function setMuted(on) {
@@ -467,7 +496,8 @@ function renderParticipants(participants) {
     item.dataset.uid = p.uid;
     item.dataset.audioMuted = String(Boolean(p.audioMuted));
     item.dataset.hand = String(state.hands.has(p.uid));
-    item.textContent = `${state.hands.has(p.uid) ? "✋ " : ""}${nameOf(p)}${p.audioMuted ? " (muted)" : ""}${p.videoMuted ? " (camera off)" : ""}`;
+    item.dataset.onHold = String(Boolean(p.onHold));
+    item.textContent = `${state.hands.has(p.uid) ? "✋ " : ""}${nameOf(p)}${p.audioMuted ? " (muted)" : ""}${p.videoMuted ? " (camera off)" : ""}${p.onHold ? " (on hold)" : ""}`;
     if (isHost() && p.uid !== state.me.uid) {
       if (!p.audioMuted) item.append(" ", hostButton("Mute", "muteParticipant", p));
       item.append(" ", hostButton("Remove", "removeParticipant", p));
@@ -534,7 +564,8 @@ async function showDetails(sessionId) {
   const rows = log.participants.map((p) => {
     const row = document.createElement("tr");
     row.dataset.uid = p.uid;
-    for (const text of [nameOf(p), p.state, formatTime(p.joinedAt), formatDuration(p.totalDuration)]) {
+    const held = p.heldDuration === undefined ? "" : ` (on hold ${formatDuration(p.heldDuration)})`;
+    for (const text of [nameOf(p), p.state, formatTime(p.joinedAt), formatDuration(p.totalDuration) + held]) {
       const cell = document.createElement("td");
       cell.textContent = text;
       row.append(cell);
@@ -759,6 +790,7 @@ $("mute-button").addEventListener("click", toggleMute);
 $("record-button").addEventListener("click", toggleRecording);
 $("video-button").addEventListener("click", switchToVideo);
 $("hand-button").addEventListener("click", toggleHand);
+$("hold-button").addEventListener("click", toggleHold);
 $("history-filters").addEventListener("submit", loadHistory);
 $("mark-seen").addEventListener("click", markSeen);
 $("filter-type").addEventListener("change", () => loadHistory());

@@ -237,6 +237,10 @@ export class CallGateClient extends EventTarget {
   startRecording(sessionId) { return this._request("startRecording", { sessionId }); }
   stopRecording(sessionId) { return this._request("stopRecording", { sessionId }); }
   switchToVideo(sessionId) { return this._request("switchToVideo", { sessionId }); }
+  /** Puts the call on hold on this user's side; the others get `onCallHeld`. */
+  holdCall(sessionId) { return this._request("holdCall", { sessionId }); }
+  /** Takes the call off hold; the others get `onCallResumed`. */
+  resumeCall(sessionId) { return this._request("resumeCall", { sessionId }); }
   /**
    * Sends an app-defined event (`type` such as "raiseHand" or "reaction", optional JSON `data`)
    * to the session's other devices as `onSessionEvent`; resolves with `{sessionId, type,
