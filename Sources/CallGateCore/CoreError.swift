@@ -54,9 +54,11 @@ extension CoreError {
     static let notHost = CoreError(
         code: .notHost, message: "only the host (the caller; for a meeting, who started it) may do this")
 
-    /// A user who sent `limit` session events in the last ten seconds.
+    /// A user who sent `limit` session events (holds and resumes among them) in the last ten seconds.
     static func sessionEventsRateLimited(_ limit: Int) -> CoreError {
-        CoreError(code: .rateLimited, message: "you sent \(limit) session events in the last 10 seconds: wait before sending another")
+        CoreError(
+            code: .rateLimited,
+            message: "you sent \(limit) session events, holds and resumes in the last 10 seconds: wait before sending another")
     }
 
     static func tooManyRecordings(_ limit: Int) -> CoreError {

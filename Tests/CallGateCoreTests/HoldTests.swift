@@ -76,6 +76,18 @@ import Testing
         #expect(logged.participant(at: Fixture.t0 + 29).heldDuration == 24)
     }
 
+    @Test func holdsAndResumesCountAgainstTheSessionEventBudget() {
+        let small = Fixture(CoreConfiguration(maxSessionEventsPerWindow: 3))
+        let alice = small.connect("alice")
+        _ = small.join("room:1", from: alice)
+        #expect(small.sendSessionEvent("room:1", type: "t", from: alice).errorCode == nil)
+        #expect(small.hold("room:1", from: alice).errorCode == nil)
+        #expect(small.hold("room:1", false, from: alice).errorCode == nil)
+        #expect(small.hold("room:1", from: alice).reply == .failure(.sessionEventsRateLimited(3)))
+        small.advance(seconds: 10)
+        #expect(small.hold("room:1", from: alice).errorCode == nil)
+    }
+
     @Test func onlyAJoinedDeviceHolds() {
         #expect(f.hold(sessionId, from: a[1]).reply == .failure(.notJoined))
         #expect(f.hold("v1.none", from: a[0]).errorCode == .callNotFound)

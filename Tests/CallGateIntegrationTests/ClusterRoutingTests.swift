@@ -325,6 +325,10 @@ import TestSupport
             user: User(uid: "bob", name: "bob name"))
         #expect(try await alice.expectPush() == raised)
         #expect(try await aliceElsewhere.expectPush() == raised)
+        _ = try await bob.holdCall(call.sessionId)
+        let bobHeld = Push.callHeld(sessionId: call.sessionId, user: User(uid: "bob", name: "bob name"))
+        #expect(try await alice.expectPush() == bobHeld)
+        #expect(try await aliceElsewhere.expectPush() == bobHeld)
         await expectError(.notHost) { try await bob.removeParticipant(call.sessionId, uid: "alice") }
         _ = try await aliceElsewhere.removeParticipant(call.sessionId, uid: "bob")
         #expect(try await bob.expectPush() == .removedFromCall(

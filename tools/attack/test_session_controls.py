@@ -6,8 +6,8 @@ Expected (hardening contract): muteParticipant / removeParticipant by anyone but
 ERR_NOT_HOST and change nothing; from a socket not in the session ERR_NOT_PARTICIPANT; a uid that
 is not 1..100 bytes of [A-Za-z0-9_.@:-] ERR_BAD_REQUEST; a session event's type is 1..64 such
 bytes and its data at most 2048 bytes of compact JSON, 8 levels deep, else ERR_BAD_REQUEST; a user
-sends at most --max-session-events per 10 s, then ERR_RATE_LIMITED, and nobody hears the refused
-ones. A removed user cannot join again. The gateway keeps serving bystanders throughout.
+sends at most --max-session-events per 10 s, holds and resumes counted with them, then
+ERR_RATE_LIMITED, and nobody hears the refused ones. A removed user cannot join again. The gateway keeps serving bystanders throughout.
 """
 
 from __future__ import annotations
@@ -131,6 +131,28 @@ def test_a_flood_of_events_is_cut_off_and_the_rest_reach_nobody(start_gateway, b
         carol.push("onSessionEvent")
     with pytest.raises(TimeoutError):
         carol.push("onSessionEvent", timeout=0.5)
+    pair.check()
+
+
+def test_holding_is_for_participants_and_a_toggling_loop_is_cut_off(start_gateway, bystanders):
+    gateway = start_gateway("--max-session-events", "6", "--max-messages-per-second", "0")
+    pair = bystanders(gateway)
+    carol, mallory, oscar = gateway.client("carol"), gateway.client("mallory"), gateway.client("oscar")
+    room = "meet:hold"
+    join(carol, room)
+    join(mallory, room)
+    assert oscar.error("holdCall", {"sessionId": room}) == "ERR_NOT_PARTICIPANT"
+    assert mallory.request("holdCall", {"sessionId": ["x"]})["error"]["code"] == "ERR_BAD_REQUEST"
+    codes = [mallory.request("holdCall" if index % 2 == 0 else "resumeCall", {"sessionId": room})
+             .get("error", {}).get("code") for index in range(100)]
+    # Past the budget every hold is refused, so every resume finds no hold to end.
+    assert codes[:6] == [None] * 6, codes
+    assert set(codes[6::2]) == {"ERR_RATE_LIMITED"} and set(codes[7::2]) == {"ERR_BAD_REQUEST"}, codes
+    for _ in range(3):
+        carol.push("onCallHeld")
+        carol.push("onCallResumed")
+    with pytest.raises(TimeoutError):
+        carol.push("onCallHeld", timeout=0.5)
     pair.check()
 
 

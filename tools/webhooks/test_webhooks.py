@@ -137,7 +137,7 @@ def test_session_joins_leaves_and_recordings(start_gateway, hooks):
     assert recording["rid"] == f"{session}-r1" and "endedAt" in recording
 
 
-def test_a_participant_the_host_removes(start_gateway, hooks):
+def test_a_hold_and_a_participant_the_host_removes(start_gateway, hooks):
     gateway = start_gateway()
     alice, bob = gateway.client("alice"), gateway.client("bob")
     session = ring(alice, "bob")
@@ -145,12 +145,15 @@ def test_a_participant_the_host_removes(start_gateway, hooks):
     for client in (alice, bob):
         token = client.result("generateToken", {"sessionId": session})["callToken"]
         client.result("joinSession", {"callToken": token})
+    bob.result("holdCall", {"sessionId": session})
+    bob.result("resumeCall", {"sessionId": session})
     alice.result("removeParticipant", {"sessionId": session, "uid": "bob"})
-    assert hooks.wait(session, 9) == [
+    assert hooks.wait(session, 11) == [
         "call.initiated", "call.ringing bob", "call.accepted bob", "session.participant_joined alice",
-        "session.participant_joined bob", "session.participant_removed bob", "session.participant_left bob",
-        "session.participant_left alice", "call.ended by bob"]
-    removed = hooks.of(session)[5]["payload"]["data"]
+        "session.participant_joined bob", "session.call_held bob", "session.call_resumed bob",
+        "session.participant_removed bob", "session.participant_left bob", "session.participant_left alice",
+        "call.ended by bob"]
+    removed = hooks.of(session)[7]["payload"]["data"]
     assert removed["by"]["uid"] == "alice" and removed["user"]["uid"] == "bob"
     assert hooks.of(session)[-1]["payload"]["data"]["reason"] == "removed"
 
