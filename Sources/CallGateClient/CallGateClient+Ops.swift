@@ -129,6 +129,12 @@ extension CallGateRequester {
             .decodeResult(SessionEventResult.self)
     }
 
+    /// Rings `receiverIds` into the answered call `sessionId`; they get `onIncomingCallReceived`
+    /// with `invitedBy`. Answers the call and which invitees it rings and which are busy.
+    public func inviteToCall(_ sessionId: String, receiverIds: [String]) async throws -> InviteResult {
+        try await send(.inviteToCall(InviteParams(sessionId: sessionId, receiverIds: receiverIds))).decodeResult(InviteResult.self)
+    }
+
     /// Puts the call on hold on this user's side; the others hear `onCallHeld`.
     public func holdCall(_ sessionId: String) async throws -> Session {
         try await session(of: .holdCall(SessionParams(sessionId: sessionId)))

@@ -112,7 +112,7 @@ public actor Listener {
 
     private func react(to push: Push) async {
         switch push {
-        case .incomingCallReceived(let call):
+        case .incomingCallReceived(let call, _):
             ringing.append(call)
             await confirm(call)
             if let policy {

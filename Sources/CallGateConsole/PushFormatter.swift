@@ -18,7 +18,10 @@ public enum PushFormatter {
     /// The line for `push`.
     public static func describe(_ push: Push) -> String {
         switch push {
-        case .incomingCallReceived(let call):
+        case .incomingCallReceived(let call, let invitedBy):
+            if let invitedBy {
+                return "\(name(invitedBy)) invites you into \(name(call.initiator))'s \(call.callType.rawValue) call [session \(call.sessionId)]"
+            }
             let group = call.receiverType == .group ? " to \(receiver(call))" : ""
             return "incoming \(call.callType.rawValue) call from \(name(call.initiator))\(group) [session \(call.sessionId)]"
         case .outgoingCallAccepted(let call, let by):

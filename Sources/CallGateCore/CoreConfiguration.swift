@@ -48,6 +48,9 @@ public struct CoreConfiguration: Hashable, Sendable {
     public var maxSessionEventDepth: Int
     /// How many session events one user may send per ten seconds; more get `ERR_RATE_LIMITED`.
     public var maxSessionEventsPerWindow: Int
+    /// How many users a call may have taking part or ringing for an invite may bring it to;
+    /// past it `inviteToCall` gets `ERR_TOO_MANY_PARTICIPANTS`.
+    public var maxCallMembers: Int
 
     /// Makes a configuration; every default is the protocol's documented default.
     public init(
@@ -69,7 +72,8 @@ public struct CoreConfiguration: Hashable, Sendable {
         missedCallsInterval: Duration = .seconds(1),
         maxSessionEventBytes: Int = 2048,
         maxSessionEventDepth: Int = 8,
-        maxSessionEventsPerWindow: Int = 50
+        maxSessionEventsPerWindow: Int = 50,
+        maxCallMembers: Int = 100
     ) {
         self.defaultRingTimeout = defaultRingTimeout
         self.allowedRingTimeouts = allowedRingTimeouts
@@ -90,5 +94,6 @@ public struct CoreConfiguration: Hashable, Sendable {
         self.maxSessionEventBytes = maxSessionEventBytes
         self.maxSessionEventDepth = maxSessionEventDepth
         self.maxSessionEventsPerWindow = maxSessionEventsPerWindow
+        self.maxCallMembers = maxCallMembers
     }
 }

@@ -61,6 +61,11 @@ extension CoreError {
             message: "you sent \(limit) session events, holds and resumes in the last 10 seconds: wait before sending another")
     }
 
+    /// An invite that would bring the call past `limit` users taking part or ringing.
+    static func tooManyParticipants(_ limit: Int) -> CoreError {
+        CoreError(code: .tooManyParticipants, message: "a call may have at most \(limit) users taking part or ringing")
+    }
+
     static func tooManyRecordings(_ limit: Int) -> CoreError {
         CoreError(code: .tooManyRecordings, message: "this session had \(limit) recordings already")
     }

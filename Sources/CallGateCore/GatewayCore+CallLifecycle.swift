@@ -66,6 +66,11 @@ extension GatewayCore {
 
     /// Starts `live`'s ring timeout, which passes at `deadline` (Unix milliseconds; at once if
     /// that is past).
+    /// Indexes `uid` as rung by `live` (an invitee rung into it).
+    func addRinging(_ uid: String, _ live: LiveCall) {
+        ringingCalls[uid, default: []].append(live.id)
+    }
+
     func startRingTimeout(of live: LiveCall, at deadline: Int64) {
         live.ringDeadline = deadline
         live.ringTimer = timers.schedule(.ringTimeout(sessionId: live.id), at: monotonicNow + max(0, deadline - nowMillis))

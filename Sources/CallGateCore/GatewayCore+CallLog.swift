@@ -221,8 +221,36 @@ extension GatewayCore {
         record.ringDeadline.map(Self.ringExpiry(ofDeadline:)) ?? record.initiatedAt + Int64(configuration.defaultRingTimeout)
     }
 
+    /// Resumes the open meeting `record`, its stays closed now, for its participants to join
+    /// again (`vacant` ends it if none does). When another meeting already runs under its id
+    /// here, `record` is one that two nodes started at once while Redis could not tell them
+    /// who owned the id (or an older one no node ended): it is closed now instead, so that no
+    /// entry stays open with no node to end it.
     private func restoreMeet(_ record: CallLogRecord) {
-        guard sessions[record.sessionId] == nil else { return }
+        if let running = sessions[record.sessionId] {
+            if running.logID != record.id {
+                closeOrphanMeet(record)
+            }
+            return
+        }
+        let session = meetSession(of: record)
+        sessions[session.id] = session
+        timers.schedule(
+            .vacant(sessionId: session.id), at: monotonicNow + configuration.participantGracePeriod.wholeMilliseconds)
+        // Its stays were closed now: the entry changed.
+        logChanges.mark(meet: session)
+    }
+
+    /// Writes the open meeting `record` ended now, its stays closed, without resuming it.
+    private func closeOrphanMeet(_ record: CallLogRecord) {
+        let session = meetSession(of: record)
+        session.history.endedAt = nowSeconds
+        logChanges.mark(meet: session)
+    }
+
+    /// The meeting of `record` as a session nobody is in: every stay that ran is closed now and
+    /// every recording that ran stopped.
+    private func meetSession(of record: CallLogRecord) -> LiveSession {
         let now = nowSeconds
         let session = LiveSession(
             meet: record.sessionId, callType: record.callType, logID: record.id,
@@ -241,11 +269,7 @@ extension GatewayCore {
         }
         session.history.recordings = stopped(record.recordings)
         session.steps = record.steps
-        sessions[session.id] = session
-        timers.schedule(
-            .vacant(sessionId: session.id), at: monotonicNow + configuration.participantGracePeriod.wholeMilliseconds)
-        // Its stays were closed now: the entry changed.
-        logChanges.mark(meet: session)
+        return session
     }
 
     /// Where a logged participant stands in the resumed call: a joined user whose stay is over

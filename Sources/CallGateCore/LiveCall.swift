@@ -37,8 +37,9 @@ final class LiveCall {
     private var order: [String] = []
     private var states: [MemberState] = []
     private var positions: [String: Int] = [:]
-    /// Callees that were busy in another call and not rung: the call log shows them as missed.
-    let busySkipped: [String]
+    /// Callees and invitees that were busy in another call and not rung: the call log shows them
+    /// as missed, until a later invite rings them.
+    private(set) var busySkipped: [String]
     /// Where the call reports that its log entry changed.
     private unowned let changes: LogChanges
 
@@ -60,8 +61,9 @@ final class LiveCall {
     var id: String { call.sessionId }
     /// The caller's uid.
     var callerUID: String { call.initiator.uid }
-    /// Whether the call rings a group.
-    var isGroup: Bool { call.receiverType == .group }
+    /// Whether the call behaves as a group call: it rang a group, or a 1:1 call grew past its
+    /// two users by `inviteToCall` (then one leaver no longer ends it for everyone).
+    var isGroup: Bool { call.receiverType == .group || order.count > 2 }
 
     /// The state of `uid` in this call, nil for users never rung.
     func state(of uid: String) -> MemberState? {
@@ -123,6 +125,20 @@ final class LiveCall {
     /// Puts back the stays a restarted gateway read from the call log.
     func restoreStays(_ restored: [String: StayLog]) {
         stays = restored
+    }
+
+    /// Notes that invitee `uid`, new to the call, was busy in another call and not rung.
+    func skipBusy(_ uid: String) {
+        guard positions[uid] == nil, !busySkipped.contains(uid) else { return }
+        busySkipped.append(uid)
+        changes.mark(self)
+    }
+
+    /// Rings invitee `uid` (new, or in the call before and out of it now); a user skipped as busy
+    /// before is a member now.
+    func ringInvitee(_ uid: String) {
+        busySkipped.removeAll { $0 == uid }
+        set(uid, .ringing)
     }
 
     /// Remembers who joined, for later pushes about them and the names in the log.

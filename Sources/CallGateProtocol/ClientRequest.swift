@@ -42,6 +42,8 @@ public enum ClientRequest: Hashable, Sendable {
     case holdCall(SessionParams)
     /// Take the call off hold for this user.
     case resumeCall(SessionParams)
+    /// Ring more users into an answered call.
+    case inviteToCall(InviteParams)
 
     /// The op name of this request.
     public var op: Op {
@@ -67,6 +69,7 @@ public enum ClientRequest: Hashable, Sendable {
         case .sendSessionEvent: .sendSessionEvent
         case .holdCall: .holdCall
         case .resumeCall: .resumeCall
+        case .inviteToCall: .inviteToCall
         }
     }
 }
@@ -115,6 +118,8 @@ public enum Op: String, Codable, Hashable, Sendable, CaseIterable {
     case holdCall
     /// Takes the call off hold on this user's side.
     case resumeCall
+    /// Rings more users into an answered call, for the same session.
+    case inviteToCall
 }
 
 extension ClientRequest {
@@ -189,6 +194,9 @@ extension ClientRequest {
             self = .holdCall(SessionParams(sessionId: try data.string("sessionId")))
         case .resumeCall:
             self = .resumeCall(SessionParams(sessionId: try data.string("sessionId")))
+        case .inviteToCall:
+            self = .inviteToCall(InviteParams(
+                sessionId: try data.string("sessionId"), receiverIds: try data.strings("receiverIds")))
         }
     }
 }
@@ -350,5 +358,19 @@ public struct SessionEventParams: Codable, Hashable, Sendable {
         self.sessionId = sessionId
         self.type = type
         self.data = data
+    }
+}
+
+/// The `data` of an `inviteToCall` request.
+public struct InviteParams: Codable, Hashable, Sendable {
+    /// The answered call to invite into.
+    public var sessionId: String
+    /// The users to ring into it.
+    public var receiverIds: [String]
+
+    /// Makes invite params.
+    public init(sessionId: String, receiverIds: [String]) {
+        self.sessionId = sessionId
+        self.receiverIds = receiverIds
     }
 }

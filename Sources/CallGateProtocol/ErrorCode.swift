@@ -41,6 +41,9 @@ public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
     /// `initiateCall`, or a `joinSession` that starts a meeting, by a user who started
     /// `--max-calls-per-minute` calls and meetings in the last minute.
     case rateLimited = "ERR_RATE_LIMITED"
+    /// `inviteToCall` that would bring the call past `--max-call-members` users taking part or
+    /// ringing.
+    case tooManyParticipants = "ERR_TOO_MANY_PARTICIPANTS"
     /// `startRecording` in a session that had `--max-recordings-per-session` recordings already.
     case tooManyRecordings = "ERR_TOO_MANY_RECORDINGS"
     /// An op that writes the call log while the store is behind (`--max-queued-writes` writes

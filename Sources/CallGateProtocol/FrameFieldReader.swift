@@ -80,6 +80,20 @@ struct FrameFieldReader {
         }
     }
 
+    /// A required array of strings; its length is the caller's to bound.
+    func strings(_ key: String) throws(FrameDecodingError) -> [String] {
+        guard case .array(let values)? = fields[key] else {
+            throw problem(key, fields[key] == nil || fields[key] == .null ? "missing, expected an array of strings" : "expected an array of strings")
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(values.count)
+        for value in values {
+            guard case .string(let text) = value else { throw problem(key, "expected an array of strings") }
+            strings.append(text)
+        }
+        return strings
+    }
+
     /// An optional field of any JSON value; `null` counts as absent.
     func optionalValue(_ key: String) throws(FrameDecodingError) -> JSONValue? {
         switch fields[key] {

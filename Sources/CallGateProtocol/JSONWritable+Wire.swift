@@ -151,8 +151,11 @@ extension Push {
     func writeHead(to json: inout JSONWriter) {
         json.raw(#"{"data":{"#)
         switch self {
-        case .incomingCallReceived(let call):
+        case .incomingCallReceived(let call, let invitedBy):
             field("call", call, first: true, to: &json)
+            if let invitedBy {
+                field("invitedBy", invitedBy, to: &json)
+            }
         case .outgoingCallAccepted(let call, let by):
             field("by", by, first: true, to: &json)
             field("call", call, to: &json)

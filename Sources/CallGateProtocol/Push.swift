@@ -3,8 +3,9 @@ import Foundation
 /// A server push: an event about a call or a session, sent to devices that did not cause it, or
 /// news of the user's own (their missed calls).
 public enum Push: Hashable, Sendable {
-    /// `onIncomingCallReceived`: the call rings the device.
-    case incomingCallReceived(call: Call)
+    /// `onIncomingCallReceived`: the call rings the device; `invitedBy` the participant who rang
+    /// this user into an answered call (`inviteToCall`), nil for the call's own ring.
+    case incomingCallReceived(call: Call, invitedBy: User? = nil)
     /// `onOutgoingCallAccepted`: `by` answered the call.
     case outgoingCallAccepted(call: Call, by: User)
     /// `onOutgoingCallRejected`: declined or busy (`by` set) or unanswered (`by` nil).
@@ -75,7 +76,7 @@ public enum Push: Hashable, Sendable {
     /// empty for `onMissedCallsChanged`, which is about no one call.
     public var sessionId: String {
         switch self {
-        case .incomingCallReceived(let call),
+        case .incomingCallReceived(let call, _),
              .outgoingCallAccepted(let call, _),
              .outgoingCallRejected(let call, _),
              .outgoingCallRinging(let call, _),
@@ -227,7 +228,7 @@ extension Push {
         switch name {
         case .onIncomingCallReceived:
             let data = try ServerFrame.decodePushData(IncomingCallReceivedData.self, from: frame)
-            self = .incomingCallReceived(call: data.call)
+            self = .incomingCallReceived(call: data.call, invitedBy: data.invitedBy)
         case .onOutgoingCallAccepted:
             let data = try ServerFrame.decodePushData(OutgoingCallAcceptedData.self, from: frame)
             self = .outgoingCallAccepted(call: data.call, by: data.by)
@@ -291,10 +292,13 @@ extension Push {
 public struct IncomingCallReceivedData: Codable, Hashable, Sendable {
     /// The ringing call.
     public var call: Call
+    /// Who rang this user into the answered call (`inviteToCall`); absent for the call's own ring.
+    public var invitedBy: User?
 
     /// Makes the push data.
-    public init(call: Call) {
+    public init(call: Call, invitedBy: User? = nil) {
         self.call = call
+        self.invitedBy = invitedBy
     }
 }
 

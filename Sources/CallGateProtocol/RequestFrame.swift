@@ -100,6 +100,8 @@ extension RequestFrame: Encodable {
             try container.encode(params, forKey: .data)
         case .sendSessionEvent(let params):
             try container.encode(params, forKey: .data)
+        case .inviteToCall(let params):
+            try container.encode(params, forKey: .data)
         }
     }
 

@@ -113,6 +113,23 @@ public struct RefreshTokenResult: Codable, Hashable, Sendable {
     }
 }
 
+/// The `result` of `inviteToCall`: the call, and what became of each invitee.
+public struct InviteResult: Codable, Hashable, Sendable {
+    /// The call as it stands after the invite.
+    public var call: Call
+    /// The invitees it rings now, in the order asked.
+    public var rung: [String]
+    /// The invitees in another answered call, not rung (auto-busy), in the order asked.
+    public var busy: [String]
+
+    /// Makes the result.
+    public init(call: Call, rung: [String], busy: [String]) {
+        self.call = call
+        self.rung = rung
+        self.busy = busy
+    }
+}
+
 /// The `result` of `sendSessionEvent`: the event went to the session's other devices.
 public struct SessionEventResult: Codable, Hashable, Sendable {
     /// The session.

@@ -12,6 +12,9 @@ public enum WebhookEventType: String, Codable, Hashable, Sendable, CaseIterable 
     case callInitiated = "call.initiated"
     /// The call rings `user`; `onlineDevices` of theirs got the ring (0: wake a device with a push).
     case callRinging = "call.ringing"
+    /// A participant (`by`) rang `user` into the answered call (`inviteToCall`); `call.ringing`
+    /// for them follows.
+    case callInvited = "call.invited"
     /// `user` answered; the first answer makes the call `ongoing`.
     case callAccepted = "call.accepted"
     /// `user`, a member of a group call, declined; the call rings the others on.

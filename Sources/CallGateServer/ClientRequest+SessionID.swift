@@ -18,6 +18,7 @@ extension ClientRequest {
         case .removeParticipant(let params): params.sessionId
         case .sendSessionEvent(let params): params.sessionId
         case .holdCall(let params), .resumeCall(let params): params.sessionId
+        case .inviteToCall(let params): params.sessionId
         case .connect, .refreshToken, .ping, .initiateCall, .joinSession, .markCallsSeen: nil
         }
     }
@@ -40,7 +41,8 @@ extension ClientRequest {
     var writesCallLog: Bool {
         switch self {
         case .initiateCall, .acceptCall, .rejectCall, .endCall, .joinSession, .leaveSession, .setMuted,
-            .startRecording, .stopRecording, .switchToVideo, .muteParticipant, .removeParticipant, .holdCall, .resumeCall:
+            .startRecording, .stopRecording, .switchToVideo, .muteParticipant, .removeParticipant, .holdCall, .resumeCall,
+            .inviteToCall:
             true
         case .connect, .refreshToken, .ping, .generateToken, .confirmRinging, .markCallsSeen, .sendSessionEvent:
             false

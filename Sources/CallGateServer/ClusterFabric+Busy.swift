@@ -12,6 +12,12 @@ extension ClusterFabric {
         claim(request, ringing: [], start: nil) { _ in op() }
     }
 
+    /// Claims the inviter (held by this node's call already, so the claim stands) and reads the
+    /// claims, profiles and devices of `invitees`, then runs `op`.
+    func inviting(_ invitees: [String], of request: ReplyAddress, then op: @escaping (CalleesElsewhere) -> Void) {
+        claim(request, ringing: invitees, start: nil, then: op)
+    }
+
     /// Claims the caller and counts the call start on the nodes together, then starts the call
     /// (`initiate`) and records it as this node's before `send` carries its outcome out (so no
     /// push of it goes out before another node can find its owner); a call that did not start

@@ -54,6 +54,10 @@ protocol Fabric: AnyObject {
     /// Runs `op` once the user of `request` may engage in a call (no call of another node holds
     /// them), or refuses the request.
     func claimingUser(of request: ReplyAddress, then op: @escaping () -> Void)
+    /// Runs `op` with what is known elsewhere of `invitees` (whether an answered call of another
+    /// node holds them, their profiles and devices) once the user of `request` may engage in a
+    /// call, for `inviteToCall`; or refuses the request.
+    func inviting(_ invitees: [String], of request: ReplyAddress, then op: @escaping (CalleesElsewhere) -> Void)
     /// Starts a call for the user of `request`: once they may engage in it and have a call
     /// start left this minute, `initiate` runs with what is known of the `ringing` users
     /// elsewhere, the call is recorded as this node's, and `send` carries the outcome out; or

@@ -126,6 +126,12 @@ extension GatewayService: ConnectionHubDelegate {
             send(core.setHeld(sessionId: params.sessionId, on: true, from: id).mapReply(SessionResult.init), answering: request)
         case .resumeCall(let params):
             send(core.setHeld(sessionId: params.sessionId, on: false, from: id).mapReply(SessionResult.init), answering: request)
+        case .inviteToCall(let params):
+            // Only valid uids are looked up elsewhere; the Core refuses the rest.
+            let invitees = Array(params.receiverIds.prefix(GatewayCore.maxInviteesPerRequest).filter(FieldRules.isValidID))
+            fabric.inviting(invitees, of: request) { [self] elsewhere in
+                send(core.inviteToCall(params, from: id, elsewhere: elsewhere), answering: request)
+            }
         }
     }
 

@@ -71,6 +71,10 @@ final class LocalFabric: Fabric {
         op()
     }
 
+    func inviting(_ invitees: [String], of request: ReplyAddress, then op: @escaping (CalleesElsewhere) -> Void) {
+        op(CalleesElsewhere())
+    }
+
     func startingCall(
         of request: ReplyAddress, ringing: [String], initiate: @escaping (CalleesElsewhere) -> Outcome<Call>,
         then send: @escaping (Outcome<Call>) -> Void

@@ -77,6 +77,11 @@ struct LimitOptions: ParsableArguments {
     var maxSessionEvents: Int?
 
     @Option(
+        name: .customLong("max-call-members"),
+        help: "Users a call may have taking part or ringing that inviteToCall may bring it to; past it ERR_TOO_MANY_PARTICIPANTS (default 100).")
+    var maxCallMembers: Int?
+
+    @Option(
         name: .customLong("caller-grace-seconds"),
         help: "Seconds the caller of a ringing call may be without a connected device before the call is cancelled (default 10; 0 to 3600).")
     var callerGraceSeconds: Int?
@@ -167,6 +172,9 @@ struct LimitOptions: ParsableArguments {
         }
         if let value = try Self.value(maxSessionEvents, "CALLGATE_MAX_SESSION_EVENTS", "--max-session-events", min: 1) {
             configuration.core.maxSessionEventsPerWindow = value
+        }
+        if let value = try Self.value(maxCallMembers, "CALLGATE_MAX_CALL_MEMBERS", "--max-call-members", min: 2) {
+            configuration.core.maxCallMembers = value
         }
         for (flag, variable, name, apply) in [
             (callerGraceSeconds, "CALLGATE_CALLER_GRACE_SECONDS", "--caller-grace-seconds",

@@ -165,6 +165,12 @@ final class Fixture {
         observe(core.removeParticipant(ParticipantParams(sessionId: sessionId, uid: uid), from: connection))
     }
 
+    func invite(
+        _ sessionId: String, _ uids: [String], from connection: ConnectionID, elsewhere: CalleesElsewhere = CalleesElsewhere()
+    ) -> Observed<InviteResult> {
+        observe(core.inviteToCall(InviteParams(sessionId: sessionId, receiverIds: uids), from: connection, elsewhere: elsewhere))
+    }
+
     func hold(_ sessionId: String, _ on: Bool = true, from connection: ConnectionID) -> Observed<Session> {
         observe(core.setHeld(sessionId: sessionId, on: on, from: connection))
     }

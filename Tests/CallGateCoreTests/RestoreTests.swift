@@ -195,6 +195,34 @@ import Testing
         #expect(new.core.activeSessionCount == 0)
     }
 
+    /// Two nodes started a meeting under one id while Redis could not tell them who owned it, and
+    /// one node ends up with both open entries (a restart, a takeover): it resumes one and ends
+    /// the other at once, so no entry stays open with no node to end it.
+    @Test func aSecondOpenEntryOfARunningMeetingIsEndedNotLeftOpen() throws {
+        let first = CallLogRecord(
+            id: 1, sessionId: "room:1", callCategory: .meet, callType: .video, callStatus: .ongoing,
+            initiator: alice, receiver: nil, initiatedAt: t0, startedAt: t0,
+            participants: [Fixture.entry("alice", .joined, joinedAt: t0, closed: 0, stay: t0)])
+        var second = first
+        second.id = 2
+        second.initiator = bob
+        second.participants = [Fixture.entry("bob", .joined, joinedAt: t0 + 5, closed: 0, stay: t0 + 5)]
+        let new = Fixture()
+        new.advance(seconds: 30)
+        new.restore(openCalls: [first, second], lastCallID: 2)
+        var ended = second
+        ended.callStatus = .ended
+        ended.endedAt = t0 + 30
+        ended.participants = [Fixture.entry("bob", .joined, joinedAt: t0 + 5, leftAt: t0 + 30, closed: 25)]
+        let rows = new.changes()
+        #expect(rows.map(\.id) == [1, 2])
+        #expect(rows.last == ended)
+        #expect(rows.first?.callStatus == .ongoing)
+        #expect(new.core.activeSessionCount == 1)
+        new.restore(openCalls: [first], lastCallID: 2)
+        #expect(new.changes() == [])
+    }
+
     @Test func aMeetingRejoinedInTimeGoesOnInTheSameRow() throws {
         _ = old.join("room:1", from: a)
         old.at(10)

@@ -90,7 +90,7 @@ import TestSupport
                 guard case .push(let push) = event else { continue }
                 witness.saw(push)
                 switch push {
-                case .incomingCallReceived(let call):
+                case .incomingCallReceived(let call, _):
                     #expect(!stopped.contains(call.sessionId), "\(device.uid) was rung for \(call.sessionId) after it stopped")
                 case .incomingCallCanceled(let call, _), .callEndedMessageReceived(let call, _, _):
                     stopped.insert(call.sessionId)

@@ -336,6 +336,31 @@ import TestSupport
         await expectError(.callEnded) { try await bob.joinSession(callToken: bobToken.callToken) }
     }
 
+    /// bob, on a node that does not own alice's call, invites carol, on a third node: she rings
+    /// there, answers, and the owner's call goes on with three.
+    @Test func anInviteFromANodeThatDoesNotOwnTheCallRingsAUserOnAnother() async throws {
+        let cluster = try await RoutingCluster(["a", "b", "c"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let carol = try await cluster.device("carol", on: "c")
+        let call = try await alice.establishCall(with: bob, uid: "bob")
+        let invited = try await bob.inviteToCall(call.sessionId, receiverIds: ["carol"])
+        #expect(invited.rung == ["carol"])
+        #expect(try await carol.expectPush() == .incomingCallReceived(
+            call: invited.call, invitedBy: User(uid: "bob", name: "bob name")))
+        let answered = try await carol.acceptCall(call.sessionId)
+        #expect(answered.callStatus == .ongoing)
+        _ = try await alice.expectPush()
+        #expect(try await alice.endCall(call.sessionId).callStatus == .ongoing)
+        #expect(try await bob.endCall(call.sessionId).callStatus == .ended)
+        guard case .callEndedMessageReceived(let ended, _, _) = try await carol.expectPush() else {
+            Issue.record("carol should hear that the call ended")
+            return
+        }
+        #expect(ended.callStatus == .ended)
+    }
+
     @Test func aMeetingJoinedOnTwoNodesAtOnceHasOneOwner() async throws {
         let cluster = try await RoutingCluster(["a", "b"])
         defer { cluster.stop() }

@@ -21,7 +21,7 @@ final class TerminalStatusWitness: Sendable {
         switch push {
         case .outgoingCallRejected(let call, _), .incomingCallCanceled(let call, _),
              .callEndedMessageReceived(let call, _, _), .outgoingCallAccepted(let call, _),
-             .incomingCallReceived(let call):
+             .incomingCallReceived(let call, _):
             saw(call)
         default:
             break

@@ -19,8 +19,8 @@ import Testing
     static func foundationFrame(_ push: Push) throws -> String {
         let event = push.event.rawValue
         switch push {
-        case .incomingCallReceived(let call):
-            return try JSONText.encode(Envelope(event: event, data: IncomingCallReceivedData(call: call)))
+        case .incomingCallReceived(let call, let invitedBy):
+            return try JSONText.encode(Envelope(event: event, data: IncomingCallReceivedData(call: call, invitedBy: invitedBy)))
         case .outgoingCallAccepted(let call, let by):
             return try JSONText.encode(Envelope(event: event, data: OutgoingCallAcceptedData(call: call, by: by)))
         case .outgoingCallRejected(let call, let by):
@@ -83,6 +83,7 @@ import Testing
             let participants = (0..<random.count(upTo: 4)).map { _ in random.participant() }
             let pushes: [Push] = [
                 .incomingCallReceived(call: call),
+                .incomingCallReceived(call: call, invitedBy: by),
                 .outgoingCallRejected(call: call, by: random.flip() ? by : nil),
                 .outgoingCallRinging(call: call, progress: RingProgress(
                     devices: random.count(upTo: 1000), users: random.count(upTo: 100), ringing: random.count(upTo: 100),

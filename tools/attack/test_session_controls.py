@@ -1,4 +1,4 @@
-"""Host controls and session events as an attacker tries them: Mallory, a participant of Alice's
+"""Host controls, session events, holds and invites as an attacker tries them: Mallory, a participant of Alice's
 meeting but not its host, mutes and removes others; outsiders act on a meeting they are not in;
 hostile uids, event types and event data; a flood of events.
 
@@ -7,7 +7,10 @@ ERR_NOT_HOST and change nothing; from a socket not in the session ERR_NOT_PARTIC
 is not 1..100 bytes of [A-Za-z0-9_.@:-] ERR_BAD_REQUEST; a session event's type is 1..64 such
 bytes and its data at most 2048 bytes of compact JSON, 8 levels deep, else ERR_BAD_REQUEST; a user
 sends at most --max-session-events per 10 s, holds and resumes counted with them, then
-ERR_RATE_LIMITED, and nobody hears the refused ones. A removed user cannot join again. The gateway keeps serving bystanders throughout.
+ERR_RATE_LIMITED, and nobody hears the refused ones. A removed user cannot join again. Only a
+participant of an answered call invites, 1 to 10 valid uids at a time, and a call grows to
+--max-call-members at most (ERR_TOO_MANY_PARTICIPANTS). The gateway keeps serving bystanders
+throughout.
 """
 
 from __future__ import annotations
@@ -167,4 +170,20 @@ def test_a_removed_user_cannot_come_back(gateway, bystanders, meeting):
     second = gateway.client("mallory")
     assert second.error("joinSession", {"callToken": token}) == "ERR_NOT_PARTICIPANT"
     second.close()
+    pair.check()
+
+
+def test_invites_are_for_participants_and_bounded(start_gateway, bystanders):
+    gateway = start_gateway("--max-call-members", "4", "--max-messages-per-second", "0")
+    pair = bystanders(gateway)
+    carol, dave, mallory = gateway.client("carol"), gateway.client("dave"), gateway.client("mallory")
+    session = carol.result("initiateCall", {"receiverId": "dave", "receiverType": "user", "callType": "audio"})["sessionId"]
+    assert carol.error("inviteToCall", {"sessionId": session, "receiverIds": ["x"]}) == "ERR_BAD_REQUEST"  # still rings
+    dave.result("acceptCall", {"sessionId": session})
+    assert mallory.error("inviteToCall", {"sessionId": session, "receiverIds": ["mallory2"]}) == "ERR_NOT_PARTICIPANT"
+    for bad in ([], ["u"] * 11, ["x" * 101], ["a\u0301" * 50], [7], "carol", None, ["carol"]):
+        reply = carol.request("inviteToCall", {"sessionId": session, "receiverIds": bad})
+        assert reply["error"]["code"] == "ERR_BAD_REQUEST", (bad, reply)
+    assert carol.result("inviteToCall", {"sessionId": session, "receiverIds": ["m1", "m1", "m2"]})["rung"] == ["m1", "m2"]
+    assert carol.error("inviteToCall", {"sessionId": session, "receiverIds": ["m3"]}) == "ERR_TOO_MANY_PARTICIPANTS"
     pair.check()

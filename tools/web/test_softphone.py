@@ -156,6 +156,31 @@ def test_the_host_removes_the_other_party_from_a_call(gateway, browsers):
     alice.hidden("incall")
 
 
+def test_bob_invites_carol_into_his_call_with_alice(gateway, browsers):
+    alice = Phone(browsers.open("alice"), gateway.url)
+    bob = Phone(browsers.open("bob"), gateway.url)
+    carol = Phone(browsers.open("carol"), gateway.url)
+    for phone, uid in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
+        phone.sign_in(uid, uid.capitalize())
+    alice.call("bob")
+    bob.rings("Alice")
+    bob.click("accept-button")
+    bob.wait_participants({"alice", "bob"})
+    bob.el("invite-uid").send_keys("carol")
+    bob.click("invite-button")
+    bob.saw_event("inviteToCall", "ringing carol")
+    carol.rings("Bob, into Alice's call")
+    carol.saw_event("onIncomingCallReceived", "invited by Bob")
+    carol.click("accept-button")
+    for phone in (alice, bob, carol):
+        phone.wait_participants({"alice", "bob", "carol"})
+    # Alice leaves; the call that grew goes on between Bob and Carol.
+    alice.click("leave-button")
+    alice.hidden("incall")
+    for phone in (bob, carol):
+        phone.wait_participants({"bob", "carol"})
+
+
 def timeline_steps(driver) -> list[str]:
     """The kinds of the steps the call details' timeline lists, in order."""
     return [item.get_attribute("data-step") for item in driver.find_elements(By.CSS_SELECTOR, "#details-timeline li")]

@@ -158,6 +158,21 @@ def test_a_hold_and_a_participant_the_host_removes(start_gateway, hooks):
     assert hooks.of(session)[-1]["payload"]["data"]["reason"] == "removed"
 
 
+def test_an_invite_into_an_answered_call(start_gateway, hooks):
+    gateway = start_gateway()
+    alice, bob, carol = gateway.client("alice"), gateway.client("bob"), gateway.client("carol")
+    session = ring(alice, "bob")
+    bob.result("acceptCall", {"sessionId": session})
+    assert bob.result("inviteToCall", {"sessionId": session, "receiverIds": ["carol", "dave"]})["rung"] == ["carol", "dave"]
+    carol.result("acceptCall", {"sessionId": session})
+    assert hooks.wait(session, 8) == [
+        "call.initiated", "call.ringing bob", "call.accepted bob", "call.invited carol", "call.ringing carol",
+        "call.invited dave", "call.ringing dave", "call.accepted carol"]
+    invited = hooks.of(session)[3]["payload"]["data"]
+    assert invited["by"]["uid"] == "bob" and invited["call"]["callStatus"] == "ongoing"
+    assert hooks.of(session)[6]["payload"]["data"]["onlineDevices"] == 0
+
+
 def test_a_500_and_a_timeout_are_retried_with_the_same_id_and_in_order(start_gateway, receiver, hooks):
     answers = {"call.initiated": [500, "slow"]}
 

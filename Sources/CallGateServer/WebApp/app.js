@@ -112,8 +112,9 @@ function listen(client) {
   });
   client.addEventListener("recovered", (e) => recovered(e.detail));
   client.addEventListener("onIncomingCallReceived", (e) => {
-    logEvent("onIncomingCallReceived", `${nameOf(e.detail.call.initiator)} (${e.detail.call.callType})`);
-    ringing(e.detail.call);
+    const invited = e.detail.invitedBy ? `, invited by ${nameOf(e.detail.invitedBy)}` : "";
+    logEvent("onIncomingCallReceived", `${nameOf(e.detail.call.initiator)} (${e.detail.call.callType})${invited}`);
+    ringing(e.detail.call, e.detail.invitedBy);
   });
   client.addEventListener("onIncomingCallCanceled", (e) => {
     logEvent("onIncomingCallCanceled", e.detail.reason);
@@ -272,13 +273,15 @@ function isActive(sessionId) {
   return state.active !== null && state.active.sessionId === sessionId;
 }
 
-function ringing(call) {
+function ringing(call, invitedBy) {
   if (call.ringExpiresAt && state.client.serverNow() / 1000 > call.ringExpiresAt) {
     logEvent("ring dropped", `${nameOf(call.initiator)}: its ring expired`);
     return;
   }
   state.incoming = call;
-  $("incoming-from").textContent = call.receiverType === "group" ? `${nameOf(call.initiator)} in ${counterpart(call)}` : nameOf(call.initiator);
+  $("incoming-from").textContent = invitedBy
+    ? `${nameOf(invitedBy)}, into ${nameOf(call.initiator)}'s call`
+    : call.receiverType === "group" ? `${nameOf(call.initiator)} in ${counterpart(call)}` : nameOf(call.initiator);
   $("incoming-type").textContent = call.callType;
   show("incoming", true);
   confirmShown(call);
@@ -421,6 +424,17 @@ function setHeld(on) {
 function setMuted(on) {
   state.audioMuted = on;
   $("mute-button").textContent = on ? "Unmute" : "Mute";
+}
+
+/** Rings the uid typed in the call screen into the call. */
+async function invite(event) {
+  event.preventDefault();
+  const uid = $("invite-uid").value.trim();
+  if (!state.active || !uid) return;
+  const result = await act("inviteToCall", () => state.client.inviteToCall(state.active.sessionId, [uid]));
+  if (!result) return;
+  $("invite-uid").value = "";
+  logEvent("inviteToCall", result.rung.length ? `ringing ${result.rung.join(", ")}` : `${result.busy.join(", ")} is busy`);
 }
 
 /** Raises or lowers this user's hand: a session event the others show next to their name. */
@@ -791,6 +805,7 @@ $("record-button").addEventListener("click", toggleRecording);
 $("video-button").addEventListener("click", switchToVideo);
 $("hand-button").addEventListener("click", toggleHand);
 $("hold-button").addEventListener("click", toggleHold);
+$("invite-form").addEventListener("submit", invite);
 $("history-filters").addEventListener("submit", loadHistory);
 $("mark-seen").addEventListener("click", markSeen);
 $("filter-type").addEventListener("change", () => loadHistory());

@@ -237,6 +237,11 @@ export class CallGateClient extends EventTarget {
   startRecording(sessionId) { return this._request("startRecording", { sessionId }); }
   stopRecording(sessionId) { return this._request("stopRecording", { sessionId }); }
   switchToVideo(sessionId) { return this._request("switchToVideo", { sessionId }); }
+  /**
+   * Rings `receiverIds` into the answered call `sessionId` (they get `onIncomingCallReceived`
+   * with `invitedBy`); resolves with `{call, rung, busy}`.
+   */
+  inviteToCall(sessionId, receiverIds) { return this._request("inviteToCall", { sessionId, receiverIds }); }
   /** Puts the call on hold on this user's side; the others get `onCallHeld`. */
   holdCall(sessionId) { return this._request("holdCall", { sessionId }); }
   /** Takes the call off hold; the others get `onCallResumed`. */

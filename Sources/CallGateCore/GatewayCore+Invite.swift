@@ -1,0 +1,114 @@
+import CallGateProtocol
+
+/// Inviting into a live call: a participant of an answered call rings more users into it, for
+/// the same session. Service thread only.
+extension GatewayCore {
+    /// The most uids one `inviteToCall` names.
+    public static let maxInviteesPerRequest = 10
+
+    /// Rings `params.receiverIds` into the answered call `params.sessionId` on behalf of
+    /// `connection`'s user, a participant of it. Each invitee's devices get
+    /// `onIncomingCallReceived {call, invitedBy}`; they accept with `acceptCall` (the others get
+    /// `onOutgoingCallAccepted` as for any answer, and see them join the session) or decline with
+    /// `rejectCall`, and the call goes on either way. An invitee rings for the default ring
+    /// timeout from now (the call's `ringExpiresAt` moves to it); whoever still rings then missed
+    /// it. With auto-busy, an invitee in another answered call (`elsewhere.answered` for other
+    /// nodes) is not rung and shows as missed in the log. A 1:1 call that grows behaves as a
+    /// group call from then on (one leaver no longer ends it) and logs every participant. The
+    /// backend hears `call.invited` (`by` the inviter), then `call.ringing`, for each invitee rung.
+    ///
+    /// Errors, in order: `ERR_INVALID_SESSION_ID`; a meeting (`ERR_BAD_REQUEST`: share its id),
+    /// a finished call's status error, `ERR_CALL_NOT_FOUND`; not a participant
+    /// (`ERR_NOT_PARTICIPANT`, or the member error of one who left or declined); the call still
+    /// rings (`ERR_BAD_REQUEST`); `receiverIds` not 1 to 10 valid uids, the inviter's own, or a
+    /// user ringing or taking part already (`ERR_BAD_REQUEST`; a repeated uid counts once);
+    /// `ERR_TOO_MANY_PARTICIPANTS` past `maxCallMembers`.
+    public func inviteToCall(
+        _ params: InviteParams, from connection: ConnectionID, elsewhere: CalleesElsewhere
+    ) -> Outcome<InviteResult> {
+        transition { list throws(CoreError) in
+            let inviter = try requireUser(connection)
+            if SessionIDFormat.isValid(params.sessionId), calls[params.sessionId] == nil, sessions[params.sessionId] != nil {
+                throw .badRequest("a meeting is joined with its id: share it instead of inviting")
+            }
+            let live = try liveCall(params.sessionId)
+            guard let state = live.state(of: inviter.uid) else { throw .notParticipant("you are not in this call") }
+            guard state == .joined else { throw .member(state) }
+            guard live.call.callStatus == .ongoing else {
+                throw .badRequest("the call still rings: invite once it is answered")
+            }
+            let invitees = try self.invitees(params.receiverIds, of: live, by: inviter.uid)
+            let members = live.members(in: .joined).count + live.ringingCount
+            guard members + invitees.count <= configuration.maxCallMembers else {
+                throw .tooManyParticipants(configuration.maxCallMembers)
+            }
+            var rung: [String] = []
+            var busy: [String] = []
+            for uid in invitees {
+                if let user = directory.profile(of: uid) ?? elsewhere.profiles[uid] {
+                    live.remember(user)
+                }
+                if configuration.autoBusy, isInOngoingCall(uid) || elsewhere.answered.contains(uid) {
+                    busy.append(uid)
+                    live.skipBusy(uid)
+                    note(.busy, in: live, uid: uid)
+                } else {
+                    rung.append(uid)
+                }
+            }
+            guard !rung.isEmpty else { return InviteResult(call: live.call, rung: rung, busy: busy) }
+            ring(rung, into: live, invitedBy: inviter, elsewhere: elsewhere, into: &list)
+            return InviteResult(call: live.call, rung: rung, busy: busy)
+        }
+    }
+
+    /// The distinct uids of `receiverIds`, checked: 1 to `maxInviteesPerRequest` valid uids, none
+    /// the inviter's own nor of a user ringing or taking part in `live` already.
+    private func invitees(_ receiverIds: [String], of live: LiveCall, by inviter: String) throws(CoreError) -> [String] {
+        guard (1...Self.maxInviteesPerRequest).contains(receiverIds.count) else {
+            throw .badRequest("data.receiverIds: expected 1 to \(Self.maxInviteesPerRequest) uids")
+        }
+        var invitees: [String] = []
+        for (index, uid) in receiverIds.enumerated() {
+            guard FieldRules.isValidID(uid) else {
+                throw .badRequest("data.receiverIds[\(index)]: \(FieldRules.idRuleDescription)")
+            }
+            guard uid != inviter else { throw .badRequest("data.receiverIds[\(index)]: that is you") }
+            if let state = live.state(of: uid), state == .ringing || state == .joined {
+                throw .badRequest("data.receiverIds[\(index)]: \(uid) is in this call already")
+            }
+            if !invitees.contains(uid) {
+                invitees.append(uid)
+            }
+        }
+        return invitees
+    }
+
+    /// Rings `uids` into `live`: their ring lasts the default ring timeout from now, or longer
+    /// when the call's ring timeout passes later.
+    private func ring(
+        _ uids: [String], into live: LiveCall, invitedBy inviter: User, elsewhere: CalleesElsewhere,
+        into list: inout EffectList
+    ) {
+        for uid in uids {
+            live.ringInvitee(uid)
+            addRinging(uid, live)
+        }
+        let deadline = max(nowMillis + Int64(configuration.defaultRingTimeout) * 1000, live.ringDeadline ?? 0)
+        if let timer = live.ringTimer {
+            timers.cancel(timer)
+        }
+        startRingTimeout(of: live, at: deadline)
+        live.call.ringExpiresAt = Self.ringExpiry(ofDeadline: deadline)
+        list.send(.incomingCallReceived(call: live.call, invitedBy: inviter), to: uids)
+        let wakes = reportsWebhookEvents && wakesCalleesByPush
+        let now = nowMillis
+        for uid in uids {
+            let user = live.profiles[uid] ?? profile(of: uid)
+            let onlineDevices = elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count
+            live.steps.add(CallStep(at: now, step: .rung, uid: uid, devices: onlineDevices, wakeUp: onlineDevices == 0 && wakes))
+            list.report(.callInvited, WebhookData(call: live.call, user: user, by: inviter))
+            list.report(.callRinging, WebhookData(call: live.call, user: user, onlineDevices: onlineDevices))
+        }
+    }
+}
