@@ -153,6 +153,28 @@ def test_a_call_heard_with_another_identity_is_caught():
     assert "call identity" in rules(verdict)
 
 
+def test_an_invite_moves_the_ring_expiry_and_rings_again_a_device_whose_ring_stopped():
+    answered = call("c1", "ongoing")
+    later = dict(answered, ringExpiresAt=1_700_000_100)
+    history = [
+        reply("alice.0", "initiateCall", {"receiverId": "bob"}, {"result": call("c1", "initiated")}),
+        push("bob.0", 1, "onIncomingCallReceived", {"call": call("c1", "initiated")}),
+        reply("bob.0", "acceptCall", {"sessionId": "c1"}, {"result": answered}),
+        reply("bob.0", "inviteToCall", {"sessionId": "c1", "receiverIds": ["carol"]},
+              {"result": {"call": later, "rung": ["carol"], "busy": []}}),
+        push("carol.0", 1, "onIncomingCallReceived", {"call": later, "invitedBy": {"uid": "bob"}}),
+        push("carol.0", 2, "onIncomingCallCanceled", {"call": later, "reason": "unanswered"}),
+        push("carol.0", 3, "onIncomingCallReceived", {"call": later, "invitedBy": {"uid": "alice"}}),
+        reply("carol.0", "rejectCall", {"sessionId": "c1", "status": "rejected"}, {"result": later}),
+        reply("alice.0", "endCall", {"sessionId": "c1"}, {"result": dict(later, callStatus="ended")}),
+    ]
+    rang = {("c1", "bob"): 1, ("c1", "carol"): 1}
+    assert check(history, {"c1": ["ended"]}, rang, busy_grace=35).violations == []
+    uninvited = [entry for entry in history if entry.get("op") != "inviteToCall" and "invitedBy" not in
+                 entry.get("frame", {}).get("data", {})]
+    assert "call identity" in rules(check(uninvited, {"c1": ["ended"]}, rang, busy_grace=35))
+
+
 def test_ring_progress_after_the_answer_is_caught_and_before_it_is_not():
     progress = {"call": call("c1", "initiated"), "devices": 1, "users": 1, "ringing": 1, "waking": 0}
     history = [

@@ -54,11 +54,11 @@ extension CoreError {
     static let notHost = CoreError(
         code: .notHost, message: "only the host (the caller; for a meeting, who started it) may do this")
 
-    /// A user who sent `limit` session events (holds and resumes among them) in the last ten seconds.
+    /// A user who sent `limit` session events (holds among them) in the last ten seconds.
     static func sessionEventsRateLimited(_ limit: Int) -> CoreError {
         CoreError(
             code: .rateLimited,
-            message: "you sent \(limit) session events, holds and resumes in the last 10 seconds: wait before sending another")
+            message: "you sent \(limit) session events and holds in the last 10 seconds: wait before sending another")
     }
 
     /// An invite that would bring the call past `limit` users taking part or ringing.

@@ -115,15 +115,22 @@ extension GatewayCore {
         let recordings = history?.recordings ?? live.priorRecordings
         let callIsLive = !call.callStatus.isTerminal
         let members = live.memberships.map { ($0, Optional($1)) } + live.busySkipped.map { ($0, nil) }
+        var heldByUID: [String: Int64] = [:]
+        for participant in history?.participants ?? [] {
+            heldByUID[participant.uid] = participant.heldSeconds
+        }
+        let sessionMembers = sessions[live.id]?.members
         let participants = members.map { uid, state in
             let user = live.profiles[uid] ?? profile(of: uid)
             let stay = live.stays[uid] ?? StayLog()
-            let held = history?.participants.first { $0.uid == uid }?.heldSeconds
-            let holdStartedAt = sessions[live.id]?.members[uid]?.heldSince
+            let holdStartedAt = sessionMembers?[uid]?.heldSince
+            // Someone who took part keeps showing so, also after a later invite they missed.
+            let shown = stay.joinedAt != nil ? .joined : logState(state, callIsLive: callIsLive)
             return CallLogParticipantRecord(
-                uid: uid, name: user.name, avatar: user.avatar, state: logState(state, callIsLive: callIsLive),
+                uid: uid, name: user.name, avatar: user.avatar, state: shown,
                 joinedAt: stay.joinedAt, leftAt: stay.leftAt, closedSeconds: stay.closedSeconds,
-                stayStartedAt: stay.stayStartedAt, heldSeconds: Self.held(stay.priorHeldSeconds, plus: held, holdStartedAt),
+                stayStartedAt: stay.stayStartedAt,
+                heldSeconds: Self.held(stay.priorHeldSeconds, plus: heldByUID[uid], holdStartedAt),
                 holdStartedAt: holdStartedAt)
         }
         return CallLogRecord(
@@ -186,7 +193,7 @@ extension GatewayCore {
             let state = memberState(participant, in: record)
             live.set(participant.uid, state)
             live.remember(User(uid: participant.uid, name: participant.name, avatar: participant.avatar))
-            if participant.joinedAt != nil {
+            if participant.joinedAt != nil || participant.heldDuration(at: nowSeconds) != nil {
                 stays[participant.uid] = StayLog(
                     joinedAt: participant.joinedAt, leftAt: participant.leftAt,
                     closedSeconds: participant.closedSeconds, stayStartedAt: participant.stayStartedAt,
@@ -209,8 +216,10 @@ extension GatewayCore {
         if live.ringingCount > 0 {
             startRingTimeout(of: live, at: record.ringDeadline ?? nowMillis)
         }
-        // Resumed as the log has it, the call changed nothing, unless a recording was stopped.
-        if live.priorRecordings.map(\.logRecording) == record.recordings {
+        // Resumed as the log has it, the call changed nothing, unless a recording or a hold was
+        // stopped.
+        if live.priorRecordings.map(\.logRecording) == record.recordings,
+           !record.participants.contains(where: { $0.holdStartedAt != nil }) {
             logChanges.unmark(live)
         }
     }

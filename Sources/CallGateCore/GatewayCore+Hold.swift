@@ -10,9 +10,10 @@ extension GatewayCore {
     /// session ends a hold. The backend hears `session.call_held` / `session.call_resumed`.
     ///
     /// Errors: those of `setMuted`, then `ERR_BAD_REQUEST` when the user already has the call on
-    /// hold (`holdCall`) or does not (`resumeCall`), then `ERR_RATE_LIMITED`: each hold and resume
-    /// counts against the user's session events (`maxSessionEventsPerWindow`), as each one is a
-    /// webhook, a timeline step and a log write, which a client toggling in a loop must not flood.
+    /// hold (`holdCall`) or does not (`resumeCall`), then for `holdCall` `ERR_RATE_LIMITED`: each
+    /// hold counts against the user's session events (`maxSessionEventsPerWindow`), as a hold and
+    /// its resume are two webhooks, two timeline steps and two log writes, which a client toggling
+    /// in a loop must not flood. A resume is never refused for it: nobody stays on hold.
     public func setHeld(sessionId: String, on: Bool, from connection: ConnectionID) -> Outcome<Session> {
         transition { list throws(CoreError) in
             let (session, member) = try joinedSession(sessionId, from: connection)
@@ -20,11 +21,13 @@ extension GatewayCore {
                 throw .badRequest(on ? "you have this call on hold already" : "you do not have this call on hold")
             }
             let user = member.user
-            let limit = configuration.maxSessionEventsPerWindow
-            guard sessionEvents.allows(user.uid, limit: limit, now: monotonicNow) else {
-                throw .sessionEventsRateLimited(limit)
+            if on {
+                let limit = configuration.maxSessionEventsPerWindow
+                guard sessionEvents.allows(user.uid, limit: limit, now: monotonicNow) else {
+                    throw .sessionEventsRateLimited(limit)
+                }
+                sessionEvents.record(user.uid, now: monotonicNow)
             }
-            sessionEvents.record(user.uid, now: monotonicNow)
             _ = session.setHeld(member, on, at: nowSeconds)
             note(on ? .held : .resumed, in: session, uid: user.uid)
             list.report(on ? .callHeld : .callResumed, WebhookData(call: session.call?.call, sessionId: session.id, user: user))

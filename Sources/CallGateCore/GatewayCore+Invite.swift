@@ -20,9 +20,12 @@ extension GatewayCore {
     /// Errors, in order: `ERR_INVALID_SESSION_ID`; a meeting (`ERR_BAD_REQUEST`: share its id),
     /// a finished call's status error, `ERR_CALL_NOT_FOUND`; not a participant
     /// (`ERR_NOT_PARTICIPANT`, or the member error of one who left or declined); the call still
-    /// rings (`ERR_BAD_REQUEST`); `receiverIds` not 1 to 10 valid uids, the inviter's own, or a
-    /// user ringing or taking part already (`ERR_BAD_REQUEST`; a repeated uid counts once);
-    /// `ERR_TOO_MANY_PARTICIPANTS` past `maxCallMembers`.
+    /// rings (`ERR_BAD_REQUEST`); `receiverIds` not 1 to 10 valid uids, the inviter's own, the
+    /// caller's, one the host removed, or a user ringing or taking part already
+    /// (`ERR_BAD_REQUEST`; a repeated uid counts once); `ERR_TOO_MANY_PARTICIPANTS` past
+    /// `maxCallMembers` ringing or taking part, or twice as many ever in the call; `ERR_RATE_LIMITED`:
+    /// each invite counts as a call start against `maxCallsPerMinute` (on the node that owns the
+    /// call).
     public func inviteToCall(
         _ params: InviteParams, from connection: ConnectionID, elsewhere: CalleesElsewhere
     ) -> Outcome<InviteResult> {
@@ -39,9 +42,18 @@ extension GatewayCore {
             }
             let invitees = try self.invitees(params.receiverIds, of: live, by: inviter.uid)
             let members = live.members(in: .joined).count + live.ringingCount
-            guard members + invitees.count <= configuration.maxCallMembers else {
+            // Those who declined or missed stay in the log: everyone ever in the call is bounded too.
+            let ever = live.everyone.count + live.busySkipped.count
+            guard members + invitees.count <= configuration.maxCallMembers,
+                  ever + invitees.count <= 2 * configuration.maxCallMembers
+            else {
                 throw .tooManyParticipants(configuration.maxCallMembers)
             }
+            // Every invite rings phones and wakes them by push: it counts as a call start.
+            guard callStarts.allows(inviter.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
+                throw .callRateLimited(configuration.maxCallsPerMinute)
+            }
+            callStarts.record(inviter.uid, now: monotonicNow)
             var rung: [String] = []
             var busy: [String] = []
             for uid in invitees {
@@ -63,7 +75,8 @@ extension GatewayCore {
     }
 
     /// The distinct uids of `receiverIds`, checked: 1 to `maxInviteesPerRequest` valid uids, none
-    /// the inviter's own nor of a user ringing or taking part in `live` already.
+    /// the inviter's own, the caller's (who cannot be a callee of their own call), one the host
+    /// removed, nor of a user ringing or taking part in `live` already.
     private func invitees(_ receiverIds: [String], of live: LiveCall, by inviter: String) throws(CoreError) -> [String] {
         guard (1...Self.maxInviteesPerRequest).contains(receiverIds.count) else {
             throw .badRequest("data.receiverIds: expected 1 to \(Self.maxInviteesPerRequest) uids")
@@ -74,6 +87,12 @@ extension GatewayCore {
                 throw .badRequest("data.receiverIds[\(index)]: \(FieldRules.idRuleDescription)")
             }
             guard uid != inviter else { throw .badRequest("data.receiverIds[\(index)]: that is you") }
+            guard uid != live.callerUID else {
+                throw .badRequest("data.receiverIds[\(index)]: \(uid) started this call and cannot be rung into it")
+            }
+            if sessions[live.id]?.removed.contains(uid) == true {
+                throw .badRequest("data.receiverIds[\(index)]: the host removed \(uid) from this call")
+            }
             if let state = live.state(of: uid), state == .ringing || state == .joined {
                 throw .badRequest("data.receiverIds[\(index)]: \(uid) is in this call already")
             }

@@ -143,6 +143,7 @@ final class LiveCall {
 
     /// Remembers who joined, for later pushes about them and the names in the log.
     func remember(_ user: User) {
+        guard profiles[user.uid] != user else { return }
         profiles[user.uid] = user
         changes.mark(self)
     }

@@ -73,7 +73,7 @@ struct LimitOptions: ParsableArguments {
 
     @Option(
         name: .customLong("max-session-events"),
-        help: "Session events (sendSessionEvent), holds and resumes one user may send per 10 seconds; more get ERR_RATE_LIMITED (default 50).")
+        help: "Session events (sendSessionEvent) and holds one user may send per 10 seconds; more get ERR_RATE_LIMITED (default 50).")
     var maxSessionEvents: Int?
 
     @Option(

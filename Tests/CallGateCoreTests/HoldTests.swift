@@ -76,12 +76,15 @@ import Testing
         #expect(logged.participant(at: Fixture.t0 + 29).heldDuration == 24)
     }
 
-    @Test func holdsAndResumesCountAgainstTheSessionEventBudget() {
+    @Test func holdsCountAgainstTheSessionEventBudgetAndAResumeIsNeverRefused() {
         let small = Fixture(CoreConfiguration(maxSessionEventsPerWindow: 3))
         let alice = small.connect("alice")
         _ = small.join("room:1", from: alice)
         #expect(small.sendSessionEvent("room:1", type: "t", from: alice).errorCode == nil)
         #expect(small.hold("room:1", from: alice).errorCode == nil)
+        #expect(small.hold("room:1", false, from: alice).errorCode == nil)
+        #expect(small.hold("room:1", from: alice).errorCode == nil)
+        #expect(small.sendSessionEvent("room:1", type: "t", from: alice).reply == .failure(.sessionEventsRateLimited(3)))
         #expect(small.hold("room:1", false, from: alice).errorCode == nil)
         #expect(small.hold("room:1", from: alice).reply == .failure(.sessionEventsRateLimited(3)))
         small.advance(seconds: 10)

@@ -89,6 +89,49 @@ import Testing
         #expect(f.invite(sessionId, ["dave"], from: a).errorCode == nil)
     }
 
+    @Test func theCallerIsNotInvitedIntoTheirOwnCallAndInvitesAreCallStarts() throws {
+        _ = f.join(sessionId, from: a)
+        _ = f.join(sessionId, from: b)
+        _ = f.invite(sessionId, ["carol"], from: a)
+        _ = f.accept(sessionId, from: c)
+        _ = f.join(sessionId, from: c)
+        _ = f.end(sessionId, from: a)
+        #expect(f.invite(sessionId, ["alice"], from: b).reply == .failure(.badRequest(
+            "data.receiverIds[0]: alice started this call and cannot be rung into it")))
+        let small = Fixture(CoreConfiguration(maxCallsPerMinute: 3))
+        let x = small.connect("x")
+        let y = small.connect("y")
+        let call = try #require(small.call("y", from: x).call)
+        _ = small.accept(call.sessionId, from: y)
+        #expect(small.invite(call.sessionId, ["z1"], from: x).errorCode == nil)
+        #expect(small.invite(call.sessionId, ["z2"], from: x).errorCode == nil)
+        #expect(small.invite(call.sessionId, ["z3"], from: x).reply == .failure(.callRateLimited(3)))
+        #expect(small.invite(call.sessionId, ["z3"], from: y).errorCode == nil)
+    }
+
+    @Test func aUserTheHostRemovedIsNotInvitedBack() throws {
+        _ = f.join(sessionId, from: a)
+        _ = f.join(sessionId, from: b)
+        _ = f.invite(sessionId, ["carol"], from: a)
+        _ = f.accept(sessionId, from: c)
+        _ = f.join(sessionId, from: c)
+        _ = f.removeParticipant(sessionId, "carol", from: a)
+        #expect(f.invite(sessionId, ["carol"], from: b).reply == .failure(.badRequest(
+            "data.receiverIds[0]: the host removed carol from this call")))
+    }
+
+    @Test func someoneWhoTookPartStaysJoinedInTheLogWhenAReInviteGoesUnanswered() throws {
+        _ = f.invite(sessionId, ["carol"], from: a)
+        _ = f.accept(sessionId, from: c)
+        _ = f.end(sessionId, from: c)
+        _ = f.invite(sessionId, ["carol"], from: a)
+        f.advance(seconds: 45)
+        _ = f.fireDueTimers()
+        let logged = try #require(f.changes().last)
+        #expect(logged.participants.first { $0.uid == "carol" }?.state == .joined)
+        #expect(!logged.missedUIDs.contains("carol"))
+    }
+
     @Test func aCallGrowsToMaxCallMembersAtMost() throws {
         let small = Fixture(CoreConfiguration(maxCallMembers: 3))
         let x = small.connect("x")

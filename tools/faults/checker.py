@@ -25,8 +25,9 @@ The promises it holds the cluster to, whatever the faults were:
 - `busy`: once no call lives, every user may start one within `busy_grace` seconds (no busy claim
   outlives its call by more than its lease).
 - `call identity`: every Call object any device heard for a call (replies, pushes, `activeCalls`,
-  on any node, before and after a restart or a takeover) carries the same `callUUID` and
-  `ringExpiresAt`.
+  on any node, before and after a restart or a takeover) carries the same `callUUID`, and the same
+  `ringExpiresAt` unless someone was invited into the call (an invite moves it to the invitee's
+  ring deadline, later than any before).
 - `progress after stop`: a caller's `onOutgoingCallRinging` tells of a call still `initiated`, and
   never comes after a push by which that device heard the call answered or over (pushes of one
   user are ordered by `seq`; a reply may overtake a push from another node, so replies do not count).
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 
 TERMINAL = frozenset({"rejected", "busy", "cancelled", "unanswered", "ended"})
 CALL_OPS = frozenset({"initiateCall", "acceptCall", "rejectCall", "endCall", "confirmRinging"})
+INVITE = "inviteToCall"
 # Seconds after Redis restarted empty during which a device may be counted nowhere: its node
 # reconnects (backoff up to 2 s) and writes its device counts again.
 REBUILD = 3.0
@@ -67,6 +69,8 @@ def calls_of(entry: dict) -> list[dict]:
         return [call] if call else []
     if kind == "reply" and entry["op"] in CALL_OPS and entry.get("reply") and "result" in entry["reply"]:
         return [entry["reply"]["result"]]
+    if kind == "reply" and entry["op"] == INVITE and entry.get("reply") and "result" in entry["reply"]:
+        return [entry["reply"]["result"]["call"]]
     if kind == "connected":
         return list(entry["result"].get("activeCalls", []))
     return []
@@ -113,12 +117,18 @@ def check(journal: list[dict], log: dict[str, list[str]], ringing: dict[tuple[st
 
 
 def judge_identities(journal: list[dict], verdict: Verdict) -> None:
-    """`call identity`: one `callUUID` and one `ringExpiresAt` per call, in everything heard of it."""
+    """`call identity`: one `callUUID` and one `ringExpiresAt` per call, in everything heard of it;
+    for a call someone was invited into, one `callUUID` and a `ringExpiresAt` in every object."""
+    invited = {entry["data"]["sessionId"] for entry in journal
+               if entry["kind"] == "reply" and entry.get("op") == INVITE and (entry.get("reply") or {}).get("result")}
+    invited |= {entry["frame"]["data"]["call"]["sessionId"] for entry in journal
+                if entry["kind"] == "push" and "invitedBy" in entry["frame"].get("data", {})}
     seen: dict[str, tuple] = {}
     for entry in journal:
         for call in calls_of(entry):
-            identity = (call.get("callUUID"), call.get("ringExpiresAt"))
             session = call["sessionId"]
+            expiry = call.get("ringExpiresAt")
+            identity = (call.get("callUUID"), expiry if session not in invited or expiry is None else "moved")
             if None in identity:
                 verdict.add("call identity", f"{entry.get('device')} heard {session} without a callUUID or ringExpiresAt")
             elif seen.setdefault(session, identity) != identity:
@@ -218,6 +228,8 @@ def judge_push(device: str, entry: dict, index: int, last_seq: dict[int, int], p
                                 f"{pushes_by_number[number][2]} and {what[:2]} on {device}")
     pushes_by_number.setdefault(number, what)
     if event == "onIncomingCallReceived" and session:
+        if "invitedBy" in data and session not in ended:
+            stopped.discard(session)  # invited again into the answered call: a new ring
         if session in stopped or session in ended:
             verdict.add("ring after stop", f"{device} rang for {session} after it heard it stop")
         rang.setdefault(session, index)

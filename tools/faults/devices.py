@@ -91,7 +91,7 @@ class Device(threading.Thread):
 
     def act(self) -> None:
         """One random op that makes sense for what this device knows."""
-        ringing = [s for s, v in self.view.items() if v["ringing"] and v["status"] == "initiated"]
+        ringing = [s for s, v in self.view.items() if v["ringing"] and v["status"] not in TERMINAL]
         outgoing = [s for s, v in self.view.items() if v["initiator"] == self.uid and v["status"] == "initiated"]
         ongoing = [s for s, v in self.view.items() if v["joined"] and v["status"] == "ongoing"]
         unconfirmed = [s for s in ringing if (self.conn, s) not in self.confirmed]
@@ -122,8 +122,11 @@ class Device(threading.Thread):
                 self.request("acceptCall", {"sessionId": session})
             else:
                 self.request("rejectCall", {"sessionId": session, "status": "rejected"})
-        elif ongoing and roll < 0.45:
+        elif ongoing and roll < 0.40:
             self.request("endCall", {"sessionId": self.rng.choice(ongoing)})
+        elif ongoing and roll < 0.45:
+            # Rings one more user into the answered call, who may be in it already (an error).
+            self.request("inviteToCall", {"sessionId": self.rng.choice(ongoing), "receiverIds": [self.rng.choice(self.peers)]})
         elif outgoing and roll < 0.35:
             self.request("rejectCall", {"sessionId": self.rng.choice(outgoing), "status": "cancelled"})
         elif not outgoing and not ongoing:
@@ -236,7 +239,9 @@ class Device(threading.Thread):
             return None
         if "result" in reply and op in CALL_OPS:
             self.learn(reply["result"], ringing=False, joined=op in ("initiateCall", "acceptCall"))
-        elif "error" in reply and "sessionId" in data and reply["error"]["code"] not in RETRYABLE:
+        elif "result" in reply and op == "inviteToCall":
+            self.learn(reply["result"]["call"])
+        elif "error" in reply and "sessionId" in data and op != "inviteToCall" and reply["error"]["code"] not in RETRYABLE:
             if data["sessionId"] in self.view:
                 self.view[data["sessionId"]]["status"] = "gone"
         return reply
@@ -257,14 +262,14 @@ class Device(threading.Thread):
 
     # ------------------------------------------------------------------ what it knows
 
-    def learn(self, call: dict, ringing: bool | None = None, joined: bool = False) -> None:
-        """Updates the view of a call from a Call object."""
+    def learn(self, call: dict, ringing: bool | None = None, joined: bool = False, invited: bool = False) -> None:
+        """Updates the view of a call from a Call object; `invited`: a ring into the answered call."""
         session = call["sessionId"]
         entry = self.view.setdefault(session, {"status": call["callStatus"], "initiator": call["initiator"]["uid"],
                                                "ringing": False, "joined": call["initiator"]["uid"] == self.uid})
         entry["status"] = call["callStatus"]
         if ringing is not None:
-            entry["ringing"] = ringing and call["callStatus"] == "initiated"
+            entry["ringing"] = ringing and (call["callStatus"] == "initiated" or invited)
         entry["joined"] = entry["joined"] or joined
         if entry["status"] in TERMINAL:
             entry["ringing"] = False
@@ -283,7 +288,7 @@ class Device(threading.Thread):
         if call is None:
             return
         if event == "onIncomingCallReceived":
-            self.learn(call, ringing=True)
+            self.learn(call, ringing=True, invited="invitedBy" in data)
         elif event == "onIncomingCallCanceled":
             self.learn(call, ringing=False, joined=data.get("reason") == "answeredElsewhere")
         else:
@@ -318,7 +323,7 @@ class Device(threading.Thread):
             session, status = call["sessionId"], call["callStatus"]
             if status == "initiated" and call["initiator"]["uid"] == self.uid:
                 op, data = "rejectCall", {"sessionId": session, "status": "cancelled"}
-            elif status == "initiated":
+            elif status == "initiated" or self.view.get(session, {}).get("ringing"):
                 op, data = "rejectCall", {"sessionId": session, "status": "rejected"}
             else:
                 op, data = "endCall", {"sessionId": session}
