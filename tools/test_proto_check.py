@@ -307,9 +307,9 @@ def test_recording_url_bodies(tmp_path):
 
 
 def test_webhook_payload_rules(tmp_path):
-    ringing_ongoing = example("webhook.call.ringing")
-    ringing_ongoing["data"]["call"]["callStatus"] = "ongoing"
-    ringing_ongoing["data"]["call"]["joinedAt"] = 1763800007
+    ringing_ended = example("webhook.call.ringing")  # ongoing rings an invitee; a finished call rings nobody
+    ringing_ended["data"]["call"]["callStatus"] = "ended"
+    ringing_ended["data"]["call"]["joinedAt"] = 1763800007
     reason_without_by = example("webhook.call.ended")
     del reason_without_by["data"]["by"]
     unanswered_by = example("webhook.call.unanswered")
@@ -322,7 +322,7 @@ def test_webhook_payload_rules(tmp_path):
     no_millis = example("webhook.session.participant_joined")
     no_millis["timestamp"] = "2025-11-22T08:26:49Z"
     code, output = run_frames(tmp_path, [
-        {"schema": "webhook.call.ringing", "frame": ringing_ongoing},
+        {"schema": "webhook.call.ringing", "frame": ringing_ended},
         {"schema": "webhook.call.ended", "frame": reason_without_by},
         {"schema": "webhook.call.unanswered", "frame": unanswered_by},
         {"schema": "webhook.call.rejected", "frame": wrong_suffix},
