@@ -8,7 +8,8 @@ import Testing
             "ERROR_CALL_IN_PROGRESS", "ERR_CALL_NOT_FOUND", "ERR_INVALID_SESSION_ID",
             "ERR_NOT_PARTICIPANT", "ERR_NOT_HOST", "ERR_CALL_ALREADY_JOINED", "ERR_CALL_CANCELLED",
             "ERR_CALL_REJECTED", "ERR_CALL_ENDED", "ERR_GROUP_NOT_FOUND", "ERR_INTERNAL",
-            "ERR_TOO_MANY_DEVICES", "ERR_TOO_MANY_SESSIONS", "ERR_RATE_LIMITED", "ERR_TOO_MANY_RECORDINGS",
+            "ERR_TOO_MANY_DEVICES", "ERR_TOO_MANY_SESSIONS", "ERR_RATE_LIMITED", "ERR_TOO_MANY_PARTICIPANTS",
+            "ERR_TOO_MANY_RECORDINGS",
             "ERR_STORE_UNAVAILABLE", "ERR_CALL_OWNER_UNREACHABLE",
             "ERR_CLUSTER_UNAVAILABLE",
         ])
@@ -35,7 +36,7 @@ import Testing
             "connect", "refreshToken", "ping", "initiateCall", "acceptCall", "confirmRinging", "rejectCall", "endCall",
             "generateToken", "joinSession", "leaveSession", "setMuted", "startRecording", "stopRecording",
             "switchToVideo", "markCallsSeen", "muteParticipant", "removeParticipant", "sendSessionEvent",
-            "holdCall", "resumeCall",
+            "holdCall", "resumeCall", "inviteToCall",
         ])
         #expect(EventName.allCases.map(\.rawValue) == [
             "onIncomingCallReceived", "onOutgoingCallAccepted", "onOutgoingCallRejected",
@@ -70,6 +71,9 @@ import Testing
             (.muteParticipant(ParticipantParams(sessionId: "s", uid: "u")), .muteParticipant),
             (.removeParticipant(ParticipantParams(sessionId: "s", uid: "u")), .removeParticipant),
             (.sendSessionEvent(SessionEventParams(sessionId: "s", type: "raiseHand")), .sendSessionEvent),
+            (.holdCall(SessionParams(sessionId: "s")), .holdCall),
+            (.resumeCall(SessionParams(sessionId: "s")), .resumeCall),
+            (.inviteToCall(InviteParams(sessionId: "s", receiverIds: ["u"])), .inviteToCall),
         ]
         for (request, op) in requests {
             #expect(request.op == op)

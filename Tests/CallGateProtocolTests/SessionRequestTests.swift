@@ -17,6 +17,9 @@ import Testing
         RequestFrame(id: "e1", request: .sendSessionEvent(SessionEventParams(sessionId: "room:1", type: "raiseHand"))),
         RequestFrame(id: "e2", request: .sendSessionEvent(SessionEventParams(
             sessionId: "room:1", type: "reaction", data: .array([.string("👏"), .null, .bool(true)])))),
+        RequestFrame(id: "h1", request: .holdCall(SessionParams(sessionId: "room:1"))),
+        RequestFrame(id: "h2", request: .resumeCall(SessionParams(sessionId: "room:1"))),
+        RequestFrame(id: "i1", request: .inviteToCall(InviteParams(sessionId: "v1.ab", receiverIds: ["carol", "dave"]))),
     ]
 
     @Test(arguments: frames)
@@ -54,6 +57,12 @@ import Testing
         #expect(throws: FrameDecodingError(id: "x", message: "data.type: missing, expected a string")) {
             try RequestFrame.decode(JSONText.data(#"{"id":"x","op":"sendSessionEvent","data":{"sessionId":"s"}}"#))
         }
+        #expect(throws: FrameDecodingError(id: "x", message: "data.receiverIds: missing, expected an array of strings")) {
+            try RequestFrame.decode(JSONText.data(#"{"id":"x","op":"inviteToCall","data":{"sessionId":"s"}}"#))
+        }
+        #expect(throws: FrameDecodingError(id: "x", message: "data.receiverIds: expected an array of strings")) {
+            try RequestFrame.decode(JSONText.data(#"{"id":"x","op":"inviteToCall","data":{"sessionId":"s","receiverIds":["a",1]}}"#))
+        }
         #expect(throws: FrameDecodingError(id: "x", message: "data.uid: expected a string")) {
             try RequestFrame.decode(JSONText.data(#"{"id":"x","op":"removeParticipant","data":{"sessionId":"s","uid":1}}"#))
         }
@@ -61,7 +70,7 @@ import Testing
 
     @Test(arguments: [
         "generateToken", "leaveSession", "startRecording", "stopRecording", "switchToVideo", "setMuted", "muteParticipant",
-        "removeParticipant", "sendSessionEvent",
+        "removeParticipant", "sendSessionEvent", "holdCall", "resumeCall", "inviteToCall",
     ])
     func sessionIDIsRequired(op: String) {
         #expect(throws: FrameDecodingError(id: "i", message: "data.sessionId: missing, expected a string")) {
