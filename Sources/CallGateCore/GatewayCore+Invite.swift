@@ -44,8 +44,9 @@ extension GatewayCore {
             let members = live.members(in: .joined).count + live.ringingCount
             // Those who declined or missed stay in the log: everyone ever in the call is bounded too.
             let ever = live.everyone.count + live.busySkipped.count
+            let everCap = configuration.maxCallMembers.multipliedReportingOverflow(by: 2)
             guard members + invitees.count <= configuration.maxCallMembers,
-                  ever + invitees.count <= 2 * configuration.maxCallMembers
+                  everCap.overflow || ever + invitees.count <= everCap.partialValue
             else {
                 throw .tooManyParticipants(configuration.maxCallMembers)
             }
