@@ -24,15 +24,18 @@ public enum FieldRules {
 
     /// Whether `type` is a valid session event type: 1..64 bytes of the id characters.
     public static func isValidEventType(_ type: String) -> Bool {
-        let bytes = type.utf8
-        guard !bytes.isEmpty, bytes.count <= maxEventTypeBytes else { return false }
-        return bytes.allSatisfy(isIDByte)
+        isIDText(type, maxBytes: maxEventTypeBytes)
     }
 
     /// Whether `id` is a valid guid or uid: 1..100 bytes of `[A-Za-z0-9_.@:-]`.
     public static func isValidID(_ id: String) -> Bool {
-        let bytes = id.utf8
-        guard !bytes.isEmpty, bytes.count <= maxIDBytes else { return false }
+        isIDText(id, maxBytes: maxIDBytes)
+    }
+
+    /// Whether `text` is 1..`maxBytes` bytes of `[A-Za-z0-9_.@:-]`.
+    private static func isIDText(_ text: String, maxBytes: Int) -> Bool {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= maxBytes else { return false }
         return bytes.allSatisfy(isIDByte)
     }
 

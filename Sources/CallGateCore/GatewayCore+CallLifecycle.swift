@@ -59,18 +59,18 @@ extension GatewayCore {
         engagedCall[live.callerUID] = live.id
         list.engagementChanged(live.callerUID)
         for uid in live.members(in: .ringing) {
-            ringingCalls[uid, default: []].append(live.id)
+            addRinging(uid, live)
         }
         startRingTimeout(of: live, at: deadline)
     }
 
-    /// Starts `live`'s ring timeout, which passes at `deadline` (Unix milliseconds; at once if
-    /// that is past).
-    /// Indexes `uid` as rung by `live` (an invitee rung into it).
+    /// Indexes `uid` as rung by `live`.
     func addRinging(_ uid: String, _ live: LiveCall) {
         ringingCalls[uid, default: []].append(live.id)
     }
 
+    /// Starts `live`'s ring timeout, which passes at `deadline` (Unix milliseconds; at once if
+    /// that is past).
     func startRingTimeout(of live: LiveCall, at deadline: Int64) {
         live.ringDeadline = deadline
         live.ringTimer = timers.schedule(.ringTimeout(sessionId: live.id), at: monotonicNow + max(0, deadline - nowMillis))

@@ -193,11 +193,12 @@ extension GatewayCore {
             let state = memberState(participant, in: record)
             live.set(participant.uid, state)
             live.remember(User(uid: participant.uid, name: participant.name, avatar: participant.avatar))
-            if participant.joinedAt != nil || participant.heldDuration(at: nowSeconds) != nil {
+            let held = participant.heldDuration(at: nowSeconds)
+            if participant.joinedAt != nil || held != nil {
                 stays[participant.uid] = StayLog(
                     joinedAt: participant.joinedAt, leftAt: participant.leftAt,
                     closedSeconds: participant.closedSeconds, stayStartedAt: participant.stayStartedAt,
-                    priorHeldSeconds: participant.heldDuration(at: nowSeconds))
+                    priorHeldSeconds: held)
             }
         }
         live.restoreStays(stays)
@@ -211,7 +212,7 @@ extension GatewayCore {
             startGrace(for: uid, in: live.id, lasting: grace)
         }
         for uid in live.members(in: .ringing) {
-            ringingCalls[uid, default: []].append(live.id)
+            addRinging(uid, live)
         }
         if live.ringingCount > 0 {
             startRingTimeout(of: live, at: record.ringDeadline ?? nowMillis)

@@ -140,21 +140,34 @@ extension GatewayCore {
         }
         register(live, ringingUntil: ringDeadline, into: &list)
         list.send(.incomingCallReceived(call: live.call), to: ringing)
-        // A callee with no device connected is woken by the backend's push, on `call.ringing`.
+        startRingProgress(of: live, waking: noteRung(ringing, in: live, elsewhere: elsewhere, into: &list))
+        return live.call
+    }
+
+    /// Notes the ring of each of `uids` in `live`: a `rung` step with the devices it reached, and
+    /// `call.ringing` for the backend (after `call.invited` for an invitee of `inviter`). A callee
+    /// with no device connected is woken by the backend's push, on `call.ringing`: returns them,
+    /// when the backend hears of it.
+    func noteRung(
+        _ uids: [String], in live: LiveCall, invitedBy inviter: User? = nil, elsewhere: CalleesElsewhere,
+        into list: inout EffectList
+    ) -> Set<String> {
         let wakes = reportsWebhookEvents && wakesCalleesByPush
         var waking: Set<String> = []
         let now = nowMillis
-        for uid in ringing {
+        for uid in uids {
+            let user = live.profiles[uid] ?? profile(of: uid)
             let onlineDevices = elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count
             if onlineDevices == 0, wakes {
                 waking.insert(uid)
             }
             live.steps.add(CallStep(at: now, step: .rung, uid: uid, devices: onlineDevices, wakeUp: onlineDevices == 0 && wakes))
-            list.report(.callRinging, WebhookData(
-                call: live.call, user: live.profiles[uid] ?? profile(of: uid), onlineDevices: onlineDevices))
+            if let inviter {
+                list.report(.callInvited, WebhookData(call: live.call, user: user, by: inviter))
+            }
+            list.report(.callRinging, WebhookData(call: live.call, user: user, onlineDevices: onlineDevices))
         }
-        startRingProgress(of: live, waking: waking)
-        return live.call
+        return waking
     }
 
     /// `metadata` is kept with the call, sent in every push about it and stored in its log, so it

@@ -21,12 +21,9 @@ extension GatewayCore {
                 throw .badRequest(on ? "you have this call on hold already" : "you do not have this call on hold")
             }
             let user = member.user
-            if on {
-                let limit = configuration.maxSessionEventsPerWindow
-                guard sessionEvents.allows(user.uid, limit: limit, now: monotonicNow) else {
-                    throw .sessionEventsRateLimited(limit)
-                }
-                sessionEvents.record(user.uid, now: monotonicNow)
+            let limit = configuration.maxSessionEventsPerWindow
+            if on, !sessionEvents.spend(user.uid, limit: limit, now: monotonicNow) {
+                throw .sessionEventsRateLimited(limit)
             }
             _ = session.setHeld(member, on, at: nowSeconds)
             note(on ? .held : .resumed, in: session, uid: user.uid)

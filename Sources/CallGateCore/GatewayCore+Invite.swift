@@ -51,10 +51,9 @@ extension GatewayCore {
                 throw .tooManyParticipants(configuration.maxCallMembers)
             }
             // Every invite rings phones and wakes them by push: it counts as a call start.
-            guard callStarts.allows(inviter.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
+            guard callStarts.spend(inviter.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
                 throw .callRateLimited(configuration.maxCallsPerMinute)
             }
-            callStarts.record(inviter.uid, now: monotonicNow)
             var rung: [String] = []
             var busy: [String] = []
             for uid in invitees {
@@ -69,8 +68,9 @@ extension GatewayCore {
                     rung.append(uid)
                 }
             }
-            guard !rung.isEmpty else { return InviteResult(call: live.call, rung: rung, busy: busy) }
-            ring(rung, into: live, invitedBy: inviter, elsewhere: elsewhere, into: &list)
+            if !rung.isEmpty {
+                ring(rung, into: live, invitedBy: inviter, elsewhere: elsewhere, into: &list)
+            }
             return InviteResult(call: live.call, rung: rung, busy: busy)
         }
     }
@@ -121,14 +121,6 @@ extension GatewayCore {
         startRingTimeout(of: live, at: deadline)
         live.call.ringExpiresAt = Self.ringExpiry(ofDeadline: deadline)
         list.send(.incomingCallReceived(call: live.call, invitedBy: inviter), to: uids)
-        let wakes = reportsWebhookEvents && wakesCalleesByPush
-        let now = nowMillis
-        for uid in uids {
-            let user = live.profiles[uid] ?? profile(of: uid)
-            let onlineDevices = elsewhere.onlineDevices[uid] ?? directory.connections(of: uid).count
-            live.steps.add(CallStep(at: now, step: .rung, uid: uid, devices: onlineDevices, wakeUp: onlineDevices == 0 && wakes))
-            list.report(.callInvited, WebhookData(call: live.call, user: user, by: inviter))
-            list.report(.callRinging, WebhookData(call: live.call, user: user, onlineDevices: onlineDevices))
-        }
+        _ = noteRung(uids, in: live, invitedBy: inviter, elsewhere: elsewhere, into: &list)
     }
 }

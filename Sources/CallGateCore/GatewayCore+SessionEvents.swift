@@ -25,12 +25,10 @@ extension GatewayCore {
             if let data = params.data {
                 try checkEventData(data)
             }
-            let uid = member.user.uid
             let limit = configuration.maxSessionEventsPerWindow
-            guard sessionEvents.allows(uid, limit: limit, now: monotonicNow) else {
+            guard sessionEvents.spend(member.user.uid, limit: limit, now: monotonicNow) else {
                 throw .sessionEventsRateLimited(limit)
             }
-            sessionEvents.record(uid, now: monotonicNow)
             list.send(
                 .sessionEvent(sessionId: session.id, type: params.type, data: params.data, user: member.user),
                 to: session.uids, excluding: connection)

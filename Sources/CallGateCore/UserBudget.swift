@@ -20,6 +20,13 @@ struct UserBudget {
         return window.count < limit
     }
 
+    /// Counts an act of `uid` at `now` when `allows` lets it; returns whether it did.
+    mutating func spend(_ uid: String, limit: Int, now: Int64) -> Bool {
+        guard allows(uid, limit: limit, now: now) else { return false }
+        record(uid, now: now)
+        return true
+    }
+
     /// Counts an act of `uid` at `now`; check `allows` first.
     mutating func record(_ uid: String, now: Int64) {
         sweep(now: now)
