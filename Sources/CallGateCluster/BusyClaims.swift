@@ -150,6 +150,16 @@ public final class BusyClaims {
         }
     }
 
+    /// The claim on `uid` now, of any node (nil: none, or no claim Redis could read).
+    public func holder(of uid: String, then done: @escaping (Result<BusyClaim?, RedisFailure>) -> Void) {
+        client.send(["GET", ClusterKeys.busy(uid)]) { result in
+            done(result.map { reply in
+                guard case .bulk(let bytes) = reply else { return nil }
+                return BusyClaim(bytes)
+            })
+        }
+    }
+
     /// Adds `uid` to the users this node may hold a claim of, before the claim is written.
     private func noteClaimed(_ uid: String) {
         client.run(

@@ -15,8 +15,12 @@ public enum ClusterMessage: Equatable, Sendable {
     /// A request frame from `connection` (a device of `user`, JSON) on node `from`, for the node
     /// that owns the call it names; the answer goes back to `from` under `ticket`.
     case forward(ticket: UInt64, from: String, connection: UInt64, user: [UInt8], frame: [UInt8])
-    /// The reply frame to the forward `ticket`, for the device that asked.
+    /// The reply frame to the forward `ticket`, for the device that asked; for a `command`, its
+    /// HTTP response (`"<status>\n<body>"`).
     case answer(ticket: UInt64, frame: [UInt8])
+    /// An admin API op on a call (its JSON `body`) from node `from`, for the node that owns the
+    /// call; the answer goes back to `from` under `ticket`.
+    case command(ticket: UInt64, from: String, body: [UInt8])
     /// The forward `ticket` ran, and its answer waits for the owner's store: the node that sent
     /// it waits on as long as the owner is live.
     case held(ticket: UInt64)
@@ -55,6 +59,8 @@ public enum ClusterMessage: Equatable, Sendable {
             Self.line(["F", String(ticket), from, String(connection)]) + user + [Self.newline] + frame
         case .answer(let ticket, let frame):
             Self.line(["A", String(ticket)]) + frame
+        case .command(let ticket, let from, let body):
+            Self.line(["C", String(ticket), from]) + body
         case .held(let ticket):
             Self.line(["W", String(ticket)])
         case .present(let from, let connection, let user):
@@ -101,6 +107,9 @@ public enum ClusterMessage: Equatable, Sendable {
         case ("A", 2):
             guard let ticket = UInt64(fields[1]) else { return nil }
             self = .answer(ticket: ticket, frame: body)
+        case ("C", 3):
+            guard let ticket = UInt64(fields[1]), !body.isEmpty else { return nil }
+            self = .command(ticket: ticket, from: fields[2], body: body)
         case ("W", 2):
             guard let ticket = UInt64(fields[1]), body.isEmpty else { return nil }
             self = .held(ticket: ticket)

@@ -33,10 +33,14 @@ public enum PushFormatter {
         case .incomingCallCanceled(let call, let reason):
             return "the call from \(name(call.initiator)) stopped ringing: \(describe(reason))"
         case .callEndedMessageReceived(let call, let by, let reason):
+            guard let by else {
+                return "the app's backend ended the call" + (call.serverReason.map { ": \($0)" } ?? "")
+            }
             let how = switch reason {
             case .hungUp: "hung up"
             case .disconnected: "was disconnected"
             case .removed: "was removed by the host"
+            case .endedByServer: "had the call ended by the app's backend"
             }
             let ended = call.callStatus == .ended ? "; the call is over" : ""
             return "\(name(by)) \(how)\(ended)"
@@ -106,6 +110,7 @@ public enum PushFormatter {
         case .cancelled: "the caller hung up"
         case .unanswered: "nobody answered in time"
         case .ended: "the group call ended"
+        case .endedByServer: "the app's backend ended the call"
         }
     }
 }

@@ -79,6 +79,19 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
         !callStatus.isTerminal
     }
 
+    /// The call as the wire shows it; nil for a meeting. A record written before `ringExpiresAt`
+    /// was kept estimates it: its ring deadline while it rings, else its start plus
+    /// `defaultRingTimeout` seconds (the timeout it asked for is not kept).
+    public func call(defaultRingTimeout: Int64) -> Call? {
+        guard let receiver else { return nil }
+        let estimatedExpiry = ringDeadline.map(GatewayCore.ringExpiry(ofDeadline:)) ?? initiatedAt + defaultRingTimeout
+        return Call(
+            sessionId: sessionId, callType: callType, receiverType: groupID == nil ? .user : .group,
+            callStatus: callStatus, initiator: initiator, receiver: receiver, initiatedAt: initiatedAt,
+            joinedAt: startedAt, endedAt: endedAt, metadata: metadata, callUUID: CallUUID.of(sessionId: sessionId),
+            ringExpiresAt: ringExpiresAt ?? estimatedExpiry)
+    }
+
     /// The guid of the group it rang, nil for 1:1 calls and meetings.
     public var groupID: String? {
         if case .group(let group)? = receiver {

@@ -87,7 +87,7 @@ extension CallSteps {
 
     private static func isPlainRung(_ step: CallStep) -> Bool {
         step.step == .rung && step.uid != nil && step.devices != nil && step.wakeUp != nil && step.device == nil
-            && step.status == nil && step.reason == nil && step.rid == nil && step.event == nil && step.endpoint == nil
+            && step.status == nil && step.reason == nil && step.serverReason == nil && step.rid == nil && step.event == nil && step.endpoint == nil
             && step.attempt == nil && step.result == nil && step.httpStatus == nil
     }
 
@@ -129,6 +129,7 @@ extension CallSteps {
         }
         write(step.status?.rawValue, key: #","status":"#, to: &json)
         write(step.reason, key: #","reason":"#, to: &json)
+        write(step.serverReason, key: #","serverReason":"#, to: &json)
         write(step.rid, key: #","rid":"#, to: &json)
         json.raw("}")
     }

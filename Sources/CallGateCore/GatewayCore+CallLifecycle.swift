@@ -153,7 +153,8 @@ extension GatewayCore {
     /// The one place a call finishes with a terminal `status`: the call leaves the routing
     /// tables at once (so its users can call again) and is remembered for `terminalRetention`;
     /// then `notices(call)` go out, every user still ringing stops ringing
-    /// (`onIncomingCallCanceled`, for the reason `status` gives), and the call's session ends,
+    /// (`onIncomingCallCanceled`, for the reason `status` gives, or `endedByServer`), and the
+    /// call's session ends,
     /// telling `audience` as well as those in it (`onCallEnded`, but not to `excluding`).
     /// The call ends now, or at `endedAt` (auto-busy: the second it started). The backend hears
     /// the terminal event, `by` whom and for which `reason`, after the session's own events.
@@ -187,8 +188,8 @@ extension GatewayCore {
         for notice in notices(call) {
             list.send(notice.push, to: notice.users, excluding: notice.excluding)
         }
-        if let reason = CancelReason(stopping: status) {
-            list.send(.incomingCallCanceled(call: call, reason: reason), to: ringing)
+        if let cancel = reason == .endedByServer ? .endedByServer : CancelReason(stopping: status) {
+            list.send(.incomingCallCanceled(call: call, reason: cancel), to: ringing)
         }
         closeSession(call.sessionId, alsoTelling: audience, excluding: excluding, into: &list)
         if let type = WebhookEventType(terminal: status) {
@@ -196,7 +197,9 @@ extension GatewayCore {
         }
         // Now, to the millisecond: `endedAt` is whole seconds, and an auto-busy call's is the
         // second it started, which would put its end before its start.
-        live.steps.add(CallStep(at: nowMillis, step: .finished, uid: user?.uid, status: status, reason: reason?.rawValue))
+        live.steps.add(CallStep(
+            at: nowMillis, step: .finished, uid: user?.uid, status: status, reason: reason?.rawValue,
+            serverReason: call.serverReason))
         return call
     }
 

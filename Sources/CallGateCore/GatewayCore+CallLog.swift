@@ -180,13 +180,9 @@ extension GatewayCore {
     }
 
     private func restoreCall(_ record: CallLogRecord, into list: inout EffectList) {
-        guard let receiver = record.receiver, calls[record.sessionId] == nil else { return }
-        let call = Call(
-            sessionId: record.sessionId, callType: record.callType,
-            receiverType: record.groupID == nil ? .user : .group, callStatus: record.callStatus,
-            initiator: record.initiator, receiver: receiver, initiatedAt: record.initiatedAt,
-            joinedAt: record.startedAt, metadata: record.metadata, callUUID: CallUUID.of(sessionId: record.sessionId),
-            ringExpiresAt: record.ringExpiresAt ?? estimatedRingExpiry(of: record))
+        guard calls[record.sessionId] == nil,
+              let call = record.call(defaultRingTimeout: Int64(configuration.defaultRingTimeout))
+        else { return }
         let live = LiveCall(call: call, ordinal: record.id, ringing: [], changes: logChanges)
         var stays: [String: StayLog] = [:]
         for participant in record.participants {
@@ -223,12 +219,6 @@ extension GatewayCore {
            !record.participants.contains(where: { $0.holdStartedAt != nil }) {
             logChanges.unmark(live)
         }
-    }
-
-    /// The ring expiry of a call logged before it was kept: its ring deadline while it rings,
-    /// else its start plus the default ring timeout (the timeout it asked for is not kept).
-    private func estimatedRingExpiry(of record: CallLogRecord) -> Int64 {
-        record.ringDeadline.map(Self.ringExpiry(ofDeadline:)) ?? record.initiatedAt + Int64(configuration.defaultRingTimeout)
     }
 
     /// Resumes the open meeting `record`, its stays closed now, for its participants to join

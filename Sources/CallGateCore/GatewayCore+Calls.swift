@@ -27,7 +27,7 @@ extension GatewayCore {
         _ params: InitiateCallParams, from connection: ConnectionID, elsewhere: CalleesElsewhere = CalleesElsewhere()
     ) -> Outcome<Call> {
         transition { list throws(CoreError) in
-            try initiate(params, from: connection, elsewhere: elsewhere, into: &list)
+            try initiate(params, by: try requireUser(connection), from: connection, elsewhere: elsewhere, into: &list)
         }
     }
 
@@ -84,11 +84,13 @@ extension GatewayCore {
         transition { list throws(CoreError) in try end(sessionId, from: connection, into: &list) }
     }
 
-    private func initiate(
-        _ params: InitiateCallParams, from connection: ConnectionID, elsewhere: CalleesElsewhere,
+    /// Starts a call of `caller`: from their device `connection`, or rung by the app's backend on
+    /// their behalf (`connection` nil; see `ringOnBehalf`).
+    func initiate(
+        _ params: InitiateCallParams, by caller: User, from connection: ConnectionID?, elsewhere: CalleesElsewhere,
         into list: inout EffectList
     ) throws(CoreError) -> Call {
-        let caller = try requireUser(connection)
+        let byServer = connection == nil
         guard FieldRules.isValidID(params.receiverId) else {
             throw .badRequest("data.receiverId: \(FieldRules.idRuleDescription)")
         }
@@ -104,10 +106,10 @@ extension GatewayCore {
             throw .callingSelf
         }
         guard engagedCall[caller.uid] == nil else { throw .callInProgress }
-        guard callStarts.allows(caller.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
+        guard byServer || callStarts.allows(caller.uid, limit: configuration.maxCallsPerMinute, now: monotonicNow) else {
             throw .callRateLimited(configuration.maxCallsPerMinute)
         }
-        let (ringing, busy, receiver) = try callees(of: params, from: caller, elsewhere: elsewhere)
+        let (ringing, busy, receiver) = try callees(of: params, from: caller, byServer: byServer, elsewhere: elsewhere)
         let sessionId = freshSessionID()
         let ringDeadline = nowMillis + Int64(timeout) * 1000
         let call = Call(
@@ -123,7 +125,9 @@ extension GatewayCore {
                 live.remember(user)
             }
         }
-        callStarts.record(caller.uid, now: monotonicNow)
+        if !byServer {
+            callStarts.record(caller.uid, now: monotonicNow)
+        }
         list.report(.callInitiated, WebhookData(call: call))
         note(.initiated, in: live, uid: caller.uid, device: connection)
         for uid in busy {
@@ -140,7 +144,8 @@ extension GatewayCore {
         }
         register(live, ringingUntil: ringDeadline, into: &list)
         list.send(.incomingCallReceived(call: live.call), to: ringing)
-        startRingProgress(of: live, waking: noteRung(ringing, in: live, elsewhere: elsewhere, into: &list))
+        startRingProgress(
+            of: live, waking: noteRung(ringing, in: live, elsewhere: elsewhere, into: &list), announcing: byServer)
         return live.call
     }
 
@@ -182,9 +187,10 @@ extension GatewayCore {
     }
 
     /// Who a new call rings and who it skips as busy (with `autoBusy`, a callee in an answered
-    /// call), and the receiver it shows.
+    /// call), and the receiver it shows. A caller rings only a group they are a member of, but
+    /// the backend rings any group on a caller's behalf (`byServer`).
     private func callees(
-        of params: InitiateCallParams, from caller: User, elsewhere: CalleesElsewhere
+        of params: InitiateCallParams, from caller: User, byServer: Bool, elsewhere: CalleesElsewhere
     ) throws(CoreError) -> (ringing: [String], busy: [String], receiver: CallReceiver) {
         let receiver: CallReceiver
         let others: [String]
@@ -195,7 +201,7 @@ extension GatewayCore {
             receiver = .user(callee)
             others = [callee.uid]
         case .group:
-            guard let group = groups.group(params.receiverId), group.contains(caller.uid) else {
+            guard let group = groups.group(params.receiverId), byServer || group.contains(caller.uid) else {
                 throw .groupNotFound
             }
             others = group.members.filter { $0 != caller.uid }

@@ -30,9 +30,11 @@ extension GatewayCore {
     }
 
     /// Starts the ring progress of a call that just started ringing: the callees in `waking`
-    /// (no device connected, a wake-up push asked for) are told to the caller at once.
-    func startRingProgress(of live: LiveCall, waking: Set<String>) {
-        guard !waking.isEmpty else { return }
+    /// (no device connected, a wake-up push asked for) are told to the caller at once. When
+    /// `announcing` (the backend rang on the caller's behalf, so no device of theirs asked), the
+    /// caller's devices hear of the call at once even when nobody is woken.
+    func startRingProgress(of live: LiveCall, waking: Set<String>, announcing: Bool = false) {
+        guard !waking.isEmpty || announcing else { return }
         live.tally = RingTally(waking: waking)
         ringProgressChanged(live)
     }

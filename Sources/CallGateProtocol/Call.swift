@@ -32,6 +32,9 @@ public struct Call: Codable, Hashable, Sendable {
     /// this is stale. Fixed for the call; set by the gateway on every rung call (nil only when
     /// read from an older gateway, or a call log entry written before it was kept).
     public var ringExpiresAt: Int64?
+    /// Why the app's backend ended the call, as it said (`POST /v1/calls/{sessionId}/end`);
+    /// nil for every call it did not end with a reason.
+    public var serverReason: String?
 
     /// Makes a call value.
     public init(
@@ -47,7 +50,8 @@ public struct Call: Codable, Hashable, Sendable {
         endedAt: Int64? = nil,
         metadata: [String: JSONValue]? = nil,
         callUUID: String? = nil,
-        ringExpiresAt: Int64? = nil
+        ringExpiresAt: Int64? = nil,
+        serverReason: String? = nil
     ) {
         self.sessionId = sessionId
         self.callType = callType
@@ -62,6 +66,7 @@ public struct Call: Codable, Hashable, Sendable {
         self.metadata = metadata
         self.callUUID = callUUID
         self.ringExpiresAt = ringExpiresAt
+        self.serverReason = serverReason
     }
 }
 
@@ -176,6 +181,8 @@ public enum CancelReason: String, Codable, Hashable, Sendable, CaseIterable {
     case unanswered
     /// The group call ended while this member was still ringing.
     case ended
+    /// The app's backend ended the call (`POST /v1/calls/{sessionId}/end`).
+    case endedByServer
 }
 
 /// Why a participant left an answered call (`onCallEndedMessageReceived.reason`).
@@ -186,4 +193,6 @@ public enum EndReason: String, Codable, Hashable, Sendable, CaseIterable {
     case disconnected
     /// The session's host or the app's backend removed the participant.
     case removed
+    /// The app's backend ended the call for everyone (`POST /v1/calls/{sessionId}/end`).
+    case endedByServer
 }

@@ -54,6 +54,8 @@ public struct CallStep: Codable, Hashable, Sendable {
     public var status: CallStatus?
     /// `left`, `finished`: why.
     public var reason: String?
+    /// `finished`, when the app's backend ended the call: the reason it gave.
+    public var serverReason: String?
     /// `recordingStarted`, `recordingStopped`: the recording.
     public var rid: String?
     /// `webhook`: the event type.
@@ -72,7 +74,7 @@ public struct CallStep: Codable, Hashable, Sendable {
         at: Int64, step: CallStepKind, uid: String? = nil, device: String? = nil, devices: Int? = nil,
         wakeUp: Bool? = nil, status: CallStatus? = nil, reason: String? = nil, rid: String? = nil,
         event: String? = nil, endpoint: String? = nil, attempt: Int? = nil, result: String? = nil,
-        httpStatus: Int? = nil
+        httpStatus: Int? = nil, serverReason: String? = nil
     ) {
         self.at = at
         self.step = step
@@ -82,6 +84,7 @@ public struct CallStep: Codable, Hashable, Sendable {
         self.wakeUp = wakeUp
         self.status = status
         self.reason = reason
+        self.serverReason = serverReason
         self.rid = rid
         self.event = event
         self.endpoint = endpoint

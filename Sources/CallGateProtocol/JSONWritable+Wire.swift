@@ -58,7 +58,7 @@ extension CallReceiver: JSONWritable {
 extension Call: JSONWritable {
     /// `{"callCategory", "callStatus", "callType", "callUUID"?, "endedAt"?, "initiatedAt",
     /// "initiator", "joinedAt"?, "metadata"?, "receiver", "receiverType", "ringExpiresAt"?,
-    /// "sessionId"}`.
+    /// "serverReason"?, "sessionId"}`.
     public func write(to json: inout JSONWriter) {
         json.raw(#"{"callCategory":"#)
         json.value(callCategory)
@@ -93,6 +93,10 @@ extension Call: JSONWritable {
         if let ringExpiresAt {
             json.raw(#","ringExpiresAt":"#)
             json.integer(ringExpiresAt)
+        }
+        if let serverReason {
+            json.raw(#","serverReason":"#)
+            json.string(serverReason)
         }
         json.raw(#","sessionId":"#)
         json.string(sessionId)
@@ -174,8 +178,10 @@ extension Push {
             field("call", call, first: true, to: &json)
             field("reason", reason, to: &json)
         case .callEndedMessageReceived(let call, let by, let reason):
-            field("by", by, first: true, to: &json)
-            field("call", call, to: &json)
+            if let by {
+                field("by", by, first: true, to: &json)
+            }
+            field("call", call, first: by == nil, to: &json)
             field("reason", reason, to: &json)
         case .userJoined(let sessionId, let user), .userLeft(let sessionId, let user), .callHeld(let sessionId, let user),
              .callResumed(let sessionId, let user):

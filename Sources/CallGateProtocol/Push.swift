@@ -15,8 +15,9 @@ public enum Push: Hashable, Sendable {
     case outgoingCallRinging(call: Call, progress: RingProgress)
     /// `onIncomingCallCanceled`: the call stopped ringing the device.
     case incomingCallCanceled(call: Call, reason: CancelReason)
-    /// `onCallEndedMessageReceived`: `by` left or ended the answered call.
-    case callEndedMessageReceived(call: Call, by: User, reason: EndReason)
+    /// `onCallEndedMessageReceived`: `by` left or ended the answered call; nil when the app's
+    /// backend ended it (`reason` `endedByServer`).
+    case callEndedMessageReceived(call: Call, by: User?, reason: EndReason)
     /// `onUserJoined`: `user` joined the session.
     case userJoined(sessionId: String, user: User)
     /// `onUserLeft`: `user` left the session or was removed from it.
@@ -395,17 +396,19 @@ public struct IncomingCallCanceledData: Codable, Hashable, Sendable {
     }
 }
 
-/// The `data` of `onCallEndedMessageReceived`: a participant left or ended an answered call.
+/// The `data` of `onCallEndedMessageReceived`: a participant left or ended an answered call, or
+/// the app's backend ended a call.
 public struct CallEndedMessageReceivedData: Codable, Hashable, Sendable {
-    /// The call as it stands now (`ended`, or still `ongoing` when a group call goes on).
+    /// The call as it stands now (`ended`, or still `ongoing` when a group call goes on;
+    /// `cancelled` when the backend ended a call still ringing).
     public var call: Call
-    /// Who left.
-    public var by: User
-    /// Whether they hung up or disconnected.
+    /// Who left; nil when the app's backend ended the call.
+    public var by: User?
+    /// Why: they hung up, disconnected or were removed, or the backend ended the call.
     public var reason: EndReason
 
     /// Makes the push data.
-    public init(call: Call, by: User, reason: EndReason) {
+    public init(call: Call, by: User?, reason: EndReason) {
         self.call = call
         self.by = by
         self.reason = reason

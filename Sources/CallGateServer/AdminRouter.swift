@@ -123,6 +123,9 @@ public final class AdminRouter {
             return .respond(.json(200, GroupDetail(record)))
         case (.tokens, _):
             return .mintToken(try Self.decode(TokenBody.self, from: request.body).validated())
+        case (.calls, _), (.callEnd, _), (.participantMute, _), (.participant, _), (.presence, _):
+            guard let control = try CallControlRequest.parse(endpoint, request) else { return .respond(Self.notFound) }
+            return .callControl(control)
         case (.webhooks, _), (.webhook, _), (.webhookDeliveries, _), (.webhookRedeliver, _):
             guard let webhookRequest = try WebhookAdminRequest.parse(
                 endpoint, request, allowsPrivateNetworks: allowsPrivateWebhooks)
@@ -225,6 +228,8 @@ public enum AdminRoute: Sendable {
     /// Read or change the webhook endpoints in the store, off the service thread
     /// (`WebhookAdminRequest.perform`), then write its response.
     case webhooks(WebhookAdminRequest)
+    /// Ring, list, end or steer calls, or tell a user's presence (`GatewayService+CallControl`).
+    case callControl(CallControlRequest)
 }
 
 /// An admin API path under `/v1`, matched but its parameters not yet validated (libwebsockets
@@ -240,6 +245,16 @@ enum AdminEndpoint: Equatable {
     case tokens
     /// `/v1/calls/{sessionId}/recordings/{rid}`
     case recording(sessionId: Substring, rid: Substring)
+    /// `/v1/calls`
+    case calls
+    /// `/v1/calls/{sessionId}/end`
+    case callEnd(sessionId: Substring)
+    /// `/v1/calls/{sessionId}/participants/{uid}/mute`
+    case participantMute(sessionId: Substring, uid: Substring)
+    /// `/v1/calls/{sessionId}/participants/{uid}`
+    case participant(sessionId: Substring, uid: Substring)
+    /// `/v1/users/{uid}/presence`
+    case presence(uid: Substring)
     /// `/v1/webhooks`
     case webhooks
     /// `/v1/webhooks/{id}`
@@ -264,6 +279,15 @@ enum AdminEndpoint: Equatable {
             self = .member(guid: parts[1], uid: parts[3])
         case let parts where parts.count == 4 && parts[0] == "calls" && parts[2] == "recordings":
             self = .recording(sessionId: parts[1], rid: parts[3])
+        case ["calls"]: self = .calls
+        case let parts where parts.count == 3 && parts[0] == "calls" && parts[2] == "end":
+            self = .callEnd(sessionId: parts[1])
+        case let parts where parts.count == 5 && parts[0] == "calls" && parts[2] == "participants" && parts[4] == "mute":
+            self = .participantMute(sessionId: parts[1], uid: parts[3])
+        case let parts where parts.count == 4 && parts[0] == "calls" && parts[2] == "participants":
+            self = .participant(sessionId: parts[1], uid: parts[3])
+        case let parts where parts.count == 3 && parts[0] == "users" && parts[2] == "presence":
+            self = .presence(uid: parts[1])
         case ["webhooks"]: self = .webhooks
         case let parts where parts.count == 2 && parts[0] == "webhooks":
             self = .webhook(id: parts[1])
@@ -283,6 +307,10 @@ enum AdminEndpoint: Equatable {
         case .member: [.delete]
         case .tokens: [.post]
         case .recording: [.post]
+        case .calls: [.get, .post]
+        case .callEnd, .participantMute: [.post]
+        case .participant: [.delete]
+        case .presence: [.get]
         case .webhooks: [.get, .post]
         case .webhook: [.get, .patch, .delete]
         case .webhookDeliveries: [.get]
@@ -293,8 +321,10 @@ enum AdminEndpoint: Equatable {
     /// Whether `method` on this endpoint writes the store (refused while the store is behind).
     func writesStore(_ method: HTTPMethod) -> Bool {
         switch self {
-        case .group, .members, .member, .recording, .webhooks, .webhook, .webhookRedeliver: method != .get
-        case .tokens, .webhookDeliveries: false
+        case .group, .members, .member, .recording, .webhooks, .webhook, .webhookRedeliver, .calls, .callEnd,
+             .participantMute, .participant:
+            method != .get
+        case .tokens, .webhookDeliveries, .presence: false
         }
     }
 }

@@ -59,10 +59,33 @@ extension ClusterFabric {
             op(CalleesElsewhere())
             return
         }
+        claim(uid, ringing: ringing, start: start, while: { [self] in core.user(of: request.connection) != nil }) { [self] refusal in
+            switch refusal {
+            case .startsUsedUp:
+                startsUsedUp(request)
+            case .held(let holder):
+                output.fail(request, code: .callInProgress, message: holder?.sessionId.map {
+                    "you are in call \($0) already, on another device"
+                } ?? "you are starting or answering a call on another device already")
+            case .unreachable(let failure):
+                output.fail(request, code: .clusterUnavailable, message: "cannot claim you as busy in Redis: \(failure); try again shortly")
+            }
+        } then: { elsewhere in
+            op(elsewhere)
+        }
+    }
+
+    /// Claims `uid` and reads the claims, profiles and devices of `ringing` (counting `start`,
+    /// when given), then runs `op` with what other nodes know of them, or `refused` with why
+    /// not; neither when `wanted` says the op is no longer wanted by then (its device left).
+    func claim(
+        _ uid: String, ringing: [String], start: CallStarts.Start?, while wanted: @escaping () -> Bool,
+        refused: @escaping (ClaimRefusal) -> Void, then op: @escaping (CalleesElsewhere) -> Void
+    ) {
         claimsInFlight[uid, default: 0] += 1
         cluster.busy.claim(uid, ringing: ringing, start: start) { [self] result in
             claimsInFlight[uid] = claimsInFlight[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
-            if core.user(of: request.connection) != nil {
+            if wanted() {
                 switch result {
                 case .success(.claimed(let answered, let profiles, let devices)):
                     op(CalleesElsewhere(
@@ -70,13 +93,11 @@ extension ClusterFabric {
                         profiles: profiles.compactMapValues(User.init(clusterJSON:)).filter { $0.key == $0.value.uid },
                         onlineDevices: onlineDevices(of: ringing, elsewhere: devices)))
                 case .success(.startsUsedUp):
-                    startsUsedUp(request)
+                    refused(.startsUsedUp)
                 case .success(.held(let holder)):
-                    output.fail(request, code: .callInProgress, message: holder?.sessionId.map {
-                        "you are in call \($0) already, on another device"
-                    } ?? "you are starting or answering a call on another device already")
+                    refused(.held(holder))
                 case .failure(let failure):
-                    output.fail(request, code: .clusterUnavailable, message: "cannot claim you as busy in Redis: \(failure); try again shortly")
+                    refused(.unreachable(failure))
                 }
             }
             writeClaim(of: uid)
@@ -153,15 +174,25 @@ extension ClusterFabric {
 
     /// The users an `initiateCall` with `params` from `caller` would ring, whose claims it reads
     /// (for `autoBusy`), at most `maxCalleesRead`; none when the receiver is no valid id or no
-    /// group the caller is in.
-    func callees(of params: InitiateCallParams, from caller: String) -> [String] {
+    /// group the caller is in (with `anyGroup`, no group).
+    func callees(of params: InitiateCallParams, from caller: String, anyGroup: Bool) -> [String] {
         guard FieldRules.isValidID(params.receiverId) else { return [] }
         switch params.receiverType {
         case .user:
             return params.receiverId == caller ? [] : [params.receiverId]
         case .group:
-            guard let group = groups.group(params.receiverId), group.contains(caller) else { return [] }
+            guard let group = groups.group(params.receiverId), anyGroup || group.contains(caller) else { return [] }
             return Array(group.members.lazy.filter { $0 != caller }.prefix(Self.maxCalleesRead))
         }
     }
+}
+
+/// Why a busy claim refused its op.
+enum ClaimRefusal {
+    /// The user's call starts this minute are used up, on the nodes together.
+    case startsUsedUp
+    /// Another node's call (or op) holds the user; nil when Redis answered no claim.
+    case held(BusyClaim?)
+    /// Redis could not be asked.
+    case unreachable(RedisFailure)
 }

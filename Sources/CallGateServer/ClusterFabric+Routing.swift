@@ -50,16 +50,22 @@ extension ClusterFabric {
         guard let userJSON = core.user(of: connection.id)?.clusterJSON else {
             return
         }
+        connection.knownTo.insert(owner)
+        send(.device(connection.id, requestID: request.requestID), to: owner) { ticket in
+            .forward(ticket: ticket, from: cluster.nodeID, connection: connection.id.rawValue, user: userJSON, frame: bytes)
+        }
+    }
+
+    /// Sends the op `message` makes of its ticket to node `owner`, for `asker`, and waits for
+    /// its answer.
+    func send(_ asker: ForwardedRequests.Asker, to owner: String, _ message: (UInt64) -> ClusterMessage) {
         let deadline = clock.monotonicMillis() + forwardTimeout.wholeMilliseconds
-        let ticket = forwards.open(connection.id, requestID: request.requestID, owner: owner, deadline: deadline)
+        let ticket = forwards.open(asker, owner: owner, deadline: deadline)
         if forwards.nextDeadline() == deadline {
             armForwardTimer()
         }
-        connection.knownTo.insert(owner)
         metrics.cluster.opForwarded()
-        let message = ClusterMessage.forward(
-            ticket: ticket, from: cluster.nodeID, connection: connection.id.rawValue, user: userJSON, frame: bytes)
-        cluster.bus.send(message, toNode: owner) { [self] result in
+        cluster.bus.send(message(ticket), toNode: owner) { [self] result in
             let problem: String? = switch result {
             case .success(let reply) where (reply.integer ?? 0) > 0: nil
             case .success(.integer): "node \(owner), which owns this call, is not listening"
@@ -107,7 +113,12 @@ extension ClusterFabric {
 
     private func unanswered(_ pending: ForwardedRequests.Pending, because problem: String) {
         metrics.cluster.forwardFailed()
-        output.fail(ReplyAddress(requestID: pending.requestID, connection: pending.connection), code: .callOwnerUnreachable, message: problem)
+        switch pending.asker {
+        case .device(let connection, let requestID):
+            output.fail(ReplyAddress(requestID: requestID, connection: connection), code: .callOwnerUnreachable, message: problem)
+        case .admin(let exchange):
+            output.emit(.http(exchange, .error(504, .callOwnerUnreachable, problem)))
+        }
     }
 
     /// A message on this node's channel.
@@ -116,8 +127,16 @@ extension ClusterFabric {
         case .forward(let ticket, let node, let connection, let user, let frame):
             runForwarded(frame, of: ConnectionID(connection), as: user, answering: ForwardTicket(node: node, number: ticket))
         case .answer(let ticket, let frame):
-            guard let pending = forwards.close(ticket), hub[pending.connection] != nil else { return }
-            output.emit(.frame(pending.connection, OutboundFrame(frame)))
+            switch forwards.close(ticket)?.asker {
+            case .device(let connection, _)? where hub[connection] != nil:
+                output.emit(.frame(connection, OutboundFrame(frame)))
+            case .admin(let exchange)?:
+                output.emit(.http(exchange, HTTPResponse(envelope: frame)))
+            default:
+                return
+            }
+        case .command(let ticket, let node, let body):
+            runCommand(body, answering: ForwardTicket(node: node, number: ticket))
         case .held(let ticket):
             forwards.hold(ticket, until: clock.monotonicMillis() + Self.heldAnswerBound.wholeMilliseconds)
             armForwardTimer()

@@ -141,6 +141,8 @@ final class ClusterFabric: Fabric, @unchecked Sendable {
                     logger.warning("answer to a forwarded op lost", metadata: ["node": "\(forward.node)", "error": "\(failure)"])
                 }
             }
+        case .commandAnswer(let forward, let response):
+            sendCommandAnswer(response, to: forward)
         case .frame, .close, .http, .ringHandedOver:
             break  // the outcome path and the service perform these
         }

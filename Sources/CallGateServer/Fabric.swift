@@ -1,5 +1,6 @@
 import CallGateCore
 import CallGateProtocol
+import LWS
 
 /// What differs between one process and a cluster of them, behind one protocol, so that the
 /// service above never asks which it is: where an op runs (routing to its call's owner), how a
@@ -66,14 +67,31 @@ protocol Fabric: AnyObject {
         of request: ReplyAddress, ringing: [String], initiate: @escaping (CalleesElsewhere) -> Outcome<Call>,
         then send: @escaping (Outcome<Call>) -> Void)
     /// The users an `initiateCall` with `params` from `caller` rings whose state other nodes
-    /// may hold, for `claimingUser`.
-    func callees(of params: InitiateCallParams, from caller: String) -> [String]
+    /// may hold, for `claimingUser`; `anyGroup`: the backend rings a group the caller need not
+    /// be a member of.
+    func callees(of params: InitiateCallParams, from caller: String, anyGroup: Bool) -> [String]
     /// Runs `join` when device `connection` of `uid` starts or joins session `sessionId` from a
     /// call token: a new meeting is a call start, counted on the nodes together. `join` returns
     /// whether it joined.
     func joining(
         _ sessionId: String, as uid: String, from connection: ConnectionID, answering request: ReplyAddress,
         join: @escaping () -> Bool)
+
+    // MARK: The app's backend
+
+    /// Starts a call the app's backend rings on behalf of `initiator`: once no call of another
+    /// node holds them, `initiate` runs with what is known of the `ringing` users elsewhere, the
+    /// call is recorded as this node's, and `send` carries the outcome out; or `refused` gets
+    /// the response that says why not.
+    func startingServerCall(
+        by initiator: String, ringing: [String], initiate: @escaping (CalleesElsewhere) -> Outcome<Call>,
+        then send: @escaping (Outcome<Call>) -> Void, refused: @escaping (HTTPResponse) -> Void)
+    /// Runs `local` when this node owns the call `command` acts on (or nobody does), else has
+    /// the node that owns it run `command` and answers `exchange` with its response.
+    func route(_ command: CallCommand, for exchange: ServiceThreadBox<HTTPExchange>, local: @escaping () -> Void)
+    /// Where `uid` stands on every node: their connected devices and the call they take part
+    /// in; nil when that cannot be read now.
+    func presence(of uid: String, then done: @escaping (UserPresenceBody?) -> Void)
 
     // MARK: Outcomes
 

@@ -1,4 +1,5 @@
 import CallGateCore
+import LWS
 
 /// Where the answer to an op forwarded from another node goes back: that node, and the number
 /// it gave the op.
@@ -13,12 +14,18 @@ struct ForwardTicket: Hashable {
 /// waits on for a longer bound, as a local reply waits for the same write. Their deadlines
 /// are timers of the Core's `TimerQueue`. Service thread only.
 struct ForwardedRequests {
+    /// Who waits for a forwarded op's answer.
+    enum Asker {
+        /// A device's request: its connection and the request's `id`.
+        case device(ConnectionID, requestID: String)
+        /// An admin API request on a call (`CallCommand`).
+        case admin(ServiceThreadBox<HTTPExchange>)
+    }
+
     /// One op waiting for its answer.
     struct Pending {
-        /// The device that asked.
-        let connection: ConnectionID
-        /// The request's `id`.
-        let requestID: String
+        /// Who asked.
+        let asker: Asker
         /// The node it went to.
         let owner: String
         /// Its deadline's timer: the forward timeout after it was sent, or once held, the held
@@ -38,11 +45,11 @@ struct ForwardedRequests {
     /// How many ops wait.
     var count: Int { pending.count }
 
-    /// Records an op sent to `owner`; returns the number its answer comes back under.
-    mutating func open(_ connection: ConnectionID, requestID: String, owner: String, deadline: Int64) -> UInt64 {
+    /// Records an op of `asker` sent to `owner`; returns the number its answer comes back under.
+    mutating func open(_ asker: Asker, owner: String, deadline: Int64) -> UInt64 {
         lastTicket += 1
         let timer = deadlines.schedule(lastTicket, at: deadline)
-        pending[lastTicket] = Pending(connection: connection, requestID: requestID, owner: owner, timer: timer)
+        pending[lastTicket] = Pending(asker: asker, owner: owner, timer: timer)
         return lastTicket
     }
 

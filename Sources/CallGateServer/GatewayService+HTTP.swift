@@ -56,6 +56,8 @@ extension GatewayService: HTTPHandler {
             }
         case .webhooks(let webhookRequest):
             handleWebhookAdmin(webhookRequest, for: box)
+        case .callControl(let control):
+            handleCallControl(control, for: box)
         }
     }
 

@@ -34,7 +34,7 @@ extension GatewayService: OutcomePathDelegate {
     /// the fabric (which, in cluster mode, writes the busy claims it changed and the active-call
     /// entries once the write is durable, before any push of it is published). Returns the write
     /// its output waits for.
-    private func persist<Reply>(_ outcome: Outcome<Reply>) -> UInt64 {
+    func persist<Reply>(_ outcome: Outcome<Reply>) -> UInt64 {
         for call in outcome.finishedCalls {
             metrics.callFinished(call.callStatus)
         }
@@ -99,7 +99,7 @@ extension GatewayService: OutcomePathDelegate {
         switch output {
         case .http(let exchange, let response):
             write(response, to: exchange.value)
-        case .publish, .index, .groupChanged, .answer:
+        case .publish, .index, .groupChanged, .answer, .commandAnswer:
             fabric.perform(output)
         case .frame, .close, .ringHandedOver:
             break  // the outcome path performs these itself

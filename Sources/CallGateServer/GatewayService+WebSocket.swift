@@ -141,7 +141,7 @@ extension GatewayService: ConnectionHubDelegate {
     /// behind those frames, so the store commit they wait for is included.
     private func initiateCall(_ params: InitiateCallParams, answering request: ReplyAddress) {
         let received = ContinuousClock.now
-        let ringing = core.user(of: request.connection).map { fabric.callees(of: params, from: $0.uid) } ?? []
+        let ringing = core.user(of: request.connection).map { fabric.callees(of: params, from: $0.uid, anyGroup: false) } ?? []
         fabric.startingCall(of: request, ringing: ringing) { [self] elsewhere in
             core.initiateCall(params, from: request.connection, elsewhere: elsewhere)
         } then: { [self] outcome in

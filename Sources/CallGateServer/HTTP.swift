@@ -174,4 +174,13 @@ public enum HTTPErrorCode: String, Codable, Sendable {
     case notReady = "ERR_NOT_READY"
     /// 503: a group change while the call log store is behind (see `ErrorCode.storeUnavailable`).
     case storeUnavailable = "ERR_STORE_UNAVAILABLE"
+    /// 409: `POST /v1/calls` for an initiator who is in a call already.
+    case callInProgress = "ERROR_CALL_IN_PROGRESS"
+    /// 409: an op on a call that is over; the message says how it ended.
+    case callFinished = "ERR_CALL_FINISHED"
+    /// 503: cluster mode, an op on calls while this node is cut off from the cluster (or its
+    /// call was taken over meanwhile).
+    case clusterUnavailable = "ERR_CLUSTER_UNAVAILABLE"
+    /// 504: cluster mode, the node that owns the call did not answer in time, or left.
+    case callOwnerUnreachable = "ERR_CALL_OWNER_UNREACHABLE"
 }

@@ -82,7 +82,22 @@ final class LocalFabric: Fabric {
         send(initiate(CalleesElsewhere()))
     }
 
-    func callees(of params: InitiateCallParams, from caller: String) -> [String] { [] }
+    func callees(of params: InitiateCallParams, from caller: String, anyGroup: Bool) -> [String] { [] }
+
+    func startingServerCall(
+        by initiator: String, ringing: [String], initiate: @escaping (CalleesElsewhere) -> Outcome<Call>,
+        then send: @escaping (Outcome<Call>) -> Void, refused: @escaping (HTTPResponse) -> Void
+    ) {
+        send(initiate(CalleesElsewhere()))
+    }
+
+    func route(_ command: CallCommand, for exchange: ServiceThreadBox<HTTPExchange>, local: @escaping () -> Void) {
+        local()
+    }
+
+    func presence(of uid: String, then done: @escaping (UserPresenceBody?) -> Void) {
+        done(UserPresenceBody(uid: uid, devices: devices(of: uid).count, call: service.core.engagingCall(of: uid)))
+    }
 
     func joining(
         _ sessionId: String, as uid: String, from connection: ConnectionID, answering request: ReplyAddress,

@@ -99,6 +99,23 @@ final class OutcomePath {
         return .answer(forward, connection: request.connection, frame: Array(frame))
     }
 
+    /// Answers an admin API op on call `sessionId` with `response`, after write `barrier` and
+    /// the call's latest write: on this node's HTTP exchange, or to the node that forwarded it.
+    /// If the call is fenced out while the answer waits (cluster mode), the op had no durable
+    /// effect and the answer becomes 503 `ERR_CLUSTER_UNAVAILABLE`.
+    func answer(_ response: HTTPResponse, to destination: CommandDestination, about sessionId: String, after barrier: UInt64) {
+        let output: (HTTPResponse) -> HeldOutput = { response in
+            switch destination {
+            case .http(let exchange): .http(exchange, response)
+            case .node(let forward): .commandAnswer(forward, response)
+            }
+        }
+        let fence = fencesAnswers ? OutputFence(subject: sessionId, instead: output(.error(
+            503, .clusterUnavailable,
+            "another node took this call over while this node was cut off from the cluster; this op had no effect: try again"))) : nil
+        emit(output(response), after: max(barrier, pipeline.barrier(concerning: sessionId)), fence: fence)
+    }
+
     // MARK: Pushes
 
     /// Publishes each push, encoded once, for the devices of its users (`Fabric.publish`).
@@ -147,8 +164,11 @@ final class OutcomePath {
         case .go(let output):
             perform(output)
         case .held:
-            if case .answer(let forward, _, _) = output {
+            switch output {
+            case .answer(let forward, _, _), .commandAnswer(let forward, _):
                 delegate?.answerHeld(forward)
+            default:
+                break
             }
         case .full(let waiting):
             if let id = output.connection {
@@ -175,7 +195,7 @@ final class OutcomePath {
             sockets.close(id, code: code, reason: reason)
         case .ringHandedOver(let since):
             metrics.rang(after: .now - since)
-        case .http, .publish, .index, .groupChanged, .answer:
+        case .http, .publish, .index, .groupChanged, .answer, .commandAnswer:
             delegate?.perform(output)
         }
     }

@@ -123,12 +123,15 @@ enum HeldOutput {
     case groupChanged(String)
     /// Cluster mode: the reply to an op that device `connection` of another node forwarded here.
     indirect case answer(ForwardTicket, connection: ConnectionID, frame: [UInt8])
+    /// Cluster mode: the response to an admin API op on a call (`CallCommand`) that another
+    /// node forwarded here.
+    indirect case commandAnswer(ForwardTicket, HTTPResponse)
 
     /// The socket of this gateway it goes to; nil for output that goes elsewhere or a marker.
     var connection: ConnectionID? {
         switch self {
         case .frame(let id, _), .close(let id, _, _): id
-        case .http, .ringHandedOver, .publish, .index, .answer, .groupChanged: nil
+        case .http, .ringHandedOver, .publish, .index, .answer, .commandAnswer, .groupChanged: nil
         }
     }
 
@@ -137,7 +140,7 @@ enum HeldOutput {
         switch self {
         case .frame(let id, _), .close(let id, _, _), .answer(_, let id, _): .socket(id)
         case .publish(let uid, _), .index(let uid, _): .user(uid)
-        case .http, .ringHandedOver, .groupChanged: nil
+        case .http, .ringHandedOver, .groupChanged, .commandAnswer: nil
         }
     }
 }

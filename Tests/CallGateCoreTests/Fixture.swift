@@ -181,6 +181,22 @@ final class Fixture {
         observe(core.sendSessionEvent(SessionEventParams(sessionId: sessionId, type: type, data: data), from: connection))
     }
 
+    func ringOnBehalf(of initiator: User, _ receiver: String, type: ReceiverType = .user) -> Observed<Call> {
+        observe(core.ringOnBehalf(of: initiator, InitiateCallParams(receiverId: receiver, receiverType: type, callType: .audio)))
+    }
+
+    func endByServer(_ sessionId: String, reason: String? = nil) -> Observed<Call> {
+        observe(core.endByServer(sessionId: sessionId, reason: reason))
+    }
+
+    func muteByServer(_ sessionId: String, _ uid: String) -> Observed<Session> {
+        observe(core.muteByServer(sessionId: sessionId, uid: uid))
+    }
+
+    func removeByServer(_ sessionId: String, _ uid: String) -> Observed<Session> {
+        observe(core.removeByServer(sessionId: sessionId, uid: uid))
+    }
+
     /// Keeps the outcome's log changes for `changes()`, checks the outcome's own invariants,
     /// and resolves its deliveries to the connections that get them, as the server does.
     private func observe<Reply>(_ outcome: Outcome<Reply>, sourceLocation: SourceLocation = #_sourceLocation) -> Observed<Reply> {

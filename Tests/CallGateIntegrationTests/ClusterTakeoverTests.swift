@@ -126,7 +126,7 @@ import TestSupport
             Issue.record("alice expected bob's hang-up on her new device")
             return
         }
-        #expect(by.uid == "bob")
+        #expect(by?.uid == "bob")
         let rows = try await databaseRows(cluster.database, "SELECT status FROM calls WHERE session_id = '\(call.sessionId)'")
         #expect(rows == ["ended"])
         await expectError(.callEnded) { try await aliceOnC.endCall(call.sessionId) }

@@ -44,7 +44,7 @@ struct GroupRingingTests {
             return
         }
         #expect(ended.callStatus == .ended)
-        #expect(by.uid == "dave")
+        #expect(by?.uid == "dave")
     }
 
     @Test func whenEveryMemberDeclinesTheCallIsRejected() async throws {

@@ -174,7 +174,7 @@ struct OneToOneRingingTests {
             return
         }
         #expect(ended.callStatus == .ended)
-        #expect(by.uid == "bob")
+        #expect(by?.uid == "bob")
     }
 
     @Test func opsOnCallsThatAreNotYoursAreRefused() async throws {

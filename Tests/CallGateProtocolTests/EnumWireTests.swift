@@ -46,9 +46,9 @@ import Testing
             "onRemovedFromCall", "onSessionEvent", "onCallHeld", "onCallResumed",
         ])
         #expect(CancelReason.allCases.map(\.rawValue) == [
-            "answeredElsewhere", "rejectedElsewhere", "cancelled", "unanswered", "ended",
+            "answeredElsewhere", "rejectedElsewhere", "cancelled", "unanswered", "ended", "endedByServer",
         ])
-        #expect(EndReason.allCases.map(\.rawValue) == ["hungUp", "disconnected", "removed"])
+        #expect(EndReason.allCases.map(\.rawValue) == ["hungUp", "disconnected", "removed", "endedByServer"])
         #expect(RejectStatus.allCases.map(\.rawValue) == ["rejected", "busy", "cancelled"])
         #expect(CallCategory.allCases.map(\.rawValue) == ["call", "meet"])
     }

@@ -41,6 +41,9 @@ struct AdminFixture {
         case .webhooks(let webhookRequest):
             Issue.record("expected a response, got webhooks(\(webhookRequest))", sourceLocation: sourceLocation)
             return HTTPResponse(status: 0)
+        case .callControl(let control):
+            Issue.record("expected a response, got callControl(\(control))", sourceLocation: sourceLocation)
+            return HTTPResponse(status: 0)
         }
     }
 

@@ -18,6 +18,9 @@ import Testing
         case .webhooks(let webhookRequest):
             Issue.record("expected mintToken, got webhooks(\(webhookRequest))")
             return nil
+        case .callControl(let control):
+            Issue.record("expected mintToken, got callControl(\(control))")
+            return nil
         }
     }
 

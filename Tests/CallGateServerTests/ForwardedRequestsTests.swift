@@ -7,7 +7,7 @@ import Testing
 
     @Test func anAnsweredForwardIsSettledOnceAndNeverExpires() {
         var forwards = ForwardedRequests()
-        let ticket = forwards.open(device, requestID: "r1", owner: "a", deadline: 100)
+        let ticket = forwards.open(.device(device, requestID: "r1"), owner: "a", deadline: 100)
         #expect(forwards.close(ticket)?.requestID == "r1")
         #expect(forwards.close(ticket) == nil)
         #expect(forwards.expire(now: 1_000).isEmpty)
@@ -16,9 +16,9 @@ import Testing
 
     @Test func forwardsExpireInOrderAtTheirDeadlines() {
         var forwards = ForwardedRequests()
-        let first = forwards.open(device, requestID: "r1", owner: "a", deadline: 100)
-        let second = forwards.open(device, requestID: "r2", owner: "b", deadline: 150)
-        _ = forwards.open(device, requestID: "r3", owner: "a", deadline: 200)
+        let first = forwards.open(.device(device, requestID: "r1"), owner: "a", deadline: 100)
+        let second = forwards.open(.device(device, requestID: "r2"), owner: "b", deadline: 150)
+        _ = forwards.open(.device(device, requestID: "r3"), owner: "a", deadline: 200)
         #expect(first != second)
         #expect(forwards.expire(now: 99).isEmpty)
         #expect(forwards.nextDeadline() == 100)
@@ -32,9 +32,9 @@ import Testing
     @Test func manyForwardsExpireInTheOrderOfTheirDeadlines() {
         var forwards = ForwardedRequests()
         for index in 0..<5_000 {
-            _ = forwards.open(device, requestID: "r\(index)", owner: "a", deadline: Int64(index))
+            _ = forwards.open(.device(device, requestID: "r\(index)"), owner: "a", deadline: Int64(index))
         }
-        var expired: [String] = []
+        var expired: [String?] = []
         for now in stride(from: Int64(0), to: 5_000, by: 700) {
             expired += forwards.expire(now: now).map(\.requestID)
         }
@@ -44,11 +44,11 @@ import Testing
 
     @Test func aHeldForwardWaitsOnToItsLongerBoundUnlessAnsweredOrItsOwnerLeaves() {
         var forwards = ForwardedRequests()
-        let held = forwards.open(device, requestID: "r1", owner: "a", deadline: 100)
-        let answered = forwards.open(device, requestID: "r2", owner: "a", deadline: 110)
-        _ = forwards.open(device, requestID: "r3", owner: "b", deadline: 120)
-        let orphan = forwards.open(device, requestID: "r4", owner: "b", deadline: 130)
-        let late = forwards.open(device, requestID: "r5", owner: "a", deadline: 140)
+        let held = forwards.open(.device(device, requestID: "r1"), owner: "a", deadline: 100)
+        let answered = forwards.open(.device(device, requestID: "r2"), owner: "a", deadline: 110)
+        _ = forwards.open(.device(device, requestID: "r3"), owner: "b", deadline: 120)
+        let orphan = forwards.open(.device(device, requestID: "r4"), owner: "b", deadline: 130)
+        let late = forwards.open(.device(device, requestID: "r5"), owner: "a", deadline: 140)
         forwards.hold(held, until: 1_000)
         forwards.hold(answered, until: 1_010)
         forwards.hold(orphan, until: 1_020)
@@ -68,11 +68,19 @@ import Testing
 
     @Test func aForwardOpenedAfterAHeldOneStillExpires() {
         var forwards = ForwardedRequests()
-        let held = forwards.open(device, requestID: "r1", owner: "a", deadline: 100)
+        let held = forwards.open(.device(device, requestID: "r1"), owner: "a", deadline: 100)
         forwards.hold(held, until: 60_000)
-        _ = forwards.open(device, requestID: "r2", owner: "a", deadline: 200)
+        _ = forwards.open(.device(device, requestID: "r2"), owner: "a", deadline: 200)
         #expect(forwards.nextDeadline() == 200, "the timer is armed for the new forward")
         #expect(forwards.expire(now: 200).map(\.requestID) == ["r2"])
         #expect(forwards.nextDeadline() == 60_000)
+    }
+}
+
+extension ForwardedRequests.Pending {
+    /// The `id` of the device request waiting; nil for an admin request.
+    var requestID: String? {
+        guard case .device(_, let requestID) = asker else { return nil }
+        return requestID
     }
 }
