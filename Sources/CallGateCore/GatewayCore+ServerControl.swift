@@ -17,17 +17,19 @@ extension GatewayCore {
     /// device of theirs is connected, the call gives them `participantGracePeriod` to connect
     /// one before they leave it.
     ///
-    /// `initiator` is their profile as connected, else as the backend gave it. Errors as for
-    /// `initiateCall`: `ERR_BAD_REQUEST`, `ERR_CALLING_SELF`, `ERROR_CALL_IN_PROGRESS` (the
-    /// initiator is in a call), `ERR_GROUP_NOT_FOUND`.
+    /// The initiator is shown with `profile` when the backend gave one, else as a device of
+    /// theirs connected here or (`elsewhere.profiles`) to another node says, else by their uid.
+    /// Errors as for `initiateCall`: `ERR_BAD_REQUEST`, `ERR_CALLING_SELF`,
+    /// `ERROR_CALL_IN_PROGRESS` (the initiator is in a call), `ERR_GROUP_NOT_FOUND`.
     public func ringOnBehalf(
-        of initiator: User, _ params: InitiateCallParams, elsewhere: CalleesElsewhere = CalleesElsewhere()
+        of initiator: String, profile: User? = nil, _ params: InitiateCallParams,
+        elsewhere: CalleesElsewhere = CalleesElsewhere()
     ) -> Outcome<Call> {
         transition { list throws(CoreError) in
-            guard FieldRules.isValidID(initiator.uid) else {
+            guard FieldRules.isValidID(initiator), profile == nil || profile?.uid == initiator else {
                 throw .badRequest("initiator: \(FieldRules.idRuleDescription)")
             }
-            let caller = directory.profile(of: initiator.uid) ?? initiator
+            let caller = profile ?? directory.profile(of: initiator) ?? elsewhere.profiles[initiator] ?? self.profile(of: initiator)
             return try initiate(params, by: caller, from: nil, elsewhere: elsewhere, into: &list)
         }
     }

@@ -6,8 +6,8 @@ import Foundation
 /// the app's backend rings, lists, ends, mutes, removes, or asks where a user stands. The ops
 /// on one call run on the node that owns it (`CallCommand`). A plain value; any thread.
 public enum CallControlRequest: Sendable, Equatable {
-    /// `POST /v1/calls`: ring on behalf of `initiator`.
-    case ring(initiator: User, InitiateCallParams)
+    /// `POST /v1/calls`: ring on behalf of `initiator`, shown as `profile` when one was given.
+    case ring(initiator: String, profile: User?, InitiateCallParams)
     /// `GET /v1/calls`: the live calls with `status` (nil: both), one page.
     case list(status: CallStatus?, page: Int, perPage: Int)
     /// An op on one call, for the node that owns it.
@@ -28,7 +28,7 @@ public enum CallControlRequest: Sendable, Equatable {
             return try list(request.queryItems)
         case .calls:
             let body = try AdminRouter.decode(RingBody.self, from: request.body)
-            return .ring(initiator: try body.initiator.validated(), body.params)
+            return .ring(initiator: body.initiator.uid, profile: try body.initiator.validated(), body.params)
         case .callEnd(let rawSessionID):
             let reason = request.body.isEmpty ? nil : try AdminRouter.decode(EndBody.self, from: request.body).reason
             return .command(.end(sessionId: try sessionID(rawSessionID), reason: reason))
@@ -145,15 +145,17 @@ private struct InitiatorField: Decodable {
         avatar = try container.decodeIfPresent(String.self, forKey: .avatar)
     }
 
-    /// The initiator's profile: `name` defaults to the uid.
-    func validated() throws(FieldError) -> User {
-        try FieldError.checkID(uid, field: "initiator.uid")
+    /// The initiator's profile, nil when only a uid was given (then the gateway shows them as
+    /// it knows them); `name` defaults to the uid.
+    func validated() throws(FieldError) -> User? {
+        try FieldError.checkID(uid, field: "initiator")
         if let name {
             try FieldError.checkName(name, field: "initiator.name")
         }
         if let avatar {
             try FieldError.checkPicture(avatar, field: "initiator.avatar")
         }
+        guard name != nil || avatar != nil else { return nil }
         return User(uid: uid, name: name ?? uid, avatar: avatar)
     }
 }

@@ -124,7 +124,7 @@ extension ClusterFabric {
                 return
             }
             guard let claim, let sessionId = claim.sessionId, claim.node != cluster.nodeID,
-                  cluster.membership.liveNodes.contains(claim.node)
+                  cluster.membership.liveRuns[claim.node] != nil
             else {
                 done(.some(nil))
                 return

@@ -11,9 +11,9 @@ import LWS
 extension GatewayService {
     func handleCallControl(_ request: CallControlRequest, for exchange: ServiceThreadBox<HTTPExchange>) {
         switch request {
-        case .ring(let initiator, let params):
+        case .ring(let initiator, let profile, let params):
             guard refusal(startingCall: true).map({ output.emit(.http(exchange, $0)) }) == nil else { return }
-            ring(params, onBehalfOf: initiator, for: exchange)
+            ring(params, onBehalfOf: initiator, shownAs: profile, for: exchange)
         case .list(let status, let page, let perPage):
             listLiveCalls(status: status, page: page, perPage: perPage, for: exchange)
         case .command(let command):
@@ -46,12 +46,19 @@ extension GatewayService {
         }
     }
 
-    /// Rings on behalf of `initiator` once the fabric claimed them (as it claims a caller), and
+    /// Rings on behalf of `initiator` once the fabric claimed them (as it claims a caller; what
+    /// other nodes know of the initiator is read with the callees, for their profile), and
     /// answers 201 with the call.
-    private func ring(_ params: InitiateCallParams, onBehalfOf initiator: User, for exchange: ServiceThreadBox<HTTPExchange>) {
-        let ringing = fabric.callees(of: params, from: initiator.uid, anyGroup: true)
-        fabric.startingServerCall(by: initiator.uid, ringing: ringing) { [self] elsewhere in
-            core.ringOnBehalf(of: initiator, params, elsewhere: elsewhere)
+    private func ring(
+        _ params: InitiateCallParams, onBehalfOf initiator: String, shownAs profile: User?,
+        for exchange: ServiceThreadBox<HTTPExchange>
+    ) {
+        var read = fabric.callees(of: params, from: initiator, anyGroup: true)
+        if profile == nil {
+            read.append(initiator)
+        }
+        fabric.startingServerCall(by: initiator, ringing: read) { [self] elsewhere in
+            core.ringOnBehalf(of: initiator, profile: profile, params, elsewhere: elsewhere)
         } then: { [self] outcome in
             let sessionId = (try? outcome.reply.get())?.sessionId ?? ""
             carry(outcome, about: sessionId, to: .http(exchange)) { .json(201, $0) }

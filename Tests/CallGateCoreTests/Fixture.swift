@@ -181,8 +181,9 @@ final class Fixture {
         observe(core.sendSessionEvent(SessionEventParams(sessionId: sessionId, type: type, data: data), from: connection))
     }
 
-    func ringOnBehalf(of initiator: User, _ receiver: String, type: ReceiverType = .user) -> Observed<Call> {
-        observe(core.ringOnBehalf(of: initiator, InitiateCallParams(receiverId: receiver, receiverType: type, callType: .audio)))
+    func ringOnBehalf(of initiator: String, profile: User? = nil, _ receiver: String, type: ReceiverType = .user) -> Observed<Call> {
+        observe(core.ringOnBehalf(
+            of: initiator, profile: profile, InitiateCallParams(receiverId: receiver, receiverType: type, callType: .audio)))
     }
 
     func endByServer(_ sessionId: String, reason: String? = nil) -> Observed<Call> {

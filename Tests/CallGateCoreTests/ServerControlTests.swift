@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func aRingOnBehalfOfAConnectedUserShowsOnEveryDeviceOfTheirs() throws {
-        let call = try #require(f.ringOnBehalf(of: User(uid: "alice", name: "ignored"), "bob").call)
+        let call = try #require(f.ringOnBehalf(of: "alice", "bob").call)
         #expect(call.initiator == alice, "a connected initiator is shown as their device says")
         #expect(call.callStatus == .initiated)
         let progress = RingProgress(devices: 0, users: 0, ringing: 1, waking: 0)
@@ -34,15 +34,17 @@ import Testing
     @Test func theBackendRingsAnyGroupOnBehalfOfAnOfflineUserWithoutSpendingTheirCallStarts() throws {
         f.group("desk", ["bob", "carol"])
         let door = User(uid: "door-1", name: "Front door")
-        let first = try #require(f.ringOnBehalf(of: door, "desk", type: .group).call)
+        let first = try #require(f.ringOnBehalf(of: "door-1", profile: door, "desk", type: .group).call)
         #expect(first.initiator == door && first.receiverType == .group)
-        let second = f.ringOnBehalf(of: door, "bob")
+        let second = f.ringOnBehalf(of: "door-1", "bob")
         #expect(second.errorCode == .callInProgress, "the initiator is the caller of a ringing call")
         _ = f.endByServer(first.sessionId)
-        #expect(f.ringOnBehalf(of: door, "carol").call != nil, "no call start was counted against door-1")
-        #expect(f.ringOnBehalf(of: User(uid: "bad uid", name: "x"), "bob").errorCode == .badRequest)
-        #expect(f.ringOnBehalf(of: bob, "bob").errorCode == .callingSelf)
-        #expect(f.ringOnBehalf(of: alice, "nowhere", type: .group).errorCode == .groupNotFound)
+        let third = try #require(f.ringOnBehalf(of: "door-1", "carol").call, "no call start was counted against door-1")
+        #expect(third.initiator == User(uid: "door-1", name: "door-1"), "no profile given, none known: the uid")
+        #expect(f.ringOnBehalf(of: "bad uid", "bob").errorCode == .badRequest)
+        #expect(f.ringOnBehalf(of: "door-2", profile: door, "bob").errorCode == .badRequest, "a profile of another uid")
+        #expect(f.ringOnBehalf(of: "bob", "bob").errorCode == .callingSelf)
+        #expect(f.ringOnBehalf(of: "alice", "nowhere", type: .group).errorCode == .groupNotFound)
     }
 
     @Test func endingARingingCallCancelsItForEveryoneWithTheBackendsReason() throws {

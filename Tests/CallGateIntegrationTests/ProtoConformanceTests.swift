@@ -116,6 +116,7 @@ struct ProtoConformanceTests {
 
         try await Self.driveSessions(gateway, recorder: recorder)
         try await Self.driveCallLogs(gateway, into: &bodies)
+        try await Self.driveCallControl(gateway, recorder: recorder, into: &bodies)
 
         let lines = try FrameSchemaMapper.lines(for: recorder.recorded) + bodies.lines
         let names = Set(lines.map(\.schema))

@@ -135,6 +135,10 @@ function listen(client) {
   client.addEventListener("onOutgoingCallRinging", (e) => {
     const text = progressText(e.detail);
     logEvent("onOutgoingCallRinging", text);
+    if (!state.outgoing && e.detail.call.initiator.uid === state.me.uid) {
+      // The app's backend rang this call on our behalf (POST /v1/calls): show it as ours.
+      showOutgoing(e.detail.call);
+    }
     if (state.outgoing && state.outgoing.sessionId === e.detail.call.sessionId) $("outgoing-progress").textContent = text;
   });
   client.addEventListener("onOutgoingCallRejected", (e) => {
@@ -146,7 +150,9 @@ function listen(client) {
     loadHistory();
   });
   client.addEventListener("onCallEndedMessageReceived", (e) => {
-    logEvent("onCallEndedMessageReceived", `${nameOf(e.detail.by)} (${e.detail.reason || "ended"})`);
+    const who = e.detail.by ? nameOf(e.detail.by) : "the service";
+    const why = e.detail.call.serverReason ? `: ${e.detail.call.serverReason}` : "";
+    logEvent("onCallEndedMessageReceived", `${who} (${e.detail.reason || "ended"})${why}`);
     if (state.outgoing && state.outgoing.sessionId === e.detail.call.sessionId) {
       state.outgoing = null;
       show("outgoing", false);
@@ -307,6 +313,14 @@ function progressText(progress) {
   return parts.join(" · ") || "Calling…";
 }
 
+/** Shows `call`, which this user's side rings, on the outgoing screen. */
+function showOutgoing(call) {
+  state.outgoing = call;
+  $("outgoing-to").textContent = counterpart(call);
+  $("outgoing-progress").textContent = "";
+  show("outgoing", true);
+}
+
 async function placeCall(event) {
   event.preventDefault();
   try {
@@ -316,10 +330,7 @@ async function placeCall(event) {
       callType: $("call-type").value,
     });
     if (call.callStatus === "initiated") {
-      state.outgoing = call;
-      $("outgoing-to").textContent = counterpart(call);
-      $("outgoing-progress").textContent = "";
-      show("outgoing", true);
+      showOutgoing(call);
     } else {
       logEvent("initiateCall", call.callStatus);
     }
