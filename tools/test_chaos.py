@@ -98,6 +98,21 @@ def test_a_device_told_another_outcome_than_the_log_is_caught():
     assert rules(check(history, {"c1": ["rejected"]}, RANG, busy_grace=35)) == ["disagreement"]
 
 
+def admin(method: str, path: str, status: int, answer: dict) -> dict:
+    return {"kind": "admin", "device": "backend", "node": "node1", "method": method, "path": path, "status": status,
+            "answer": answer}
+
+
+def test_the_backends_answers_are_judged_as_a_devices():
+    rung = admin("POST", "/v1/calls", 201, call("c2", "initiated", initiator="carol"))
+    ended = admin("POST", "/v1/calls/c2/end", 200, call("c2", "ended", initiator="carol"))
+    refused = admin("POST", "/v1/calls/c3/end", 409, {"error": {"code": "ERR_CALL_FINISHED", "message": "x"}})
+    history = CLEAN + [rung, ended, refused]
+    assert check(history, {"c1": ["rejected"], "c2": ["ended"]}, RANG, busy_grace=35).violations == []
+    assert rules(check(history, {"c1": ["rejected"]}, RANG, busy_grace=35)) == ["unknown call"]
+    assert rules(check(history, {"c1": ["rejected"], "c2": ["cancelled"]}, RANG, busy_grace=35)) == ["disagreement"]
+
+
 def test_a_ring_never_stopped_is_caught_unless_the_device_could_not_know():
     rang = CLEAN[:2]
     assert rules(check(rang, {"c1": ["unanswered"]}, RANG, busy_grace=35)) == ["ring left ringing"]

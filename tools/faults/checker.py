@@ -7,9 +7,11 @@ The promises it holds the cluster to, whatever the faults were:
 - `log`: every call in the log has exactly one row, and it is terminal (nothing rings or runs on);
   every meeting row is terminal too (a meet session id may hold several meetings, one after
   another).
-- `unknown call`: every call a device heard of (a reply, a push, `activeCalls`) is in the log:
-  nothing a client hears about a call is lost with its node.
-- `disagreement`: every terminal status a device heard for a call is the log's.
+- `unknown call`: every call a device heard of (a reply, a push, `activeCalls`), or the app's
+  backend was answered with (its ring, its end), is in the log: nothing a client hears about a
+  call is lost with its node.
+- `disagreement`: every terminal status a device (or the backend, ending a call) heard for a
+  call is the log's.
 - `ring left ringing`: a device that rang for a call heard it stop (a stop push, or its own
   accept or decline), unless its own op on the call went unanswered or it later reconnected
   without recovering what it missed.
@@ -62,8 +64,11 @@ class Verdict:
 
 def calls_of(entry: dict) -> list[dict]:
     """The Call objects a journal entry carries: a push's `call`, a call op's result, a connect's
-    `activeCalls`."""
+    `activeCalls`, the call the backend's ring or end answered."""
     kind = entry["kind"]
+    if kind == "admin":
+        answer = entry.get("answer")
+        return [answer] if entry.get("status") in (200, 201) and isinstance(answer, dict) and "callStatus" in answer else []
     if kind == "push":
         call = entry["frame"].get("data", {}).get("call")
         return [call] if call else []
