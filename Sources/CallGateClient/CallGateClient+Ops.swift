@@ -32,13 +32,15 @@ extension CallGateRequester {
         try await send(.ping).decodeResult(PingResult.self)
     }
 
-    /// Rings a user or a group.
+    /// Rings a user or a group; with `callWaiting`, a callee in another call is rung too, and
+    /// taking this call puts theirs on hold.
     public func initiateCall(
         to receiverId: String, receiverType: ReceiverType = .user, callType: CallType = .audio,
-        timeout: Int? = nil, metadata: [String: JSONValue]? = nil
+        timeout: Int? = nil, metadata: [String: JSONValue]? = nil, callWaiting: Bool? = nil
     ) async throws -> Call {
         let params = InitiateCallParams(
-            receiverId: receiverId, receiverType: receiverType, callType: callType, timeout: timeout, metadata: metadata)
+            receiverId: receiverId, receiverType: receiverType, callType: callType, timeout: timeout, metadata: metadata,
+            callWaiting: callWaiting)
         return try await send(.initiateCall(params)).decodeResult(Call.self)
     }
 

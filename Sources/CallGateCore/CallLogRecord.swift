@@ -37,6 +37,8 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
     public var recordings: [CallLogRecording]
     /// The caller's free-form data.
     public var metadata: [String: JSONValue]?
+    /// True when the caller allowed call waiting (`initiateCall`'s `callWaiting`).
+    public var callWaiting: Bool?
     /// What happened in the call, step by step, for its timeline. Not part of the record's JSON:
     /// the stores keep it apart, and read it back only for the calls of one session id and for
     /// open calls (a page of the call log comes without it).
@@ -45,7 +47,7 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
     /// The record's keys in its JSON; `steps` is kept apart.
     private enum CodingKeys: String, CodingKey {
         case id, sessionId, callCategory, callType, callStatus, initiator, receiver, initiatedAt, startedAt, endedAt
-        case ringDeadline, ringExpiresAt, participants, recordings, metadata
+        case ringDeadline, ringExpiresAt, participants, recordings, metadata, callWaiting
     }
 
     /// Makes a record.
@@ -54,7 +56,7 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
         initiator: User, receiver: CallReceiver?, initiatedAt: Int64, startedAt: Int64? = nil,
         endedAt: Int64? = nil, ringDeadline: Int64? = nil, ringExpiresAt: Int64? = nil,
         participants: [CallLogParticipantRecord], recordings: [CallLogRecording] = [],
-        metadata: [String: JSONValue]? = nil, steps: CallSteps = CallSteps()
+        metadata: [String: JSONValue]? = nil, callWaiting: Bool? = nil, steps: CallSteps = CallSteps()
     ) {
         self.id = id
         self.sessionId = sessionId
@@ -71,6 +73,7 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
         self.participants = participants
         self.recordings = recordings
         self.metadata = metadata
+        self.callWaiting = callWaiting
         self.steps = steps
     }
 
@@ -89,7 +92,7 @@ public struct CallLogRecord: Codable, Hashable, Sendable {
             sessionId: sessionId, callType: callType, receiverType: groupID == nil ? .user : .group,
             callStatus: callStatus, initiator: initiator, receiver: receiver, initiatedAt: initiatedAt,
             joinedAt: startedAt, endedAt: endedAt, metadata: metadata, callUUID: CallUUID.of(sessionId: sessionId),
-            ringExpiresAt: ringExpiresAt ?? estimatedExpiry)
+            ringExpiresAt: ringExpiresAt ?? estimatedExpiry, callWaiting: callWaiting)
     }
 
     /// The guid of the group it rang, nil for 1:1 calls and meetings.

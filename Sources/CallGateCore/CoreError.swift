@@ -22,6 +22,10 @@ extension CoreError {
     /// A new call, or an accept, while the user rings someone or takes part in a call.
     static let callInProgress = CoreError(
         code: .callInProgress, message: "you are already ringing someone or in a call")
+    /// `ERROR_CALL_IN_PROGRESS` saying why another call keeps the user (call waiting).
+    static func busyElsewhere(_ message: String) -> CoreError {
+        CoreError(code: .callInProgress, message: message)
+    }
     /// A well-formed session id that names no call, live or remembered.
     static let callNotFound = CoreError(code: .callNotFound, message: "no such call")
     /// A session id that breaks the session id rules.

@@ -44,8 +44,10 @@ extension GatewayCore {
     /// The live calls `uid` rings for or takes part in, oldest first. Service thread only.
     public func activeCalls(of uid: String) -> [Call] {
         var ids = ringingCalls[uid] ?? []
-        if let engaged = engagedCall[uid], !ids.contains(engaged) {
-            ids.append(engaged)
+        for taking in [engagedCall[uid], heldAway[uid]] {
+            if let taking, !ids.contains(taking) {
+                ids.append(taking)
+            }
         }
         return ids.compactMap { calls[$0] }
             .sorted { $0.ordinal < $1.ordinal }
@@ -274,7 +276,10 @@ extension GatewayCore {
         }
     }
 
-    private func disengage(_ uid: String, _ sessionId: String, into list: inout EffectList) {
+    func disengage(_ uid: String, _ sessionId: String, into list: inout EffectList) {
+        if heldAway[uid] == sessionId {
+            heldAway[uid] = nil
+        }
         if engagedCall[uid] == sessionId {
             engagedCall[uid] = nil
             list.engagementChanged(uid)

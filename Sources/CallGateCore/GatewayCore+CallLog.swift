@@ -139,7 +139,7 @@ extension GatewayCore {
             initiatedAt: call.initiatedAt, startedAt: call.joinedAt, endedAt: call.endedAt,
             ringDeadline: live.ringingCount > 0 && !call.callStatus.isTerminal ? live.ringDeadline : nil,
             ringExpiresAt: call.ringExpiresAt, participants: participants, recordings: recordings.map(\.logRecording),
-            metadata: call.metadata, steps: live.steps)
+            metadata: call.metadata, callWaiting: call.callWaiting, steps: live.steps)
     }
 
     /// The log entry of a meeting; nil for one nobody joined (which cannot outlive its op).
@@ -202,9 +202,16 @@ extension GatewayCore {
         live.priorRecordings = stopped(record.recordings)
         calls[live.id] = live
         let grace = call.callStatus == .initiated ? configuration.callerGracePeriod : configuration.participantGracePeriod
+        let holding = Set(record.participants.filter { $0.holdStartedAt != nil }.map(\.uid))
         for uid in live.members(in: .joined) {
-            engagedCall[uid] = live.id
-            list.engagementChanged(uid)
+            // A participant who had the call on hold may have taken another call meanwhile: the
+            // call waits for them to take it back (`resumeCall`) instead of engaging them.
+            if holding.contains(uid), call.callStatus == .ongoing, heldAway[uid] == nil {
+                heldAway[uid] = live.id
+            } else {
+                engagedCall[uid] = live.id
+                list.engagementChanged(uid)
+            }
             startGrace(for: uid, in: live.id, lasting: grace)
         }
         for uid in live.members(in: .ringing) {

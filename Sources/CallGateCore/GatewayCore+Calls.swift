@@ -35,7 +35,9 @@ extension GatewayCore {
     ///
     /// Only a callee still ringing may accept; the caller gets `ERR_NOT_PARTICIPANT`, a user who
     /// already joined `ERR_CALL_ALREADY_JOINED`, and a user engaged in another call
-    /// `ERROR_CALL_IN_PROGRESS` (a user takes part in one call at a time). The first accept makes
+    /// `ERROR_CALL_IN_PROGRESS` (a user takes part in one call at a time), unless the call allows
+    /// call waiting: then their answered call is put on hold for them first (`holdAway`), which
+    /// needs them joined to its session and no other call held away. The first accept makes
     /// the call `ongoing` and sets `joinedAt`; in a group, later accepts join the same call.
     ///
     /// Pushes: every device of the caller and of the participants who joined before gets
@@ -110,13 +112,14 @@ extension GatewayCore {
             throw .callRateLimited(configuration.maxCallsPerMinute)
         }
         let (ringing, busy, receiver) = try callees(of: params, from: caller, byServer: byServer, elsewhere: elsewhere)
+        let callWaiting: Bool? = params.callWaiting == true ? true : nil
         let sessionId = freshSessionID()
         let ringDeadline = nowMillis + Int64(timeout) * 1000
         let call = Call(
             sessionId: sessionId, callType: params.callType, receiverType: params.receiverType,
             callStatus: .initiated, initiator: caller, receiver: receiver, initiatedAt: nowSeconds,
             metadata: params.metadata, callUUID: CallUUID.of(sessionId: sessionId),
-            ringExpiresAt: Self.ringExpiry(ofDeadline: ringDeadline))
+            ringExpiresAt: Self.ringExpiry(ofDeadline: ringDeadline), callWaiting: callWaiting)
         let live = LiveCall(
             call: call, ordinal: try nextOrdinal(), ringing: ringing, busySkipped: busy, changes: logChanges)
         // The call log names callees as they are now: later they may be gone from the directory.
@@ -213,7 +216,7 @@ extension GatewayCore {
         var ringing: [String] = []
         var busy: [String] = []
         for uid in others {
-            if configuration.autoBusy, isInOngoingCall(uid) || elsewhere.answered.contains(uid) {
+            if configuration.autoBusy, params.callWaiting != true, isInOngoingCall(uid) || elsewhere.answered.contains(uid) {
                 busy.append(uid)
             } else {
                 ringing.append(uid)
@@ -230,7 +233,10 @@ extension GatewayCore {
         guard user.uid != live.callerUID else { throw .notParticipant("only a callee accepts a call") }
         guard let state = live.state(of: user.uid) else { throw .notParticipant("this call does not ring you") }
         guard state == .ringing else { throw .member(state) }
-        guard engagedCall[user.uid] == nil else { throw .callInProgress }
+        if let current = engagedCall[user.uid] {
+            guard live.call.callWaiting == true, let other = calls[current] else { throw .callInProgress }
+            try holdAway(user.uid, in: other, into: &list)
+        }
 
         let joinedBefore = live.members(in: .joined)
         move(user.uid, to: .joined, in: live, into: &list)

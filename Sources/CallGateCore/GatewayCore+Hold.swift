@@ -14,13 +14,24 @@ extension GatewayCore {
     /// hold counts against the user's session events (`maxSessionEventsPerWindow`), as a hold and
     /// its resume are two webhooks, two timeline steps and two log writes, which a client toggling
     /// in a loop must not flood. A resume is never refused for it: nobody stays on hold.
+    ///
+    /// Resuming a call the user held away to take a waiting call (`GatewayCore+CallWaiting`)
+    /// makes it engage them again: `ERROR_CALL_IN_PROGRESS` while another call engages them.
+    /// After a restart or a takeover the hold itself is over, and resuming only takes it back.
     public func setHeld(sessionId: String, on: Bool, from connection: ConnectionID) -> Outcome<Session> {
         transition { list throws(CoreError) in
             let (session, member) = try joinedSession(sessionId, from: connection)
+            let user = member.user
+            var tookBack = false
+            if !on {
+                tookBack = try takeBack(user.uid, session.id, into: &list)
+            }
             guard (member.heldSince != nil) != on else {
+                if tookBack {
+                    return session.snapshot
+                }
                 throw .badRequest(on ? "you have this call on hold already" : "you do not have this call on hold")
             }
-            let user = member.user
             let limit = configuration.maxSessionEventsPerWindow
             if on, !sessionEvents.spend(user.uid, limit: limit, now: monotonicNow) {
                 throw .sessionEventsRateLimited(limit)

@@ -38,6 +38,9 @@ public final class GatewayCore {
     /// uid -> the one call the user is engaged in: caller of an initiated call, or joined
     /// participant of an ongoing one.
     var engagedCall: [String: String] = [:]
+    /// uid -> the answered call the user put on hold to accept a waiting call: they take part in
+    /// it, but it does not engage them (`GatewayCore+CallWaiting`).
+    var heldAway: [String: String] = [:]
     /// uid -> the live calls ringing that user, in the order they started ringing (an array:
     /// usually one call, and a set would hash every session id of a group ring twice).
     var ringingCalls: [String: [String]] = [:]

@@ -35,6 +35,9 @@ public struct Call: Codable, Hashable, Sendable {
     /// Why the app's backend ended the call, as it said (`POST /v1/calls/{sessionId}/end`);
     /// nil for every call it did not end with a reason.
     public var serverReason: String?
+    /// True when the caller's app allows call waiting (`initiateCall`'s `callWaiting`): a callee
+    /// in another answered call is rung, and accepting puts that call on hold. nil otherwise.
+    public var callWaiting: Bool?
 
     /// Makes a call value.
     public init(
@@ -51,7 +54,8 @@ public struct Call: Codable, Hashable, Sendable {
         metadata: [String: JSONValue]? = nil,
         callUUID: String? = nil,
         ringExpiresAt: Int64? = nil,
-        serverReason: String? = nil
+        serverReason: String? = nil,
+        callWaiting: Bool? = nil
     ) {
         self.sessionId = sessionId
         self.callType = callType
@@ -67,6 +71,7 @@ public struct Call: Codable, Hashable, Sendable {
         self.callUUID = callUUID
         self.ringExpiresAt = ringExpiresAt
         self.serverReason = serverReason
+        self.callWaiting = callWaiting
     }
 }
 

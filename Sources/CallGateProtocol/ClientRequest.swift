@@ -143,7 +143,8 @@ extension ClientRequest {
                 receiverType: try data.choice("receiverType", as: ReceiverType.self),
                 callType: try data.choice("callType", as: CallType.self),
                 timeout: try data.optionalInteger("timeout"),
-                metadata: try data.optionalObject("metadata")
+                metadata: try data.optionalObject("metadata"),
+                callWaiting: try data.optionalBool("callWaiting")
             ))
         case .acceptCall:
             self = .acceptCall(SessionParams(sessionId: try data.string("sessionId")))
@@ -238,6 +239,9 @@ public struct InitiateCallParams: Codable, Hashable, Sendable {
     public var timeout: Int?
     /// Free-form data to attach to the call.
     public var metadata: [String: JSONValue]?
+    /// Whether the caller's app allows call waiting: a callee in an answered call is rung
+    /// instead of found busy, and accepting puts their call on hold. nil means no.
+    public var callWaiting: Bool?
 
     /// Makes initiate params.
     public init(
@@ -245,13 +249,15 @@ public struct InitiateCallParams: Codable, Hashable, Sendable {
         receiverType: ReceiverType,
         callType: CallType,
         timeout: Int? = nil,
-        metadata: [String: JSONValue]? = nil
+        metadata: [String: JSONValue]? = nil,
+        callWaiting: Bool? = nil
     ) {
         self.receiverId = receiverId
         self.receiverType = receiverType
         self.callType = callType
         self.timeout = timeout
         self.metadata = metadata
+        self.callWaiting = callWaiting
     }
 }
 

@@ -56,7 +56,7 @@ extension CallReceiver: JSONWritable {
 }
 
 extension Call: JSONWritable {
-    /// `{"callCategory", "callStatus", "callType", "callUUID"?, "endedAt"?, "initiatedAt",
+    /// `{"callCategory", "callStatus", "callType", "callUUID"?, "callWaiting"?, "endedAt"?, "initiatedAt",
     /// "initiator", "joinedAt"?, "metadata"?, "receiver", "receiverType", "ringExpiresAt"?,
     /// "serverReason"?, "sessionId"}`.
     public func write(to json: inout JSONWriter) {
@@ -69,6 +69,10 @@ extension Call: JSONWritable {
         if let callUUID {
             json.raw(#","callUUID":"#)
             json.string(callUUID)
+        }
+        if let callWaiting {
+            json.raw(#","callWaiting":"#)
+            json.bool(callWaiting)
         }
         if let endedAt {
             json.raw(#","endedAt":"#)

@@ -90,8 +90,9 @@ public enum CallControlRequest: Sendable, Equatable {
     }
 }
 
-/// An op of the app's backend on one call, run by the node that owns the call: forwarded there
-/// in cluster mode as its JSON (`ClusterMessage.command`). A plain value; any thread.
+/// An op on one call that no device of its own sends (the app's backend's, or a node's for call
+/// waiting), run by the node that owns the call: forwarded there in cluster mode as its JSON
+/// (`ClusterMessage.command`). A plain value; any thread.
 public enum CallCommand: Codable, Sendable, Equatable {
     /// `POST /v1/calls/{sessionId}/end`.
     case end(sessionId: String, reason: String?)
@@ -99,11 +100,15 @@ public enum CallCommand: Codable, Sendable, Equatable {
     case mute(sessionId: String, uid: String)
     /// `DELETE /v1/calls/{sessionId}/participants/{uid}`.
     case remove(sessionId: String, uid: String)
+    /// Cluster mode, from the node of a waiting call `uid` accepts: put their answered call
+    /// `sessionId` on hold for them (`GatewayCore.holdAway`). No HTTP route makes it.
+    case holdAway(sessionId: String, uid: String)
 
     /// The call it acts on.
     var sessionId: String {
         switch self {
-        case .end(let sessionId, _), .mute(let sessionId, _), .remove(let sessionId, _): sessionId
+        case .end(let sessionId, _), .mute(let sessionId, _), .remove(let sessionId, _), .holdAway(let sessionId, _):
+            sessionId
         }
     }
 }

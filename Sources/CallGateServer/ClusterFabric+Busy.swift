@@ -1,6 +1,7 @@
 import CallGateCluster
 import CallGateCore
 import CallGateProtocol
+import Foundation
 
 /// Cluster mode: busy claims (`BusyClaims`), which keep a user out of two calls when the calls
 /// live on different nodes. An op that may engage its user claims them first and runs only if
@@ -60,18 +61,55 @@ extension ClusterFabric {
             return
         }
         claim(uid, ringing: ringing, start: start, while: { [self] in core.user(of: request.connection) != nil }) { [self] refusal in
-            switch refusal {
-            case .startsUsedUp:
-                startsUsedUp(request)
-            case .held(let holder):
-                output.fail(request, code: .callInProgress, message: holder?.sessionId.map {
-                    "you are in call \($0) already, on another device"
-                } ?? "you are starting or answering a call on another device already")
-            case .unreachable(let failure):
-                output.fail(request, code: .clusterUnavailable, message: "cannot claim you as busy in Redis: \(failure); try again shortly")
-            }
+            refuse(request, refusal)
         } then: { elsewhere in
             op(elsewhere)
+        }
+    }
+
+    /// Claims the user of `request`'s device for the accept of a waiting call: a claim of
+    /// another node's answered call is released by that node first, which puts the call on hold
+    /// for them (`CallCommand.holdAway`), then the user is claimed once more.
+    func claimingWaitingUser(of request: ReplyAddress, then op: @escaping () -> Void) {
+        guard let uid = core.user(of: request.connection)?.uid else {
+            op()
+            return
+        }
+        let wanted = { [self] in core.user(of: request.connection) != nil }
+        claim(uid, ringing: [], start: nil, while: wanted) { [self] refusal in
+            guard case .held(let holder?) = refusal, holder.stage == .joined, holder.node != cluster.nodeID,
+                  let held = holder.sessionId, let body = try? JSONEncoder().encode(CallCommand.holdAway(sessionId: held, uid: uid))
+            else {
+                refuse(request, refusal)
+                return
+            }
+            send(.node(answered: { [self] response in
+                guard wanted() else { return }
+                guard response.status == 200 else {
+                    let message = (try? JSONDecoder().decode(HTTPErrorBody.self, from: Data(response.body)))?.error.message
+                    output.fail(request, code: .callInProgress, message: message ?? "your call \(held) could not be put on hold")
+                    return
+                }
+                claimingUser(of: request, then: op)
+            }), to: holder.node) { [cluster] ticket in
+                .command(ticket: ticket, from: cluster.nodeID, body: Array(body))
+            }
+        } then: { _ in
+            op()
+        }
+    }
+
+    /// Answers `request` with why its user could not be claimed, as one process would.
+    private func refuse(_ request: ReplyAddress, _ refusal: ClaimRefusal) {
+        switch refusal {
+        case .startsUsedUp:
+            startsUsedUp(request)
+        case .held(let holder):
+            output.fail(request, code: .callInProgress, message: holder?.sessionId.map {
+                "you are in call \($0) already, on another device"
+            } ?? "you are starting or answering a call on another device already")
+        case .unreachable(let failure):
+            output.fail(request, code: .clusterUnavailable, message: "cannot claim you as busy in Redis: \(failure); try again shortly")
         }
     }
 

@@ -118,6 +118,8 @@ extension ClusterFabric {
             output.fail(ReplyAddress(requestID: requestID, connection: connection), code: .callOwnerUnreachable, message: problem)
         case .admin(let exchange):
             output.emit(.http(exchange, .error(504, .callOwnerUnreachable, problem)))
+        case .node(let answered):
+            answered(.error(504, .callOwnerUnreachable, problem))
         }
     }
 
@@ -132,6 +134,8 @@ extension ClusterFabric {
                 output.emit(.frame(connection, OutboundFrame(frame)))
             case .admin(let exchange)?:
                 output.emit(.http(exchange, HTTPResponse(envelope: frame)))
+            case .node(let answered)?:
+                answered(HTTPResponse(envelope: frame))
             default:
                 return
             }

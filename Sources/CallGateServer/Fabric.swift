@@ -55,6 +55,10 @@ protocol Fabric: AnyObject {
     /// Runs `op` once the user of `request` may engage in a call (no call of another node holds
     /// them), or refuses the request.
     func claimingUser(of request: ReplyAddress, then op: @escaping () -> Void)
+    /// `claimingUser` for the accept of a call that allows call waiting: when another node's
+    /// answered call holds the user, that node first puts it on hold for them
+    /// (`CallCommand.holdAway`), then the user is claimed again.
+    func claimingWaitingUser(of request: ReplyAddress, then op: @escaping () -> Void)
     /// Runs `op` with what is known elsewhere of `invitees` (whether an answered call of another
     /// node holds them, their profiles and devices) once the user of `request` may engage in a
     /// call, for `inviteToCall`; or refuses the request.

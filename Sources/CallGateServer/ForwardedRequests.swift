@@ -20,6 +20,8 @@ struct ForwardedRequests {
         case device(ConnectionID, requestID: String)
         /// An admin API request on a call (`CallCommand`).
         case admin(ServiceThreadBox<HTTPExchange>)
+        /// This node's own command (call waiting), which `answered` carries on.
+        case node(answered: (HTTPResponse) -> Void)
     }
 
     /// One op waiting for its answer.

@@ -43,6 +43,8 @@ extension GatewayService {
             carry(core.removeByServer(sessionId: sessionId, uid: uid), about: sessionId, to: destination) {
                 .json(200, SessionResult(session: $0))
             }
+        case .holdAway(let sessionId, let uid):
+            carry(core.holdAway(uid, in: sessionId), about: sessionId, to: destination) { .json(200, $0) }
         }
     }
 

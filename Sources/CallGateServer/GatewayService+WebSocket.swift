@@ -91,8 +91,13 @@ extension GatewayService: ConnectionHubDelegate {
         case .initiateCall(let params):
             initiateCall(params, answering: request)
         case .acceptCall(let params):
-            fabric.claimingUser(of: request) { [self] in
+            let accept: () -> Void = { [self] in
                 send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
+            }
+            if core.allowsCallWaiting(params.sessionId) {
+                fabric.claimingWaitingUser(of: request, then: accept)
+            } else {
+                fabric.claimingUser(of: request, then: accept)
             }
         case .confirmRinging(let params):
             send(core.confirmRinging(sessionId: params.sessionId, from: id), answering: request)
@@ -125,7 +130,10 @@ extension GatewayService: ConnectionHubDelegate {
         case .holdCall(let params):
             send(core.setHeld(sessionId: params.sessionId, on: true, from: id).mapReply(SessionResult.init), answering: request)
         case .resumeCall(let params):
-            send(core.setHeld(sessionId: params.sessionId, on: false, from: id).mapReply(SessionResult.init), answering: request)
+            // Taking back a call held away for a waiting one engages the user again: claimed first.
+            fabric.claimingUser(of: request) { [self] in
+                send(core.setHeld(sessionId: params.sessionId, on: false, from: id).mapReply(SessionResult.init), answering: request)
+            }
         case .inviteToCall(let params):
             // Only valid uids are looked up elsewhere; the Core refuses the rest.
             let invitees = Array(params.receiverIds.prefix(GatewayCore.maxInviteesPerRequest).filter(FieldRules.isValidID))

@@ -71,6 +71,10 @@ final class LocalFabric: Fabric {
         op()
     }
 
+    func claimingWaitingUser(of request: ReplyAddress, then op: @escaping () -> Void) {
+        op()
+    }
+
     func inviting(_ invitees: [String], of request: ReplyAddress, then op: @escaping (CalleesElsewhere) -> Void) {
         op(CalleesElsewhere())
     }

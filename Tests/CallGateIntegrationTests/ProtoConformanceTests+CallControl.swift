@@ -6,7 +6,7 @@ import Testing
 extension ProtoConformanceTests {
     /// Every call control body of the admin API, and the pushes it causes: a ring on a user's
     /// behalf, the live calls, a presence, a mute and a removal, an end with a reason (a ringing
-    /// call and an answered one), and the errors.
+    /// call and an answered one), and the errors; and a call that allows call waiting.
     static func driveCallControl(_ gateway: TestGateway, recorder: FrameRecorder, into bodies: inout HTTPBodyLog) async throws {
         let frank = try await gateway.device("frank", recorder: recorder)
         let gina = try await gateway.device("gina", recorder: recorder)
@@ -36,6 +36,11 @@ extension ProtoConformanceTests {
         for device in [frank, gina] {
             while try await device.expectPush().event != .onCallEndedMessageReceived {}
         }
+
+        let waiting = try await gina.initiateCall(to: "frank", callWaiting: true)
+        _ = try await frank.expectPush()
+        _ = try await gina.rejectCall(waiting.sessionId, status: .cancelled)
+        _ = try await frank.expectPush()
 
         let ringing = try await frank.initiateCall(to: "gina")
         _ = try await gina.expectPush()

@@ -70,7 +70,7 @@ class Backend(threading.Thread):
     def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
         """`method path` on a random running node: its status and JSON body (0 and {} when none
         answered), journaled."""
-        nodes = [node for node in self.world.nodes if node.running()]
+        nodes = [node for node in self.world.nodes if node.running]
         if not nodes:
             return 0, {}
         node = self.rng.choice(nodes)

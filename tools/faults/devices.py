@@ -3,7 +3,9 @@ random node, doing random call ops (ring, accept, decline, cancel, end) and reco
 `recover`, and writing everything it sends and receives to the shared journal the checker reads.
 
 Meetings: a device sometimes joins one of a few meet sessions every user shares
-(`generateToken` + `joinSession`) and later leaves it.
+(`generateToken` + `joinSession`) and later leaves it. Call waiting: some rings allow it, a device
+that answers a call often joins its session (where a waiting call puts it on hold), and a device
+whose user holds a call that way sometimes takes it back (`resumeCall`).
 
 A device acts on what it was told (its view of each call, from replies, pushes and `activeCalls`)
 and takes every error as an answer: under faults many ops fail, and that is not what is judged.
@@ -70,6 +72,7 @@ class Device(threading.Thread):
         self.sessions: set[str] = set()  # the meet sessions this socket has joined
         self.stopping = threading.Event()
         self.missed: dict | None = None  # the newest {unseen, revision} of the user's missed calls heard
+        self.held: set[str] = set()  # calls a push said this user put on hold (by taking a waiting call)
 
     # ------------------------------------------------------------------ the random life
 
@@ -119,7 +122,9 @@ class Device(threading.Thread):
         elif ringing and roll < 0.6:
             session = self.rng.choice(ringing)
             if self.rng.random() < 0.55:
-                self.request("acceptCall", {"sessionId": session})
+                reply = self.request("acceptCall", {"sessionId": session})
+                if reply is not None and "result" in reply and self.rng.random() < 0.5:
+                    self.join_meeting(session)  # the call's session: a waiting call holds it there
             else:
                 self.request("rejectCall", {"sessionId": session, "status": "rejected"})
         elif ongoing and roll < 0.40:
@@ -129,9 +134,17 @@ class Device(threading.Thread):
             self.request("inviteToCall", {"sessionId": self.rng.choice(ongoing), "receiverIds": [self.rng.choice(self.peers)]})
         elif outgoing and roll < 0.35:
             self.request("rejectCall", {"sessionId": self.rng.choice(outgoing), "status": "cancelled"})
+        elif self.held and roll < 0.75 and self.rng.random() < 0.3:
+            session = self.rng.choice(sorted(self.held))
+            reply = self.request("resumeCall", {"sessionId": session})
+            if reply is not None and "error" in reply and reply["error"]["code"] not in ("ERROR_CALL_IN_PROGRESS", *RETRYABLE):
+                self.held.discard(session)
         elif not outgoing and not ongoing:
-            self.request("initiateCall", {"receiverId": self.rng.choice(self.peers), "receiverType": "user",
-                                          "callType": "audio", "timeout": self.ring_timeout})
+            data = {"receiverId": self.rng.choice(self.peers), "receiverType": "user", "callType": "audio",
+                    "timeout": self.ring_timeout}
+            if self.rng.random() < 0.3:
+                data["callWaiting"] = True
+            self.request("initiateCall", data)
 
     # ------------------------------------------------------------------ the socket
 
@@ -283,6 +296,9 @@ class Device(threading.Thread):
         event, data = push["event"], push["data"]
         if event == "onMissedCallsChanged":
             self.note_missed(data)
+            return
+        if event in ("onCallHeld", "onCallResumed") and data["user"]["uid"] == self.uid:
+            (self.held.add if event == "onCallHeld" else self.held.discard)(data["sessionId"])
             return
         call = data.get("call")
         if call is None:

@@ -181,6 +181,32 @@ def test_bob_invites_carol_into_his_call_with_alice(gateway, browsers):
         phone.wait_participants({"bob", "carol"})
 
 
+def test_bob_takes_carols_waiting_call_and_then_takes_alices_back(gateway, browsers):
+    alice = Phone(browsers.open("alice"), gateway.url)
+    bob = Phone(browsers.open("bob"), gateway.url)
+    carol = Phone(browsers.open("carol"), gateway.url)
+    for phone, uid in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
+        phone.sign_in(uid, uid.capitalize())
+    alice.call("bob")
+    bob.rings("Alice")
+    bob.click("accept-button")
+    bob.wait_participants({"alice", "bob"})
+    carol.click("call-waiting")
+    carol.call("bob")
+    bob.rings("Carol")
+    bob.click("accept-button")
+    bob.saw_event("onCallHeld", "")
+    alice.saw_event("onCallHeld", "")
+    assert "Alice" in bob.visible("held-away").text
+    bob.wait_participants({"bob", "carol"})
+    carol.click("leave-button")
+    bob.hidden("incall")
+    bob.click("take-back-button")
+    bob.hidden("held-away")
+    bob.wait_participants({"alice", "bob"})
+    alice.saw_event("onCallResumed", "Bob")
+
+
 def timeline_steps(driver) -> list[str]:
     """The kinds of the steps the call details' timeline lists, in order."""
     return [item.get_attribute("data-step") for item in driver.find_elements(By.CSS_SELECTOR, "#details-timeline li")]

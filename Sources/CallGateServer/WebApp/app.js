@@ -24,6 +24,7 @@ const state = {
   recording: false,
   participants: [],
   hands: new Set(), // uids with a hand raised in the active session (sendSessionEvent "raiseHand")
+  heldAway: null, // the Call put on hold to take a waiting call, until taken back
   recoveries: 0, // reconnects that sent recover so far
   historyRequest: 0, // the newest history load: an older answer arriving late is dropped
   webhooksRequest: 0, // the newest webhook list load, likewise
@@ -158,6 +159,10 @@ function listen(client) {
       show("outgoing", false);
     }
     if (state.active && state.active.sessionId === e.detail.call.sessionId) leaveView();
+    if (state.heldAway && state.heldAway.sessionId === e.detail.call.sessionId && e.detail.call.callStatus === "ended") {
+      state.heldAway = null;
+      show("held-away", false);
+    }
     loadHistory();
   });
   client.addEventListener("onMissedCallsChanged", (e) => {
@@ -328,6 +333,7 @@ async function placeCall(event) {
       receiverId: $("callee").value.trim(),
       receiverType: $("receiver-type").value,
       callType: $("call-type").value,
+      ...($("call-waiting").checked ? { callWaiting: true } : {}),
     });
     if (call.callStatus === "initiated") {
       showOutgoing(call);
@@ -353,8 +359,31 @@ async function accept() {
   if (!call) return;
   state.incoming = null;
   show("incoming", false);
+  const current = state.active;
   const answered = await act("acceptCall", () => state.client.acceptCall(call.sessionId));
-  if (answered) await enterSession(answered);
+  if (!answered) return;
+  if (current && current.sessionId !== answered.sessionId) {
+    // A waiting call: the gateway put the current one on hold for us; it waits to be taken back.
+    state.heldAway = current;
+    $("held-away-with").textContent = counterpart(current);
+    show("held-away", true);
+  }
+  await enterSession(answered);
+}
+
+/** Takes back the call held for a waiting one (resumeCall), once this user is in no other call. */
+async function takeBack() {
+  const call = state.heldAway;
+  if (!call) return;
+  const resumed = await act("resumeCall", () => state.client.resumeCall(call.sessionId));
+  if (!resumed) return;
+  state.heldAway = null;
+  show("held-away", false);
+  state.active = call;
+  $("incall-title").textContent = `In call with ${counterpart(call)}`;
+  setHeld(false);
+  renderParticipants(resumed.session.participants);
+  show("incall", true);
 }
 
 async function decline() {
@@ -816,6 +845,7 @@ $("record-button").addEventListener("click", toggleRecording);
 $("video-button").addEventListener("click", switchToVideo);
 $("hand-button").addEventListener("click", toggleHand);
 $("hold-button").addEventListener("click", toggleHold);
+$("take-back-button").addEventListener("click", takeBack);
 $("invite-form").addEventListener("submit", invite);
 $("history-filters").addEventListener("submit", loadHistory);
 $("mark-seen").addEventListener("click", markSeen);
