@@ -35,6 +35,8 @@ extension ClusterFabric {
                     }
                 }
             }
+            // Its first push (`onOutgoingCallRinging` to the initiator) announces the initiator's
+            // devices on other nodes to this one: the call counts them present once answered.
             send(outcome)
         }
     }

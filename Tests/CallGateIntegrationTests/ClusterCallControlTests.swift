@@ -55,6 +55,27 @@ import TestSupport
         #expect(again == 409 && String(decoding: againBody, as: UTF8.self).contains("ERR_CALL_FINISHED"), "answered by the owner")
     }
 
+    /// The initiator's device lives on another node than the call the backend rang: it is
+    /// counted present there, so the call outlives the participant grace period once answered.
+    @Test func aCallRungForAUserOnAnotherNodeOutlivesTheGracePeriod() async throws {
+        let cluster = try await RoutingCluster(["a", "b"], ["--participant-grace-seconds", "1"])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let bob = try await cluster.device("bob", on: "b")
+        let (status, body) = try await cluster.admin(
+            "POST", "/v1/calls", json: #"{"initiator":"alice","receiverId":"bob","receiverType":"user","callType":"audio"}"#, on: "b")
+        #expect(status == 201)
+        let call = try JSONDecoder().decode(Call.self, from: body)
+        _ = try await bob.expectPush()
+        _ = try await alice.expectPush()
+        _ = try await bob.acceptCall(call.sessionId)
+        _ = try await alice.expectPush()
+        try await Task.sleep(for: .seconds(3))
+        await alice.expectSilence()
+        let (_, listed) = try await cluster.admin("GET", "/v1/calls?status=ongoing", on: "a")
+        #expect(String(decoding: listed, as: UTF8.self).contains(call.sessionId), "the call goes on")
+    }
+
     @Test func aParticipantIsMutedAndRemovedThroughANodeThatDoesNotOwnTheMeeting() async throws {
         let cluster = try await RoutingCluster(["a", "b"])
         defer { cluster.stop() }

@@ -23,6 +23,7 @@ import urllib.request
 from faults.devices import MEETINGS, Journal
 
 REQUEST_TIMEOUT = 5.0  # seconds the backend waits for an answer
+SERVICES = ("door-1", "door-2")  # initiators of the backend's rings that no device uses
 
 
 class Backend(threading.Thread):
@@ -48,7 +49,10 @@ class Backend(threading.Thread):
         """One random admin op on calls."""
         roll = self.rng.random()
         if roll < 0.35:
-            initiator, receiver = self.rng.sample(self.users, 2)
+            # A doorbell (a uid no device uses) or a user, who may be busy: both must hold.
+            receiver = self.rng.choice(self.users)
+            initiator = self.rng.choice(SERVICES) if self.rng.random() < 0.5 else \
+                self.rng.choice([uid for uid in self.users if uid != receiver])
             self.request("POST", "/v1/calls", {"initiator": initiator, "receiverId": receiver, "receiverType": "user",
                                                "callType": "audio", "timeout": self.ring_timeout})
         elif roll < 0.70:

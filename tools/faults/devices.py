@@ -123,7 +123,7 @@ class Device(threading.Thread):
             session = self.rng.choice(ringing)
             if self.rng.random() < 0.55:
                 reply = self.request("acceptCall", {"sessionId": session})
-                if reply is not None and "result" in reply and self.rng.random() < 0.5:
+                if reply is not None and "result" in reply and self.rng.random() < 0.8:
                     self.join_meeting(session)  # the call's session: a waiting call holds it there
             else:
                 self.request("rejectCall", {"sessionId": session, "status": "rejected"})
