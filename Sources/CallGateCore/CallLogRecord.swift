@@ -189,15 +189,19 @@ public struct CallLogParticipantRecord: Codable, Hashable, Sendable {
     public var heldSeconds: Int64?
     /// When the hold in progress started, Unix seconds; nil when none runs.
     public var holdStartedAt: Int64?
+    /// True while they hold the call to take a waiting one (call waiting): it does not engage
+    /// them until they take it back. nil otherwise.
+    public var heldAway: Bool?
 
     /// Makes a participant record.
     public init(
         uid: String, name: String, avatar: String? = nil, state: CallLogParticipantState,
         joinedAt: Int64? = nil, leftAt: Int64? = nil, closedSeconds: Int64 = 0, stayStartedAt: Int64? = nil,
-        heldSeconds: Int64? = nil, holdStartedAt: Int64? = nil
+        heldSeconds: Int64? = nil, holdStartedAt: Int64? = nil, heldAway: Bool? = nil
     ) {
         self.heldSeconds = heldSeconds
         self.holdStartedAt = holdStartedAt
+        self.heldAway = heldAway
         self.uid = uid
         self.name = name
         self.avatar = avatar

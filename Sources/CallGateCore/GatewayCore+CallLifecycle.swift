@@ -30,9 +30,10 @@ extension GatewayCore {
         engagedCall
     }
 
-    /// Every user a live call rings or engages. Service thread only.
+    /// Every user a live call rings, engages or waits for (held for a waiting call). Service
+    /// thread only.
     public var usersWithActiveCalls: Set<String> {
-        Set(engagedCall.keys).union(ringingCalls.keys)
+        Set(engagedCall.keys).union(ringingCalls.keys).union(heldAway.keys)
     }
 
     /// Whether `uid` takes part in an answered call, which makes them busy for new calls.
@@ -44,10 +45,8 @@ extension GatewayCore {
     /// The live calls `uid` rings for or takes part in, oldest first. Service thread only.
     public func activeCalls(of uid: String) -> [Call] {
         var ids = ringingCalls[uid] ?? []
-        for taking in [engagedCall[uid], heldAway[uid]] {
-            if let taking, !ids.contains(taking) {
-                ids.append(taking)
-            }
+        for taking in [engagedCall[uid]].compactMap({ $0 }) + (heldAway[uid] ?? []) where !ids.contains(taking) {
+            ids.append(taking)
         }
         return ids.compactMap { calls[$0] }
             .sorted { $0.ordinal < $1.ordinal }
@@ -277,8 +276,9 @@ extension GatewayCore {
     }
 
     func disengage(_ uid: String, _ sessionId: String, into list: inout EffectList) {
-        if heldAway[uid] == sessionId {
-            heldAway[uid] = nil
+        if let held = heldAway[uid], held.contains(sessionId) {
+            let others = held.filter { $0 != sessionId }
+            heldAway[uid] = others.isEmpty ? nil : others
         }
         if engagedCall[uid] == sessionId {
             engagedCall[uid] = nil

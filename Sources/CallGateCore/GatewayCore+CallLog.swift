@@ -131,7 +131,7 @@ extension GatewayCore {
                 joinedAt: stay.joinedAt, leftAt: stay.leftAt, closedSeconds: stay.closedSeconds,
                 stayStartedAt: stay.stayStartedAt,
                 heldSeconds: Self.held(stay.priorHeldSeconds, plus: heldByUID[uid], holdStartedAt),
-                holdStartedAt: holdStartedAt)
+                holdStartedAt: holdStartedAt, heldAway: heldAway[uid]?.contains(live.id) == true ? true : nil)
         }
         return CallLogRecord(
             id: live.ordinal, sessionId: call.sessionId, callCategory: .call, callType: call.callType,
@@ -202,16 +202,16 @@ extension GatewayCore {
         live.priorRecordings = stopped(record.recordings)
         calls[live.id] = live
         let grace = call.callStatus == .initiated ? configuration.callerGracePeriod : configuration.participantGracePeriod
-        let holding = Set(record.participants.filter { $0.holdStartedAt != nil }.map(\.uid))
+        let away = Set(record.participants.filter { $0.heldAway == true }.map(\.uid))
         for uid in live.members(in: .joined) {
-            // A participant who had the call on hold may have taken another call meanwhile: the
-            // call waits for them to take it back (`resumeCall`) instead of engaging them.
-            if holding.contains(uid), call.callStatus == .ongoing, heldAway[uid] == nil {
-                heldAway[uid] = live.id
+            // A participant who held the call to take a waiting one: it waits for them to take
+            // it back (`resumeCall`) instead of engaging them.
+            if away.contains(uid), call.callStatus == .ongoing {
+                heldAway[uid, default: []].append(live.id)
             } else {
                 engagedCall[uid] = live.id
-                list.engagementChanged(uid)
             }
+            list.engagementChanged(uid)
             startGrace(for: uid, in: live.id, lasting: grace)
         }
         for uid in live.members(in: .ringing) {

@@ -38,9 +38,9 @@ public final class GatewayCore {
     /// uid -> the one call the user is engaged in: caller of an initiated call, or joined
     /// participant of an ongoing one.
     var engagedCall: [String: String] = [:]
-    /// uid -> the answered call the user put on hold to accept a waiting call: they take part in
-    /// it, but it does not engage them (`GatewayCore+CallWaiting`).
-    var heldAway: [String: String] = [:]
+    /// uid -> the answered calls the user put on hold to accept waiting calls, oldest first: they
+    /// take part in them, but these do not engage them (`GatewayCore+CallWaiting`).
+    var heldAway: [String: [String]] = [:]
     /// uid -> the live calls ringing that user, in the order they started ringing (an array:
     /// usually one call, and a set would hash every session id of a group ring twice).
     var ringingCalls: [String: [String]] = [:]
@@ -207,14 +207,15 @@ public final class GatewayCore {
         guard let user = directory.remove(connection) else { return }
         detachFromSessions(connection)
         withdrawRingProgress(of: connection, uid: user.uid)
-        guard directory.connections(of: user.uid).isEmpty,
-              let sessionId = engagedCall[user.uid],
-              let live = calls[sessionId]
-        else { return }
-        let period = live.call.callStatus == .initiated
-            ? configuration.callerGracePeriod
-            : configuration.participantGracePeriod
-        startGrace(for: user.uid, in: sessionId, lasting: period)
+        guard directory.connections(of: user.uid).isEmpty else { return }
+        // The calls held away for waiting ones wait for the user as the call they are in does.
+        for sessionId in [engagedCall[user.uid]].compactMap({ $0 }) + (heldAway[user.uid] ?? []) {
+            guard let live = calls[sessionId] else { continue }
+            let period = live.call.callStatus == .initiated
+                ? configuration.callerGracePeriod
+                : configuration.participantGracePeriod
+            startGrace(for: user.uid, in: sessionId, lasting: period)
+        }
     }
 
     /// Decides whether `connection`'s user may get a call token for session `sessionId`; the

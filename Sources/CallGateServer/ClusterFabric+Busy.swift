@@ -83,11 +83,17 @@ extension ClusterFabric {
                 refuse(request, refusal)
                 return
             }
+            // The device's node waits for the answer while the other node holds the call.
+            if let forward = request.forward {
+                tellHeld(forward)
+            }
             send(.node(answered: { [self] response in
                 guard wanted() else { return }
                 guard response.status == 200 else {
-                    let message = (try? JSONDecoder().decode(HTTPErrorBody.self, from: Data(response.body)))?.error.message
-                    output.fail(request, code: .callInProgress, message: message ?? "your call \(held) could not be put on hold")
+                    let detail = (try? JSONDecoder().decode(HTTPErrorBody.self, from: Data(response.body)))?.error
+                    output.fail(
+                        request, code: Self.code(ofHoldAwayAnswer: response.status, detail?.code),
+                        message: detail?.message ?? "your call \(held) could not be put on hold")
                     return
                 }
                 claimingUser(of: request, then: op)
@@ -96,6 +102,18 @@ extension ClusterFabric {
             }
         } then: { _ in
             op()
+        }
+    }
+
+    /// The error a device gets when the node of its answered call answered `status` (with
+    /// `code`) to holding it for a waiting call.
+    private static func code(ofHoldAwayAnswer status: Int, _ code: HTTPErrorCode?) -> ErrorCode {
+        switch (status, code) {
+        case (429, _): .rateLimited
+        case (503, .storeUnavailable?): .storeUnavailable
+        case (503, _): .clusterUnavailable
+        case (504, _): .callOwnerUnreachable
+        default: .callInProgress
         }
     }
 

@@ -133,6 +133,8 @@ extension GatewayService {
             .error(503, .clusterUnavailable, error.message)
         case .callOwnerUnreachable:
             .error(504, .callOwnerUnreachable, error.message)
+        case .rateLimited:
+            .error(429, .rateLimited, error.message)
         default:
             .error(400, .badRequest, error.message)
         }

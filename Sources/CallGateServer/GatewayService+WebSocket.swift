@@ -94,7 +94,7 @@ extension GatewayService: ConnectionHubDelegate {
             let accept: () -> Void = { [self] in
                 send(core.acceptCall(sessionId: params.sessionId, from: id), answering: request)
             }
-            if core.allowsCallWaiting(params.sessionId) {
+            if let uid = core.user(of: id)?.uid, core.waitingCall(params.sessionId, rings: uid) {
                 fabric.claimingWaitingUser(of: request, then: accept)
             } else {
                 fabric.claimingUser(of: request, then: accept)
@@ -130,9 +130,14 @@ extension GatewayService: ConnectionHubDelegate {
         case .holdCall(let params):
             send(core.setHeld(sessionId: params.sessionId, on: true, from: id).mapReply(SessionResult.init), answering: request)
         case .resumeCall(let params):
-            // Taking back a call held away for a waiting one engages the user again: claimed first.
-            fabric.claimingUser(of: request) { [self] in
+            let resume: () -> Void = { [self] in
                 send(core.setHeld(sessionId: params.sessionId, on: false, from: id).mapReply(SessionResult.init), answering: request)
+            }
+            // Taking back a call held for a waiting one engages the user again: claimed first.
+            if let uid = core.user(of: id)?.uid, core.holdsAway(uid, params.sessionId) {
+                fabric.claimingUser(of: request, then: resume)
+            } else {
+                resume()
             }
         case .inviteToCall(let params):
             // Only valid uids are looked up elsewhere; the Core refuses the rest.

@@ -183,4 +183,7 @@ public enum HTTPErrorCode: String, Codable, Sendable {
     case clusterUnavailable = "ERR_CLUSTER_UNAVAILABLE"
     /// 504: cluster mode, the node that owns the call did not answer in time, or left.
     case callOwnerUnreachable = "ERR_CALL_OWNER_UNREACHABLE"
+    /// 429: cluster mode, between nodes: holding a call for a waiting one passed the user's
+    /// session events (no admin route answers it).
+    case rateLimited = "ERR_RATE_LIMITED"
 }

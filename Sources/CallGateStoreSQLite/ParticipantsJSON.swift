@@ -37,6 +37,9 @@ enum ParticipantsJSON {
             write(participant.stayStartedAt, key: #","stayStartedAt":"#, to: &json)
             write(participant.heldSeconds, key: #","heldSeconds":"#, to: &json)
             write(participant.holdStartedAt, key: #","holdStartedAt":"#, to: &json)
+            if participant.heldAway == true {
+                json.raw(#","heldAway":true"#)
+            }
             json.raw("}")
         }
         json.raw("]")
@@ -53,7 +56,8 @@ enum ParticipantsJSON {
                 SELECT json_extract(value, '$.uid'), json_extract(value, '$.name'), json_extract(value, '$.avatar'),
                        json_extract(value, '$.state'), json_extract(value, '$.joinedAt'), json_extract(value, '$.leftAt'),
                        json_extract(value, '$.closedSeconds'), json_extract(value, '$.stayStartedAt'),
-                       json_extract(value, '$.heldSeconds'), json_extract(value, '$.holdStartedAt')
+                       json_extract(value, '$.heldSeconds'), json_extract(value, '$.holdStartedAt'),
+                       json_extract(value, '$.heldAway')
                 FROM json_each(?) ORDER BY key
                 """),
             arguments: [json])
@@ -67,7 +71,8 @@ enum ParticipantsJSON {
             }
             participants.append(CallLogParticipantRecord(
                 uid: uid, name: name, avatar: row[2], state: parsed, joinedAt: row[4], leftAt: row[5],
-                closedSeconds: row[6] ?? 0, stayStartedAt: row[7], heldSeconds: row[8], holdStartedAt: row[9]))
+                closedSeconds: row[6] ?? 0, stayStartedAt: row[7], heldSeconds: row[8], holdStartedAt: row[9],
+                heldAway: (row[10] as Bool?) == true ? true : nil))
         }
         return participants
     }

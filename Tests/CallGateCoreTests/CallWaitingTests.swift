@@ -54,13 +54,41 @@ import Testing
         #expect(f.core.engagingCall(of: "bob")?.sessionId == first.sessionId)
     }
 
-    @Test func aSecondWaitingCallIsRefusedWhileOneIsHeldAway() throws {
+    @Test func aSecondWaitingCallHoldsTheSecondCallToo() throws {
         let second = try #require(ringWaiting(from: c).call)
         _ = f.accept(second.sessionId, from: b[1])
         _ = f.join(second.sessionId, from: b[1])
         let third = try #require(ringWaiting(from: d).call)
-        #expect(f.accept(third.sessionId, from: b[1]).reply
-            == .failure(.busyElsewhere("you hold a call already: end it or take it back before you take another")))
+        #expect(f.accept(third.sessionId, from: b[1]).call?.callStatus == .ongoing)
+        #expect(f.core.activeCalls(of: "bob").map(\.sessionId) == [first.sessionId, second.sessionId, third.sessionId])
+        _ = f.end(third.sessionId, from: d)
+        #expect(f.hold(second.sessionId, false, from: b[1]).session != nil, "either held call may be taken back")
+        #expect(f.hold(first.sessionId, false, from: b[0]).errorCode == .callInProgress)
+    }
+
+    @Test func holdingForWaitingCallsCountsAgainstTheSessionEvents() throws {
+        let limited = Fixture(CoreConfiguration(autoBusy: true, maxSessionEventsPerWindow: 1))
+        let a = limited.connect("alice"), b = limited.connect("bob"), c = limited.connect("carol")
+        let first = try #require(limited.call("bob", from: a).call)
+        _ = limited.accept(first.sessionId, from: b)
+        _ = limited.join(first.sessionId, from: b)
+        _ = limited.hold(first.sessionId, from: b)
+        _ = limited.hold(first.sessionId, false, from: b)
+        let waiting = try #require(limited.initiateCall(
+            InitiateCallParams(receiverId: "bob", receiverType: .user, callType: .audio, callWaiting: true), from: c).call)
+        #expect(limited.accept(waiting.sessionId, from: b).errorCode == .rateLimited)
+        #expect(limited.core.engagingCall(of: "bob")?.sessionId == first.sessionId, "nothing changed")
+    }
+
+    @Test func aUserGoneFromEveryDeviceLeavesTheHeldCallAfterTheGracePeriod() throws {
+        let second = try #require(ringWaiting(from: c).call)
+        _ = f.accept(second.sessionId, from: b[1])
+        _ = f.disconnect(b[0])
+        _ = f.disconnect(b[1])
+        f.advance(seconds: 600)
+        let ended = f.fireDueTimers()
+        #expect(ended.contains { if case .callEndedMessageReceived(let call, _, .disconnected) = $0.push { call.sessionId == first.sessionId } else { false } })
+        #expect(f.core.activeCalls(of: "bob").isEmpty)
     }
 
     @Test func aCallWhoseSessionWasNotJoinedCannotBeHeldAway() throws {
@@ -87,10 +115,20 @@ import Testing
         let records = [try #require(f.loggedChanges.values.first { $0.sessionId == first.sessionId }),
                        try #require(f.loggedChanges.values.first { $0.sessionId == second.sessionId })]
         #expect(records[1].callWaiting == true)
+        #expect(records[0].participants.first { $0.uid == "bob" }?.heldAway == true)
         let restarted = Fixture(CoreConfiguration(autoBusy: true))
         restarted.restore(openCalls: records.sorted { $0.id < $1.id }, lastCallID: 10)
         #expect(restarted.core.engagingCall(of: "bob")?.sessionId == second.sessionId)
         #expect(restarted.core.activeCalls(of: "bob").map(\.sessionId) == [first.sessionId, second.sessionId])
-        #expect(restarted.core.allowsCallWaiting(second.sessionId))
+        #expect(restarted.core.holdsAway("bob", first.sessionId))
+    }
+
+    @Test func aPlainHoldStillEngagesAfterARestore() throws {
+        _ = f.hold(first.sessionId, from: b[0])
+        let record = try #require(f.loggedChanges.values.first { $0.sessionId == first.sessionId })
+        #expect(record.participants.first { $0.uid == "bob" }?.heldAway == nil)
+        let restarted = Fixture(CoreConfiguration(autoBusy: true))
+        restarted.restore(openCalls: [record], lastCallID: 10)
+        #expect(restarted.core.engagingCall(of: "bob")?.sessionId == first.sessionId)
     }
 }

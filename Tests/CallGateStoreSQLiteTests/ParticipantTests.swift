@@ -17,7 +17,7 @@ struct ParticipantTests {
             var call = TestCalls.group(1, from: "alice", guid: "g", members: ["bob", "carol"], status: .ongoing)
             call.participants[1] = CallLogParticipantRecord(
                 uid: "bob", name: "Bob", avatar: "https://a/bob.png", state: .declined, joinedAt: 10, leftAt: 20,
-                closedSeconds: 7, stayStartedAt: 15, heldSeconds: 3, holdStartedAt: 18)
+                closedSeconds: 7, stayStartedAt: 15, heldSeconds: 3, holdStartedAt: 18, heldAway: true)
             try store.apply([.call(call)])
             #expect(try store.openCalls() == [call])
         }
@@ -29,11 +29,11 @@ struct ParticipantTests {
         let fields = Mirror(reflecting: TestCalls.participant("x")).children.map(\.label)
         #expect(fields == [
             "uid", "name", "avatar", "state", "joinedAt", "leftAt", "closedSeconds", "stayStartedAt", "heldSeconds",
-            "holdStartedAt",
+            "holdStartedAt", "heldAway",
         ])
         let full = CallLogParticipantRecord(
             uid: "u", name: "n", avatar: "a", state: .joined, joinedAt: 1, leftAt: 2, closedSeconds: 3, stayStartedAt: 4,
-            heldSeconds: 5, holdStartedAt: 6)
+            heldSeconds: 5, holdStartedAt: 6, heldAway: true)
         let json = ParticipantsJSON.encode([full, TestCalls.participant("y", .missed)])
         #expect(try JSONDecoder().decode([CallLogParticipantRecord].self, from: Data(json.utf8)) == [full, TestCalls.participant("y", .missed)])
     }

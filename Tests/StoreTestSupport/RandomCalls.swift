@@ -34,7 +34,7 @@ public struct RandomCalls {
             state: pick(CallLogParticipantState.allCases), joinedAt: chance(0.6) ? Int64.random(in: 1...99, using: &rng) : nil,
             leftAt: chance(0.4) ? 200 : nil, closedSeconds: Int64.random(in: 0...50, using: &rng),
             stayStartedAt: chance(0.3) ? 150 : nil, heldSeconds: chance(0.2) ? Int64.random(in: 0...40, using: &rng) : nil,
-            holdStartedAt: chance(0.1) ? 160 : nil)
+            holdStartedAt: chance(0.1) ? 160 : nil, heldAway: chance(0.1) ? true : nil)
     }
 
     /// A random call with this id.
