@@ -26,6 +26,9 @@ APT_PACKAGES := libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev li
 APT_PACKAGES += openssl curl nginx
 # The web demo's browser tests (tools/web): headless Chromium driven by Selenium.
 APT_PACKAGES += chromium chromium-driver
+# The JavaScript client package (Sources/callgate-js): TypeScript checks its types, Node runs it against
+# a real gateway with the ws package as its WebSocket (tools/test_js_client.py).
+APT_PACKAGES += nodejs node-typescript node-ws
 # The PostgreSQL store's tests start throwaway servers of their own (Tests/TestSupport/
 # ThrowawayPostgres.swift); the package is installed without the system's `main` cluster.
 APT_PACKAGES += postgresql-15
