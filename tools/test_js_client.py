@@ -1,8 +1,9 @@
 """The JavaScript client package (Sources/callgate-js): its protocol types are what proto/ gives
 (tools/js_types.py), the package type-checks with TypeScript in strict mode (Debian's
-node-typescript, which `make deps` installs), and callgate.js drives a real `callgate serve` from
-Node (Debian's node-ws as its WebSocket): a call rung, confirmed, answered, joined, recovered
-after a cut socket, and hung up, every push heard once, the call log read back."""
+node-typescript, which `make deps` installs), callgate.js meets every client test vector of
+proto/vectors (whose frames are the contract's), and it drives a real `callgate serve` from Node
+(Debian's node-ws as its WebSocket): a call rung, confirmed, answered, joined, recovered after a
+cut socket, and hung up, every push heard once, the call log read back."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "Sources" / "callgate-js"
 sys.path.insert(0, str(ROOT / "tools" / "attack"))
 from gateway_process import Gateway, gateway_binary  # noqa: E402
+from jsonschema import Draft202012Validator  # noqa: E402
+from proto_check import Report, build_registry, load_schemas  # noqa: E402
+
+VECTORS = sorted((ROOT / "proto" / "vectors").glob("*.json"))
 
 
 def require(tool: str) -> str:
@@ -42,6 +47,46 @@ def test_the_package_lists_only_files_it_has():
     for name in manifest["files"]:
         assert (PACKAGE / name).is_file(), name
     assert manifest["exports"]["."]["default"] == "./callgate.js" and manifest["type"] == "module"
+
+
+def concrete(value):
+    """`value` with the vectors' time placeholders replaced by a fixed time."""
+    if isinstance(value, list):
+        return [concrete(item) for item in value]
+    if isinstance(value, dict):
+        if "$nowMs" in value:
+            return 1_763_800_000_000 + value["$nowMs"]
+        if "$nowSeconds" in value:
+            return 1_763_800_000 + value["$nowSeconds"]
+        return {key: concrete(member) for key, member in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda path: path.stem)
+def test_a_vectors_gateway_speaks_the_contract(vector):
+    schemas = load_schemas(ROOT / "proto" / "schemas", Report())
+    registry = build_registry(schemas)
+
+    def check(name: str, instance) -> None:
+        errors = [f"{list(e.absolute_path)}: {e.message}"
+                  for e in Draft202012Validator(schemas[name], registry=registry).iter_errors(instance)]
+        assert not errors, f"{vector.name}: {name}: {errors}"
+
+    steps = json.loads(vector.read_text())["steps"]
+    for step in steps:
+        if "server" in step:
+            check(f"event.{step['server']['event']}", concrete(step["server"]))
+        if "reply" in step:
+            reply = {"id": "1", **concrete(step["reply"])}
+            check("error" if "error" in reply else f"result.{step['client']['op']}", reply)
+
+
+def test_callgate_js_meets_every_vector():
+    assert VECTORS, "proto/vectors holds no vector"
+    result = subprocess.run([require("node"), str(PACKAGE / "test/vectors.test.mjs"), *map(str, VECTORS)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("ok ") == len(VECTORS), result.stdout
 
 
 def test_node_drives_a_real_gateway(tmp_path):

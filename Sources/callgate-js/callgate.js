@@ -29,7 +29,8 @@
  * Reconnects: when the socket drops unexpectedly, the client reconnects with exponential backoff
  * (0.5 s doubling to 15 s, with jitter) and sends `connect` again. A close with 4001 (no valid
  * token) or 4003 (the token expired) does not reconnect: the app needs a new token. Nor does
- * 4010: the gateway closed this socket because a newer connection of this device replaced it.
+ * 4009 (the user has too many devices connected) or 4010: the gateway closed this socket
+ * because a newer connection of this device replaced it.
  * `close()` stops it.
  *
  * Recovery: every `connect` after the first (automatic or not, until `close()`) sends
@@ -84,10 +85,11 @@ const DetailEvent = globalThis.CustomEvent ?? class extends Event {
 };
 
 /**
- * Close codes after which reconnecting cannot help: 4001 and 4003 need a new token; 4010 closes
- * a socket a newer connection of this device replaced.
+ * Close codes after which reconnecting cannot help: 4001 and 4003 need a new token; 4009 says the
+ * user has as many devices connected as the gateway allows (a reconnect would only be refused
+ * again); 4010 closes a socket a newer connection of this device replaced.
  */
-const FINAL_CLOSE_CODES = new Set([4001, 4003, 4010]);
+const FINAL_CLOSE_CODES = new Set([4001, 4003, 4009, 4010]);
 
 export class CallGateClient extends EventTarget {
   /**
