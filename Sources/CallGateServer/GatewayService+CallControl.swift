@@ -12,12 +12,18 @@ extension GatewayService {
     func handleCallControl(_ request: CallControlRequest, for exchange: ServiceThreadBox<HTTPExchange>) {
         switch request {
         case .ring(let initiator, let profile, let params):
-            guard refusal(startingCall: true).map({ output.emit(.http(exchange, $0)) }) == nil else { return }
+            if let refused = refusal(startingCall: true) {
+                output.emit(.http(exchange, refused))
+                return
+            }
             ring(params, onBehalfOf: initiator, shownAs: profile, for: exchange)
         case .list(let status, let page, let perPage):
             listLiveCalls(status: status, page: page, perPage: perPage, for: exchange)
         case .command(let command):
-            guard refusal(startingCall: false).map({ output.emit(.http(exchange, $0)) }) == nil else { return }
+            if let refused = refusal(startingCall: false) {
+                output.emit(.http(exchange, refused))
+                return
+            }
             fabric.route(command, for: exchange) { [self] in
                 run(command, answering: .http(exchange))
             }
@@ -158,9 +164,10 @@ struct LiveCallList: Encodable {
         var pagination: CallLogPagination
     }
 
-    /// Page `page` of `perPage` of `calls`.
+    /// Page `page` of `perPage` of `calls` (`CallControlRequest` bounds both, so no product of
+    /// them overflows).
     init(_ calls: [Call], page: Int, perPage: Int) {
-        let start = min(calls.count, (page - 1).multipliedReportingOverflow(by: perPage).partialValue)
+        let start = min(calls.count, (page - 1) * perPage)
         data = Array(calls[start..<min(calls.count, start + perPage)])
         meta = Meta(pagination: CallLogPagination(
             total: calls.count, perPage: perPage, currentPage: page, totalPages: (calls.count + perPage - 1) / perPage))
