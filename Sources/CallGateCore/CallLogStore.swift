@@ -19,6 +19,9 @@ public protocol CallLogStore: WebhookOutbox, MissedCallStore {
     /// The calls still `initiated` or `ongoing`, oldest first, with their steps: what a
     /// restarted gateway resumes.
     func openCalls() throws -> [CallLogRecord]
+    /// The calls still `initiated` or `ongoing`, oldest first, without their steps: what the
+    /// admin API lists (`GET /v1/calls`).
+    func liveCalls() throws -> [CallLogRecord]
     /// The highest call id ever saved, 0 for an empty store.
     func lastCallID() throws -> Int64
     /// Every group, for the gateway's in-memory group table.

@@ -63,6 +63,15 @@ public final class InMemoryCallLogStore: CallLogStore {
         }
     }
 
+    /// The calls still open, oldest first, without their steps.
+    public func liveCalls() throws -> [CallLogRecord] {
+        try openCalls().map { record in
+            var listed = record
+            listed.steps = CallSteps()
+            return listed
+        }
+    }
+
     /// The highest call id ever saved.
     public func lastCallID() throws -> Int64 {
         state.withLock { $0.lastID }

@@ -112,7 +112,7 @@ extension GatewayService {
         storeReads.async {
             let response: HTTPResponse
             do {
-                let live = try store.openCalls().compactMap { $0.call(defaultRingTimeout: defaultRingTimeout) }
+                let live = try store.liveCalls().compactMap { $0.call(defaultRingTimeout: defaultRingTimeout) }
                     .filter { status == nil || $0.callStatus == status }
                 response = .json(200, LiveCallList(live, page: page, perPage: perPage))
             } catch {

@@ -16,6 +16,18 @@ extension PostgresCallLogStore {
         }
     }
 
+    /// The calls still `initiated` or `ongoing`, oldest first, without their steps.
+    public func liveCalls() throws -> [CallLogRecord] {
+        try blocking { [self] in
+            try await reading("reading live calls") { [self] connection in
+                try await records(connection.query("""
+                    SELECT id, has_recording, record::text, participants::text, NULL::text FROM calls
+                    WHERE status IN ('initiated', 'ongoing') ORDER BY id
+                    """, logger: logger), on: connection)
+            }
+        }
+    }
+
     /// The highest call id ever saved, 0 for an empty store (deleting calls never lowers it).
     public func lastCallID() throws -> Int64 {
         try blocking { [self] in

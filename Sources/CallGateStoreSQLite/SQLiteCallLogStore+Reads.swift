@@ -13,6 +13,16 @@ extension SQLiteCallLogStore {
         }
     }
 
+    /// The calls still `initiated` or `ongoing`, oldest first, without their steps. Served by
+    /// the partial index `calls_open`.
+    public func liveCalls() throws -> [CallLogRecord] {
+        try read("reading live calls") { db in
+            try CallLogReader(db: db).records(
+                "SELECT \(CallLogReader.columns) FROM calls AS c WHERE c.status IN ('initiated', 'ongoing') ORDER BY c.id",
+                arguments: [])
+        }
+    }
+
     /// The highest call id ever saved, 0 for an empty store; kept by SQLite in
     /// `sqlite_sequence`, so deleting calls never lowers it (ids are not reused).
     public func lastCallID() throws -> Int64 {

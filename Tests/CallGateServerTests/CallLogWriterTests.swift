@@ -190,6 +190,7 @@ final class ScriptedStore: CallLogStore, ForwardingWebhookOutbox {
     }
 
     func openCalls() throws -> [CallLogRecord] { try inner.openCalls() }
+    func liveCalls() throws -> [CallLogRecord] { try inner.liveCalls() }
     func lastCallID() throws -> Int64 { try inner.lastCallID() }
     func groups() throws -> [GroupRecord] { try inner.groups() }
     func page(_ query: CallLogQuery) throws -> CallLogPage { try inner.page(query) }

@@ -46,6 +46,7 @@ import Testing
                 #expect(saved.count > 100)
                 #expect(try store.lastCallID() == reference.lastCallID())
                 #expect(try store.openCalls() == reference.openCalls())
+                #expect(try store.liveCalls() == reference.liveCalls())
                 #expect(try store.groups() == reference.groups())
                 var nonEmpty = 0
                 for _ in 0..<300 {

@@ -31,6 +31,8 @@ struct DifferentialTests {
             #expect(saved.count > 300)
             #expect(try sqlite.lastCallID() == reference.lastCallID())
             #expect(try sqlite.openCalls() == reference.openCalls())
+            #expect(try sqlite.liveCalls() == reference.liveCalls())
+            #expect(try sqlite.liveCalls().map(\.id) == sqlite.openCalls().map(\.id))
             #expect(try sqlite.groups() == reference.groups())
             var nonEmpty = 0
             for _ in 0..<600 {
