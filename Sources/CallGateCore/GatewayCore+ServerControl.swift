@@ -109,14 +109,6 @@ extension GatewayCore {
         engagedCall[uid].flatMap { calls[$0]?.call }
     }
 
-    /// The calls live on this gateway with `status` (`initiated` or `ongoing`; nil: both),
-    /// oldest first.
-    public func liveCalls(status: CallStatus?) -> [Call] {
-        calls.values.filter { status == nil || $0.call.callStatus == status }
-            .sorted { $0.ordinal < $1.ordinal }
-            .map(\.call)
-    }
-
     /// Whether `reason` may be kept as a call's `serverReason`.
     public static func isValidServerReason(_ reason: String) -> Bool {
         let count = reason.utf8.count

@@ -27,8 +27,7 @@ import Testing
         let answered = try #require(f.accept(call.sessionId, from: b).call)
         #expect(answered.callStatus == .ongoing)
         #expect(f.core.engagingCall(of: "alice")?.sessionId == call.sessionId)
-        #expect(f.core.liveCalls(status: .ongoing) == [answered])
-        #expect(f.core.liveCalls(status: .initiated).isEmpty)
+        #expect(f.core.activeCalls(of: "alice") == [answered])
     }
 
     @Test func theBackendRingsAnyGroupOnBehalfOfAnOfflineUserWithoutSpendingTheirCallStarts() throws {
