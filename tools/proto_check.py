@@ -112,6 +112,19 @@ def validator_for(name: str, schemas: dict[str, Any], registry: Registry) -> Dra
     return Draft202012Validator(schemas[name], registry=registry)
 
 
+class Contract:
+    """The schemas of proto/, for tests that check instances of their own against them."""
+
+    def __init__(self) -> None:
+        self.schemas = load_schemas(PROTO / "schemas", Report())
+        self.registry = build_registry(self.schemas)
+
+    def errors(self, name: str, instance: Any) -> list[str]:
+        """Why `instance` is not valid against schema `name`: `[path]: message` each, none when it is."""
+        validator = validator_for(name, self.schemas, self.registry)
+        return [f"{list(error.absolute_path)}: {error.message}" for error in validator.iter_errors(instance)]
+
+
 # ------------------------------------------------------------------ validation helpers
 
 

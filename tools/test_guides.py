@@ -11,9 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from jsonschema import Draft202012Validator
-
-from proto_check import Report, build_registry, load_schemas
+from proto_check import Contract
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDES = sorted((ROOT / "docs" / "guides").glob("*.md"))
@@ -30,8 +28,7 @@ def test_there_are_guides_for_ios_android_and_the_web():
 
 @pytest.mark.parametrize("guide", GUIDES, ids=lambda path: path.stem)
 def test_every_json_block_of_a_guide_is_what_proto_says(guide):
-    schemas = load_schemas(ROOT / "proto" / "schemas", Report())
-    registry = build_registry(schemas)
+    contract = Contract()
     found = blocks(guide)
     assert found, f"{guide.name} shows no JSON"
     for index, (name, body) in enumerate(found):
@@ -39,7 +36,6 @@ def test_every_json_block_of_a_guide_is_what_proto_says(guide):
         instance = json.loads(body)
         if name == "none":
             continue
-        assert name in schemas, f"{guide.name}: no schema {name}"
-        errors = [f"{list(error.absolute_path)}: {error.message}"
-                  for error in Draft202012Validator(schemas[name], registry=registry).iter_errors(instance)]
+        assert name in contract.schemas, f"{guide.name}: no schema {name}"
+        errors = contract.errors(name, instance)
         assert not errors, f"{guide.name}: block {index + 1} ({name}): {errors}"

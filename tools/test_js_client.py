@@ -20,8 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "Sources" / "callgate-js"
 sys.path.insert(0, str(ROOT / "tools" / "attack"))
 from gateway_process import Gateway, gateway_binary  # noqa: E402
-from jsonschema import Draft202012Validator  # noqa: E402
-from proto_check import Report, build_registry, load_schemas  # noqa: E402
+from proto_check import Contract  # noqa: E402
 
 VECTORS = sorted((ROOT / "proto" / "vectors").glob("*.json"))
 
@@ -64,12 +63,10 @@ def concrete(value):
 
 @pytest.mark.parametrize("vector", VECTORS, ids=lambda path: path.stem)
 def test_a_vectors_gateway_speaks_the_contract(vector):
-    schemas = load_schemas(ROOT / "proto" / "schemas", Report())
-    registry = build_registry(schemas)
+    contract = Contract()
 
     def check(name: str, instance) -> None:
-        errors = [f"{list(e.absolute_path)}: {e.message}"
-                  for e in Draft202012Validator(schemas[name], registry=registry).iter_errors(instance)]
+        errors = contract.errors(name, instance)
         assert not errors, f"{vector.name}: {name}: {errors}"
 
     steps = json.loads(vector.read_text())["steps"]

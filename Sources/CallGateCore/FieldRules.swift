@@ -17,6 +17,17 @@ public enum FieldRules {
     /// What an avatar or icon may look like, for error messages.
     public static let pictureRuleDescription = "must be 1..2048 UTF-8 bytes without control characters"
 
+    /// The longest reason the app's backend may give for ending a call, in UTF-8 bytes.
+    public static let maxReasonBytes = 256
+    /// What such a reason may look like, for error messages.
+    public static let reasonRuleDescription = "must be 1..256 UTF-8 bytes without control characters"
+
+    /// Whether `reason` is a valid reason for ending a call: 1..256 UTF-8 bytes, no control
+    /// characters.
+    public static func isValidReason(_ reason: String) -> Bool {
+        isPrintable(reason, maxBytes: maxReasonBytes)
+    }
+
     /// The longest session event type, in bytes.
     public static let maxEventTypeBytes = 64
     /// What a session event type may look like, for error messages.

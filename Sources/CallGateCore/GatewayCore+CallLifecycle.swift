@@ -276,10 +276,7 @@ extension GatewayCore {
     }
 
     func disengage(_ uid: String, _ sessionId: String, into list: inout EffectList) {
-        if let held = heldAway[uid], held.contains(sessionId) {
-            let others = held.filter { $0 != sessionId }
-            heldAway[uid] = others.isEmpty ? nil : others
-        }
+        forgetHeldAway(uid, sessionId)
         if engagedCall[uid] == sessionId {
             engagedCall[uid] = nil
             list.engagementChanged(uid)

@@ -35,10 +35,7 @@ extension GatewayCore {
         let limit = configuration.maxSessionEventsPerWindow
         guard sessionEvents.spend(uid, limit: limit, now: monotonicNow) else { throw .sessionEventsRateLimited(limit) }
         if member.heldSince == nil {
-            _ = session.setHeld(member, true, at: nowSeconds)
-            note(.held, in: session, uid: uid)
-            list.report(.callHeld, WebhookData(call: live.call, sessionId: session.id, user: member.user))
-            list.send(.callHeld(sessionId: session.id, user: member.user), to: session.uids)
+            hold(member, true, in: session, excluding: nil, into: &list)
         }
         disengage(uid, live.id, into: &list)
         heldAway[uid, default: []].append(live.id)
@@ -51,8 +48,7 @@ extension GatewayCore {
         guard engagedCall[uid] == nil else {
             throw .busyElsewhere("you are in another call: hold or end it before you take this one back")
         }
-        let others = (heldAway[uid] ?? []).filter { $0 != sessionId }
-        heldAway[uid] = others.isEmpty ? nil : others
+        forgetHeldAway(uid, sessionId)
         engagedCall[uid] = sessionId
         list.engagementChanged(uid)
         return true
@@ -63,6 +59,14 @@ extension GatewayCore {
     public func waitingCall(_ sessionId: String, rings uid: String) -> Bool {
         guard let live = calls[sessionId] else { return false }
         return live.call.callWaiting == true && live.state(of: uid) == .ringing
+    }
+
+    /// `uid` no longer holds call `sessionId` for a waiting call (they took it back, left it, or
+    /// it ended).
+    func forgetHeldAway(_ uid: String, _ sessionId: String) {
+        guard let held = heldAway[uid], held.contains(sessionId) else { return }
+        let others = held.filter { $0 != sessionId }
+        heldAway[uid] = others.isEmpty ? nil : others
     }
 
     /// Whether `uid` holds call `sessionId` for a waiting call. Service thread only.

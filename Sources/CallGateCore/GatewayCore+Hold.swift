@@ -21,10 +21,10 @@ extension GatewayCore {
     public func setHeld(sessionId: String, on: Bool, from connection: ConnectionID) -> Outcome<Session> {
         transition { list throws(CoreError) in
             let (session, member) = try joinedSession(sessionId, from: connection)
-            let user = member.user
+            let uid = member.user.uid
             var tookBack = false
             if !on {
-                tookBack = try takeBack(user.uid, session.id, into: &list)
+                tookBack = try takeBack(uid, session.id, into: &list)
             }
             guard (member.heldSince != nil) != on else {
                 if tookBack {
@@ -33,16 +33,26 @@ extension GatewayCore {
                 throw .badRequest(on ? "you have this call on hold already" : "you do not have this call on hold")
             }
             let limit = configuration.maxSessionEventsPerWindow
-            if on, !sessionEvents.spend(user.uid, limit: limit, now: monotonicNow) {
+            if on, !sessionEvents.spend(uid, limit: limit, now: monotonicNow) {
                 throw .sessionEventsRateLimited(limit)
             }
-            _ = session.setHeld(member, on, at: nowSeconds)
-            note(on ? .held : .resumed, in: session, uid: user.uid)
-            list.report(on ? .callHeld : .callResumed, WebhookData(call: session.call?.call, sessionId: session.id, user: user))
-            list.send(
-                on ? .callHeld(sessionId: session.id, user: user) : .callResumed(sessionId: session.id, user: user),
-                to: session.uids, excluding: connection)
+            hold(member, on, in: session, excluding: connection, into: &list)
             return session.snapshot
         }
+    }
+
+    /// Puts `member` on hold in `session` (`on`), or takes them off it: the timeline's step, the
+    /// webhook, and `onCallHeld` / `onCallResumed` to every device of everyone in it but
+    /// `excluding`.
+    func hold(
+        _ member: SessionMember, _ on: Bool, in session: LiveSession, excluding: ConnectionID?, into list: inout EffectList
+    ) {
+        let user = member.user
+        _ = session.setHeld(member, on, at: nowSeconds)
+        note(on ? .held : .resumed, in: session, uid: user.uid)
+        list.report(on ? .callHeld : .callResumed, WebhookData(call: session.call?.call, sessionId: session.id, user: user))
+        list.send(
+            on ? .callHeld(sessionId: session.id, user: user) : .callResumed(sessionId: session.id, user: user),
+            to: session.uids, excluding: excluding)
     }
 }

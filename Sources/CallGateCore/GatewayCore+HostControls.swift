@@ -17,14 +17,7 @@ extension GatewayCore {
         transition { list throws(CoreError) in
             let (session, host) = try hostedSession(params.sessionId, from: connection)
             let target = try participant(params.uid, of: session, actingAs: host.user.uid, instead: "setMuted")
-            guard !target.audioMuted else { return session.snapshot }
-            let muted = session.setMuted(
-                target, audio: true, video: nil, at: nowSeconds, keeping: configuration.maxMuteChangesKept)
-            list.send(
-                .userMuted(
-                    sessionId: session.id, user: muted.user, audioMuted: muted.audioMuted, videoMuted: muted.videoMuted,
-                    mutedBy: host.user),
-                to: session.uids, excluding: connection)
+            mute(target, in: session, by: host.user, excluding: connection, into: &list)
             return session.snapshot
         }
     }
@@ -41,14 +34,39 @@ extension GatewayCore {
         transition { list throws(CoreError) in
             let (session, host) = try hostedSession(params.sessionId, from: connection)
             let target = try participant(params.uid, of: session, actingAs: host.user.uid, instead: "leaveSession")
-            session.removed.insert(target.user.uid)
-            list.send(.removedFromCall(sessionId: session.id, by: host.user), to: [target.user.uid])
-            list.report(
-                .participantRemoved,
-                WebhookData(call: session.call?.call, sessionId: session.id, user: target.user, by: host.user))
-            departSession(target.user.uid, from: session, reason: .removed, actor: connection, into: &list)
+            remove(target, from: session, by: host.user, actor: connection, into: &list)
             return sessions[session.id]?.snapshot ?? session.snapshot
         }
+    }
+
+    /// Mutes `target`'s audio in `session` for `host` (nil: the app's backend, `muteByServer`):
+    /// every device of everyone in it but `excluding` hears `onUserMuted`, with `mutedBy`. A user
+    /// already muted is left as is, and nothing is sent.
+    func mute(
+        _ target: SessionMember, in session: LiveSession, by host: User?, excluding: ConnectionID?,
+        into list: inout EffectList
+    ) {
+        guard !target.audioMuted else { return }
+        let muted = session.setMuted(target, audio: true, video: nil, at: nowSeconds, keeping: configuration.maxMuteChangesKept)
+        list.send(
+            .userMuted(
+                sessionId: session.id, user: muted.user, audioMuted: muted.audioMuted, videoMuted: muted.videoMuted,
+                mutedBy: host),
+            to: session.uids, excluding: excluding)
+    }
+
+    /// Removes `target` from `session` for `host` (nil: the app's backend, `removeByServer`):
+    /// their devices get `onRemovedFromCall {by}`, the backend hears
+    /// `session.participant_removed`, and they leave with reason `removed` (`actor`: the
+    /// connection that asked). They may not join the session again.
+    func remove(
+        _ target: SessionMember, from session: LiveSession, by host: User?, actor: ConnectionID?,
+        into list: inout EffectList
+    ) {
+        session.removed.insert(target.user.uid)
+        list.send(.removedFromCall(sessionId: session.id, by: host), to: [target.user.uid])
+        list.report(.participantRemoved, WebhookData(call: session.call?.call, sessionId: session.id, user: target.user, by: host))
+        departSession(target.user.uid, from: session, reason: .removed, actor: actor, into: &list)
     }
 
     /// The session `connection` joined, and its member, when that member is the session's host.

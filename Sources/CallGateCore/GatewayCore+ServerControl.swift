@@ -5,9 +5,6 @@ import CallGateProtocol
 /// nobody in the call: `by`, `mutedBy` and the like are absent from what the devices hear.
 /// Service thread only.
 extension GatewayCore {
-    /// The longest reason the backend may give for ending a call, in UTF-8 bytes.
-    public static let maxServerReasonBytes = 256
-
     /// Rings `params.receiverId` on behalf of `initiator`, whose devices need not be connected:
     /// as `initiateCall` from a device of theirs, with these differences. The group rung need
     /// not have the initiator as a member (a member initiator is not rung); the call does not
@@ -44,12 +41,12 @@ extension GatewayCore {
     ///
     /// Errors: `ERR_INVALID_SESSION_ID`; a meeting (`ERR_BAD_REQUEST`: it ends with its last
     /// participant, whom the backend may remove); a finished call's status error;
-    /// `ERR_CALL_NOT_FOUND`; a reason that is empty, longer than `maxServerReasonBytes` or
+    /// `ERR_CALL_NOT_FOUND`; a reason that is empty, longer than `FieldRules.maxReasonBytes` or
     /// holds control characters (`ERR_BAD_REQUEST`).
     public func endByServer(sessionId: String, reason: String?) -> Outcome<Call> {
         transition { list throws(CoreError) in
-            if let reason, !Self.isValidServerReason(reason) {
-                throw .badRequest("reason: must be 1..\(Self.maxServerReasonBytes) UTF-8 bytes without control characters")
+            if let reason, !FieldRules.isValidReason(reason) {
+                throw .badRequest("reason: \(FieldRules.reasonRuleDescription)")
             }
             if SessionIDFormat.isValid(sessionId), calls[sessionId] == nil, sessions[sessionId] != nil {
                 throw .badRequest("a meeting ends when its last participant leaves: remove its participants instead")
@@ -77,13 +74,7 @@ extension GatewayCore {
     public func muteByServer(sessionId: String, uid: String) -> Outcome<Session> {
         transition { list throws(CoreError) in
             let (session, target) = try sessionMember(uid, of: sessionId)
-            guard !target.audioMuted else { return session.snapshot }
-            let muted = session.setMuted(
-                target, audio: true, video: nil, at: nowSeconds, keeping: configuration.maxMuteChangesKept)
-            list.send(
-                .userMuted(
-                    sessionId: session.id, user: muted.user, audioMuted: muted.audioMuted, videoMuted: muted.videoMuted),
-                to: session.uids)
+            mute(target, in: session, by: nil, excluding: nil, into: &list)
             return session.snapshot
         }
     }
@@ -95,11 +86,7 @@ extension GatewayCore {
     public func removeByServer(sessionId: String, uid: String) -> Outcome<Session> {
         transition { list throws(CoreError) in
             let (session, target) = try sessionMember(uid, of: sessionId)
-            session.removed.insert(target.user.uid)
-            list.send(.removedFromCall(sessionId: session.id, by: nil), to: [target.user.uid])
-            list.report(
-                .participantRemoved, WebhookData(call: session.call?.call, sessionId: session.id, user: target.user))
-            departSession(target.user.uid, from: session, reason: .removed, actor: nil, into: &list)
+            remove(target, from: session, by: nil, actor: nil, into: &list)
             return sessions[session.id]?.snapshot ?? session.snapshot
         }
     }
@@ -109,29 +96,12 @@ extension GatewayCore {
         engagedCall[uid].flatMap { calls[$0]?.call }
     }
 
-    /// Whether `reason` may be kept as a call's `serverReason`.
-    public static func isValidServerReason(_ reason: String) -> Bool {
-        let count = reason.utf8.count
-        return count >= 1 && count <= maxServerReasonBytes
-            && !reason.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
     /// Session `sessionId` and its member `uid`, for the backend to act on.
     private func sessionMember(_ uid: String, of sessionId: String) throws(CoreError) -> (LiveSession, SessionMember) {
         guard SessionIDFormat.isValid(sessionId) else { throw .invalidSessionID }
         guard FieldRules.isValidID(uid) else { throw .badRequest("uid: \(FieldRules.idRuleDescription)") }
-        guard let session = sessions[sessionId] else {
-            if calls[sessionId] != nil {
-                throw .notParticipant("\(uid) is not in this call's session: nobody joined it yet")
-            }
-            if let call = finishedCalls[sessionId] {
-                throw .finished(call.callStatus)
-            }
-            if finishedHistories[sessionId] != nil {
-                throw .finished(.ended)
-            }
-            throw .callNotFound
-        }
+        let session = try liveSession(
+            sessionId, unjoined: .notParticipant("\(uid) is not in this call's session: nobody joined it yet"))
         guard let member = session.members[uid] else { throw .notParticipant("\(uid) is not in this session") }
         return (session, member)
     }

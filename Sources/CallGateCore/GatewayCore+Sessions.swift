@@ -291,22 +291,30 @@ extension GatewayCore {
     func joinedSession(_ sessionId: String, from connection: ConnectionID) throws(CoreError) -> (LiveSession, SessionMember) {
         _ = try requireUser(connection)
         guard SessionIDFormat.isValid(sessionId) else { throw .invalidSessionID }
-        guard let session = sessions[sessionId] else {
-            if calls[sessionId] != nil {
-                throw .notJoined
-            }
-            if let call = finishedCalls[sessionId] {
-                throw .finished(call.callStatus)
-            }
-            if finishedHistories[sessionId] != nil {
-                throw .finished(.ended)
-            }
-            throw .callNotFound
-        }
+        let session = try liveSession(sessionId, unjoined: .notJoined)
         guard let uid = session.uid(joinedFrom: connection), let member = session.members[uid] else {
             throw .notJoined
         }
         return (session, member)
+    }
+
+    /// The live session `sessionId` (a well-formed id); for a live call nobody joined the session
+    /// of, `unjoined`; for a finished call or meeting, its status error; else
+    /// `ERR_CALL_NOT_FOUND`.
+    func liveSession(_ sessionId: String, unjoined: CoreError) throws(CoreError) -> LiveSession {
+        if let session = sessions[sessionId] {
+            return session
+        }
+        if calls[sessionId] != nil {
+            throw unjoined
+        }
+        if let call = finishedCalls[sessionId] {
+            throw .finished(call.callStatus)
+        }
+        if finishedHistories[sessionId] != nil {
+            throw .finished(.ended)
+        }
+        throw .callNotFound
     }
 
     /// The session of a live ringing call, started now if nobody joined it yet.

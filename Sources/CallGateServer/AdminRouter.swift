@@ -132,10 +132,7 @@ public final class AdminRouter {
             else { return .respond(Self.notFound) }
             return .webhooks(webhookRequest)
         case (.recording(let rawSessionID, let rawRID), _):
-            let sessionId = String(rawSessionID)
-            guard SessionIDFormat.isValid(sessionId) else {
-                throw FieldError(field: "sessionId", rule: "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -")
-            }
+            let sessionId = try Self.sessionID(rawSessionID)
             let rid = String(rawRID)
             guard Self.isRecordingID(rid, of: sessionId) else {
                 throw FieldError(field: "rid", rule: "expected <sessionId>-r<n>, as the call log lists it")
@@ -181,10 +178,19 @@ public final class AdminRouter {
     /// A validated guid or uid from a path segment. libwebsockets percent-decodes the path
     /// before the gateway sees it, so the segment is used as it is: decoding it again would turn
     /// `%2541` into `A`.
-    private static func parameter(_ raw: Substring, field: String) throws(FieldError) -> String {
+    static func parameter(_ raw: Substring, field: String) throws(FieldError) -> String {
         let value = String(raw)
         try FieldError.checkID(value, field: field)
         return value
+    }
+
+    /// A validated session id from a path segment (used as it is, as `parameter` says).
+    static func sessionID(_ raw: Substring) throws(FieldError) -> String {
+        let sessionId = String(raw)
+        guard SessionIDFormat.isValid(sessionId) else {
+            throw FieldError(field: "sessionId", rule: "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+        }
+        return sessionId
     }
 
     /// Decodes a JSON body, naming the field at fault when it does not fit. A body nesting deeper

@@ -31,13 +31,15 @@ public enum CallControlRequest: Sendable, Equatable {
             return .ring(initiator: body.initiator.uid, profile: try body.initiator.validated(), body.params)
         case .callEnd(let rawSessionID):
             let reason = request.body.isEmpty ? nil : try AdminRouter.decode(EndBody.self, from: request.body).reason
-            return .command(.end(sessionId: try sessionID(rawSessionID), reason: reason))
+            return .command(.end(sessionId: try AdminRouter.sessionID(rawSessionID), reason: reason))
         case .participantMute(let rawSessionID, let rawUID):
-            return .command(.mute(sessionId: try sessionID(rawSessionID), uid: try uid(rawUID)))
+            return .command(.mute(
+                sessionId: try AdminRouter.sessionID(rawSessionID), uid: try AdminRouter.parameter(rawUID, field: "uid")))
         case .participant(let rawSessionID, let rawUID):
-            return .command(.remove(sessionId: try sessionID(rawSessionID), uid: try uid(rawUID)))
+            return .command(.remove(
+                sessionId: try AdminRouter.sessionID(rawSessionID), uid: try AdminRouter.parameter(rawUID, field: "uid")))
         case .presence(let rawUID):
-            return .presence(uid: try uid(rawUID))
+            return .presence(uid: try AdminRouter.parameter(rawUID, field: "uid"))
         default:
             return nil
         }
@@ -75,19 +77,6 @@ public enum CallControlRequest: Sendable, Equatable {
         return .list(status: status, page: page, perPage: perPage)
     }
 
-    private static func sessionID(_ raw: Substring) throws(FieldError) -> String {
-        let sessionId = String(raw)
-        guard SessionIDFormat.isValid(sessionId) else {
-            throw FieldError(field: "sessionId", rule: "must be 1 to 128 characters of A-Z a-z 0-9 . _ : -")
-        }
-        return sessionId
-    }
-
-    private static func uid(_ raw: Substring) throws(FieldError) -> String {
-        let uid = String(raw)
-        try FieldError.checkID(uid, field: "uid")
-        return uid
-    }
 }
 
 /// An op on one call that no device of its own sends (the app's backend's, or a node's for call

@@ -33,17 +33,23 @@ extension ClusterFabric {
             let outcome = initiate(elsewhere)
             switch outcome.reply {
             case .success(let call):
-                cluster.owners.record(call.sessionId) { [logger] failure in
-                    if let failure {
-                        logger.warning("call owner not recorded", metadata: ["sessionId": "\(call.sessionId)", "error": "\(failure)"])
-                    }
-                }
+                recordOwner(of: call)
             case .failure:
                 if let caller {
                     cluster.starts.refund(start, by: caller)
                 }
             }
             send(outcome)
+        }
+    }
+
+    /// Records in Redis that `call`, which this node just started, is this node's, before any
+    /// push of it goes out.
+    func recordOwner(of call: Call) {
+        cluster.owners.record(call.sessionId) { [logger] failure in
+            if let failure {
+                logger.warning("call owner not recorded", metadata: ["sessionId": "\(call.sessionId)", "error": "\(failure)"])
+            }
         }
     }
 

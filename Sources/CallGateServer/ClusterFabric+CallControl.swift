@@ -29,11 +29,7 @@ extension ClusterFabric {
         } then: { [self] elsewhere in
             let outcome = initiate(elsewhere)
             if case .success(let call) = outcome.reply {
-                cluster.owners.record(call.sessionId) { [logger] failure in
-                    if let failure {
-                        logger.warning("call owner not recorded", metadata: ["sessionId": "\(call.sessionId)", "error": "\(failure)"])
-                    }
-                }
+                recordOwner(of: call)
             }
             // Its first push (`onOutgoingCallRinging` to the initiator) announces the initiator's
             // devices on other nodes to this one: the call counts them present once answered.
@@ -102,11 +98,7 @@ extension ClusterFabric {
                 done(nil)
                 return
             }
-            let runs = cluster.membership.liveRuns
-            let elsewhere = UserPresence.entries(in: reply)
-                .filter { $0.node != cluster.nodeID && runs[$0.node] == $0.incarnation }
-                .reduce(0) { $0 + $1.count }
-            let devices = devices(of: uid).count + elsewhere
+            let devices = devices(of: uid).count + devicesElsewhere(UserPresence.entries(in: reply))
             if let call = core.engagingCall(of: uid) {
                 done(UserPresenceBody(uid: uid, devices: devices, call: call))
                 return

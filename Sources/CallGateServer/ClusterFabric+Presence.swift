@@ -230,13 +230,19 @@ extension ClusterFabric {
     /// nodes) and what the other nodes' live runs wrote in Redis (`devices`, per callee; a dead
     /// run does not count, and one that joined since the last heartbeat only once it said so).
     func onlineDevices(of callees: [String], elsewhere devices: [String: [UserPresence.Entry]]) -> [String: Int] {
-        let runs = cluster.membership.liveRuns
         var online: [String: Int] = [:]
         for uid in callees {
-            let remote = (devices[uid] ?? []).filter { $0.node != cluster.nodeID && runs[$0.node] == $0.incarnation }
-            online[uid] = self.devices(of: uid).count + arriving(uid)
-                + remote.reduce(0) { $0 + min($1.count, Self.maxDevicesCounted) }
+            online[uid] = self.devices(of: uid).count + arriving(uid) + devicesElsewhere(devices[uid] ?? [])
         }
         return online
+    }
+
+    /// How many devices the other nodes' live runs say they hold, by `entries` (one user's
+    /// presence in Redis); a dead run does not count, and each run counts for at most
+    /// `maxDevicesCounted`.
+    func devicesElsewhere(_ entries: [UserPresence.Entry]) -> Int {
+        let runs = cluster.membership.liveRuns
+        return entries.filter { $0.node != cluster.nodeID && runs[$0.node] == $0.incarnation }
+            .reduce(0) { $0 + min($1.count, Self.maxDevicesCounted) }
     }
 }

@@ -1,9 +1,6 @@
 import CallGateClient
 import CallGateProtocol
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import TestSupport
 
@@ -17,10 +14,7 @@ import TestSupport
         let alice = try await cluster.device("alice", on: "a")
         let bob = try await cluster.device("bob", on: "b")
 
-        let (status, body) = try await cluster.admin(
-            "POST", "/v1/calls", json: #"{"initiator":"alice","receiverId":"bob","receiverType":"user","callType":"audio"}"#, on: "b")
-        #expect(status == 201)
-        let call = try JSONDecoder().decode(Call.self, from: body)
+        let call = try await cluster.ringBobForAlice(on: "b")
         #expect(call.initiator == User(uid: "alice", name: "alice name"), "named as alice's device on node a says")
         #expect(try await bob.expectPush() == .incomingCallReceived(call: call))
         guard case .outgoingCallRinging(let told, _) = try await alice.expectPush() else {
@@ -62,10 +56,7 @@ import TestSupport
         defer { cluster.stop() }
         let alice = try await cluster.device("alice", on: "a")
         let bob = try await cluster.device("bob", on: "b")
-        let (status, body) = try await cluster.admin(
-            "POST", "/v1/calls", json: #"{"initiator":"alice","receiverId":"bob","receiverType":"user","callType":"audio"}"#, on: "b")
-        #expect(status == 201)
-        let call = try JSONDecoder().decode(Call.self, from: body)
+        let call = try await cluster.ringBobForAlice(on: "b")
         _ = try await bob.expectPush()
         _ = try await alice.expectPush()
         _ = try await bob.acceptCall(call.sessionId)
@@ -99,17 +90,12 @@ import TestSupport
 }
 
 extension RoutingCluster {
-    /// An admin API request to node `node`: the status and the body.
-    func admin(_ method: String, _ path: String, json: String? = nil, on node: String) async throws -> (Int, Data) {
-        let port = try #require(nodes[node]).port
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.setValue("Bearer \(Self.adminKey)", forHTTPHeaderField: "Authorization")
-        if let json {
-            request.httpBody = Data(json.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    /// `POST /v1/calls` to node `node`: the backend rings bob on alice's behalf; the call it
+    /// answered with 201.
+    func ringBobForAlice(on node: String) async throws -> Call {
+        let (status, body) = try await admin(
+            "POST", "/v1/calls", json: #"{"initiator":"alice","receiverId":"bob","receiverType":"user","callType":"audio"}"#, on: node)
+        #expect(status == 201)
+        return try JSONDecoder().decode(Call.self, from: body)
     }
 }

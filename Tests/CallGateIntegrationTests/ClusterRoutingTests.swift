@@ -469,15 +469,13 @@ final class RoutingCluster {
 
     /// `PUT /v1/groups/<guid>` on node `node`: the status.
     func putGroup(_ guid: String, members: [String], on node: String) async throws -> Int {
-        let port = try #require(nodes[node]).port
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/groups/\(guid)")!)
-        request.httpMethod = "PUT"
-        request.setValue("Bearer \(Self.adminKey)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         let names = members.map { "\"\($0)\"" }.joined(separator: ",")
-        request.httpBody = Data(#"{"name":"\#(guid)","members":[\#(names)]}"#.utf8)
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
+        return try await admin("PUT", "/v1/groups/\(guid)", json: #"{"name":"\#(guid)","members":[\#(names)]}"#, on: node).0
+    }
+
+    /// An admin API request to node `node`: the status and the body.
+    func admin(_ method: String, _ path: String, json: String? = nil, on node: String) async throws -> (Int, Data) {
+        try await adminRequest(port: try #require(nodes[node]).port, method, path, json: json, key: Self.adminKey)
     }
 
     func stop() {

@@ -89,17 +89,7 @@ final class TestGateway: @unchecked Sendable {
 
     /// Sends an admin request and returns the status and the body.
     func admin(_ method: String, _ path: String, json: String? = nil, key: String? = adminKey) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        if let key {
-            request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-        }
-        if let json {
-            request.httpBody = Data(json.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        try await adminRequest(port: port, method, path, json: json, key: key)
     }
 
     /// Creates or replaces a group through the admin API.
@@ -108,4 +98,20 @@ final class TestGateway: @unchecked Sendable {
         let (status, _) = try await admin("PUT", "/v1/groups/\(guid)", json: body)
         precondition(status == 200, "PUT group answered \(status)")
     }
+}
+
+/// Sends an admin request (with `key` as the bearer token, and `json` as the body) to the gateway
+/// on `port` of this host, and returns the status and the body.
+func adminRequest(port: Int, _ method: String, _ path: String, json: String? = nil, key: String?) async throws -> (Int, Data) {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    request.httpMethod = method
+    if let key {
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+    }
+    if let json {
+        request.httpBody = Data(json.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
 }

@@ -156,12 +156,16 @@ def test_the_host_removes_the_other_party_from_a_call(gateway, browsers):
     alice.hidden("incall")
 
 
-def test_bob_invites_carol_into_his_call_with_alice(gateway, browsers):
-    alice = Phone(browsers.open("alice"), gateway.url)
-    bob = Phone(browsers.open("bob"), gateway.url)
-    carol = Phone(browsers.open("carol"), gateway.url)
-    for phone, uid in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
+def signed_in(gateway, browsers, *uids: str) -> list[Phone]:
+    """A phone for each of `uids`, signed in under the capitalised uid as name."""
+    phones = [Phone(browsers.open(uid), gateway.url) for uid in uids]
+    for phone, uid in zip(phones, uids):
         phone.sign_in(uid, uid.capitalize())
+    return phones
+
+
+def test_bob_invites_carol_into_his_call_with_alice(gateway, browsers):
+    alice, bob, carol = signed_in(gateway, browsers, "alice", "bob", "carol")
     alice.call("bob")
     bob.rings("Alice")
     bob.click("accept-button")
@@ -182,11 +186,7 @@ def test_bob_invites_carol_into_his_call_with_alice(gateway, browsers):
 
 
 def test_bob_takes_carols_waiting_call_and_then_takes_alices_back(gateway, browsers):
-    alice = Phone(browsers.open("alice"), gateway.url)
-    bob = Phone(browsers.open("bob"), gateway.url)
-    carol = Phone(browsers.open("carol"), gateway.url)
-    for phone, uid in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
-        phone.sign_in(uid, uid.capitalize())
+    alice, bob, carol = signed_in(gateway, browsers, "alice", "bob", "carol")
     alice.call("bob")
     bob.rings("Alice")
     bob.click("accept-button")
