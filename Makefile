@@ -29,6 +29,9 @@ APT_PACKAGES += chromium chromium-driver
 # The JavaScript client package (Sources/callgate-js): TypeScript checks its types, Node runs it against
 # a real gateway with the ws package as its WebSocket (tools/test_js_client.py).
 APT_PACKAGES += nodejs node-typescript node-ws
+# CallGateKit's tests cut its connections the way a lost network does, through a socat relay
+# (Tests/CallGateIntegrationTests/TCPRelay.swift).
+APT_PACKAGES += socat
 # The PostgreSQL store's tests start throwaway servers of their own (Tests/TestSupport/
 # ThrowawayPostgres.swift); the package is installed without the system's `main` cluster.
 APT_PACKAGES += postgresql-15

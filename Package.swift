@@ -3,11 +3,14 @@ import PackageDescription
 
 let package = Package(
     name: "CallGate",
-    platforms: [.macOS(.v15)],
+    // CallGateKit and CallGateProtocol are for apps on iOS 16+, macOS 13+ and Linux; the gateway,
+    // its LWS test client and the bench are built and run on Linux.
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .executable(name: "callgate", targets: ["callgate"]),
         .executable(name: "callgate-bench", targets: ["callgate-bench"]),
-        .library(name: "CallGateClient", targets: ["CallGateClient"]),
+        .library(name: "CallGateKit", targets: ["CallGateKit"]),
+        .library(name: "CallGateProtocol", targets: ["CallGateProtocol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -23,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -105,7 +110,18 @@ let package = Package(
             name: "CallGateClient",
             dependencies: ["LWS", "CallGateProtocol", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "CallGateConsole", dependencies: ["CallGateClient", "CallGateProtocol"]),
+        // The SDK apps ship: Swift NIO's WebSocket client (NIOPosix on Linux, Network.framework on
+        // Apple's systems), no C system library.
+        .target(
+            name: "CallGateKit",
+            dependencies: [
+                "CallGateProtocol", .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .target(name: "CallGateConsole", dependencies: ["CallGateKit", "CallGateProtocol"]),
         .target(
             name: "CallGateBench",
             dependencies: [
@@ -121,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "callgate",
             dependencies: [
-                "CallGateServer", "CallGateClient", "CallGateCore", "CallGateStoreSQLite", "CallGateStorePostgres",
+                "CallGateServer", "CallGateKit", "CallGateCore", "CallGateStoreSQLite", "CallGateStorePostgres",
                 "CallGateConsole", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -158,11 +174,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CallGateBenchTests", dependencies: ["CallGateBench"]),
-        .testTarget(name: "CallGateConsoleTests", dependencies: ["CallGateConsole", "CallGateClient", "CallGateProtocol"]),
+        .testTarget(name: "CallGateConsoleTests", dependencies: ["CallGateConsole", "CallGateKit", "CallGateProtocol"]),
+        .testTarget(name: "CallGateKitTests", dependencies: ["CallGateKit", "CallGateProtocol"]),
         .testTarget(
             name: "CallGateIntegrationTests",
             dependencies: [
-                "CallGateServer", "CallGateClient", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
+                "CallGateServer", "CallGateClient", "CallGateKit", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
                 "CallGateStorePostgres", "CallGateBench", "CallGateConsole", "CallGateCluster", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

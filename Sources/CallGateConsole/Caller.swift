@@ -1,20 +1,23 @@
-import CallGateClient
+import CallGateKit
 import CallGateProtocol
 
-/// The logic of `callgate call`: rings a user or a group on one connected socket, prints what
-/// happens, and hangs up on request. An actor: pushes and the Ctrl-C handler arrive from
-/// different tasks.
+/// The logic of `callgate call`: rings a user or a group from a connected device, prints what
+/// happens, and hangs up on request. The device reconnects and recovers what it missed when
+/// its socket drops. An actor: pushes and the Ctrl-C handler arrive from different tasks.
 public actor Caller {
-    private let client: CallGateClient
+    private let client: CallGateConnection
+    private let events: AsyncStream<CallGateEvent>
     private let output: ConsoleOutput
     private let endpoint: String
     private var call: Call?
     private var answered = false
     private var hangingUp = false
 
-    /// Calls from `client`, which must already be connected.
-    public init(client: CallGateClient, endpoint: String, output: @escaping ConsoleOutput) {
+    /// Calls from `client`, which must already be connected; `events` are its events, taken
+    /// before it connected.
+    public init(client: CallGateConnection, events: AsyncStream<CallGateEvent>, endpoint: String, output: @escaping ConsoleOutput) {
         self.client = client
+        self.events = events
         self.endpoint = endpoint
         self.output = output
     }
@@ -31,7 +34,7 @@ public actor Caller {
 
     /// Prints what happens to the call until it is over, and says how it ended.
     public func follow() async -> CallEnding {
-        while let event = await client.nextEvent() {
+        for await event in events {
             switch event {
             case .push(let push):
                 output(PushFormatter.describe(push))
@@ -47,9 +50,16 @@ public actor Caller {
                 default:
                     break
                 }
-            case .closed:
-                return hangingUp ? .hungUp : .connectionLost
-            case .unmatchedReply, .unreadableFrame, .reconnected:
+            case .closed(let code, _, let willReconnect):
+                if !willReconnect {
+                    return hangingUp ? .hungUp : .connectionLost
+                }
+                output("the connection to the gateway was lost" + (code.map { " (code \($0))" } ?? "") + "; reconnecting")
+            case .recovered(let report):
+                output(PushFormatter.describe(report))
+            case .refreshFailed(let reason):
+                output("could not refresh the token: \(reason)")
+            case .open, .reconnecting:
                 continue
             }
         }
@@ -74,7 +84,7 @@ public actor Caller {
                 output("the call was already over: \(GatewayProblem.explain(error, endpoint: endpoint))")
             }
         }
-        client.startClosing()
+        await client.close()
     }
 
     private func finished(_ ending: CallEnding) async -> CallEnding {

@@ -1,4 +1,4 @@
-import CallGateClient
+import CallGateKit
 import CallGateProtocol
 
 /// Plain-language explanations of the usual mistakes with `listen` and `call`: server not
@@ -9,9 +9,9 @@ public enum GatewayProblem {
     /// `endpoint` is the ws:// address tried; `receiver` is the group a call was aimed at, if any.
     public static func explain(_ error: any Error, endpoint: String, receiver: String? = nil) -> String {
         switch error {
-        case CallGateClientError.connectFailed(let detail):
+        case CallGateConnectionError.connectFailed(let detail):
             return "cannot reach the gateway at \(endpoint) (\(detail)): is `callgate serve` running there? Check --host and --port."
-        case CallGateClientError.closed(let code):
+        case CallGateConnectionError.disconnected(let code):
             return "the gateway at \(endpoint) closed the connection" + (code.map { " (code \($0))" } ?? "")
         case let body as ErrorBody:
             return explain(body, receiver: receiver)

@@ -1,11 +1,13 @@
-import CallGateClient
+import CallGateKit
 import CallGateProtocol
 
 /// The logic of `callgate listen`: prints every push of a connected device, which reconnects
-/// and recovers what it missed when its socket drops, and answers incoming calls by policy
-/// (`--auto`) or by key. An actor: pushes and key presses arrive from different tasks.
+/// and recovers what it missed when its socket drops (and confirms each ring to its caller),
+/// and answers incoming calls by policy (`--auto`) or by key. An actor: pushes and key presses
+/// arrive from different tasks.
 public actor Listener {
-    private let client: ReconnectingClient
+    private let client: CallGateConnection
+    private let events: AsyncStream<CallGateEvent>
     private let output: ConsoleOutput
     private let policy: AnswerPolicy?
     private let endpoint: String
@@ -15,9 +17,14 @@ public actor Listener {
     private var current: Call?
     private var stopping = false
 
-    /// Listens on `client`, which must already be connected.
-    public init(client: ReconnectingClient, endpoint: String, policy: AnswerPolicy?, output: @escaping ConsoleOutput) {
+    /// Listens on `client`, which must already be connected; `events` are its events, taken
+    /// before it connected.
+    public init(
+        client: CallGateConnection, events: AsyncStream<CallGateEvent>, endpoint: String, policy: AnswerPolicy?,
+        output: @escaping ConsoleOutput
+    ) {
         self.client = client
+        self.events = events
         self.endpoint = endpoint
         self.policy = policy
         self.output = output
@@ -26,30 +33,29 @@ public actor Listener {
     /// Prints and reacts to events until the device stops (`stop`, `q`, or a close that a
     /// reconnect cannot help).
     public func run() async {
-        while let event = await client.nextEvent() {
+        for await event in events {
             switch event {
             case .push(let push):
                 output(PushFormatter.describe(push))
                 await react(to: push)
-            case .closed(let code):
-                if !stopping {
-                    output("the gateway closed the connection" + (code.map { " (code \($0))" } ?? ""))
+            case .closed(let code, _, let willReconnect):
+                if !willReconnect {
+                    if !stopping {
+                        output("the gateway closed the connection" + (code.map { " (code \($0))" } ?? ""))
+                    }
+                    return
                 }
-                return
-            case .unmatchedReply(_, let outcome):
-                if case .failure(let body) = outcome { output("the gateway answered \(body.code.rawValue): \(body.message)") }
-            case .unreadableFrame(let data):
-                output("unreadable frame: \(String(decoding: data.prefix(200), as: UTF8.self))")
-            case .reconnected(let result):
-                output(Self.describe(reconnect: result))
-                if result.recovery?.recovered != true {
+                output("the connection to the gateway was lost" + (code.map { " (code \($0))" } ?? "") + "; reconnecting")
+            case .open(let result):
+                if result.recovery?.recovered == false {
                     reconcile(with: result)
                 }
-                // The new socket is a new device to the gateway: it confirms the rings still shown
-                // that the gateway still has ringing (a ring that stopped meanwhile is replayed next).
-                for call in ringing where result.activeCalls.contains(where: { $0.sessionId == call.sessionId && $0.callStatus == .initiated }) {
-                    await confirm(call)
-                }
+            case .recovered(let report):
+                output(PushFormatter.describe(report))
+            case .refreshFailed(let reason):
+                output("could not refresh the token: \(reason)")
+            case .reconnecting:
+                continue
             }
         }
     }
@@ -89,15 +95,7 @@ public actor Listener {
             _ = try? await client.endCall(call.sessionId)
             output("you hung up")
         }
-        client.startClosing()
-    }
-
-    /// One line on how a reconnect went.
-    static func describe(reconnect result: ConnectResult) -> String {
-        guard let recovery = result.recovery, recovery.recovered else {
-            return "reconnected; the events missed meanwhile are gone, showing the calls as they are now"
-        }
-        return "reconnected; caught up " + PushFormatter.count(recovery.missed, "missed event")
+        await client.close()
     }
 
     /// After a reconnect that could not recover, the calls as the gateway has them now.
@@ -114,7 +112,6 @@ public actor Listener {
         switch push {
         case .incomingCallReceived(let call, _):
             ringing.append(call)
-            await confirm(call)
             if let policy {
                 await answer(call, with: policy)
             } else {
@@ -128,15 +125,6 @@ public actor Listener {
             }
         default:
             break
-        }
-    }
-
-    /// Tells the caller this device shows `call` ringing (their ring progress counts it).
-    private func confirm(_ call: Call) async {
-        do {
-            _ = try await client.confirmRinging(call.sessionId)
-        } catch {
-            output("could not confirm the ring to the caller: \(GatewayProblem.explain(error, endpoint: endpoint))")
         }
     }
 

@@ -1,3 +1,4 @@
+import CallGateKit
 import CallGateProtocol
 
 /// Turns pushes into one readable line each, for `callgate listen` and `callgate call`.
@@ -87,6 +88,17 @@ public enum PushFormatter {
     }
 
     /// "rings on 2 devices of 2 users (3 still rung), waking 1 user by push": the caller's screen.
+    /// One line on how a reconnect went: what came back, and the sessions lost meanwhile.
+    public static func describe(_ report: RecoveryReport) -> String {
+        var line = report.recovered
+            ? "reconnected; caught up " + count(report.missed, "missed event")
+            : "reconnected; the events missed meanwhile are gone, showing the calls as they are now"
+        if !report.lostSessions.isEmpty {
+            line += "; no longer in " + count(report.lostSessions.count, "session")
+        }
+        return line
+    }
+
     static func describe(_ progress: RingProgress) -> String {
         var parts = ["rings on \(count(progress.devices, "device"))"]
         if progress.users > 1 || progress.ringing > 1 {

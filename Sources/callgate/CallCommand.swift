@@ -1,5 +1,4 @@
 import ArgumentParser
-import CallGateClient
 import CallGateConsole
 import CallGateProtocol
 
@@ -23,15 +22,13 @@ struct CallCommand: AsyncParsableCommand {
     var group = false
 
     func run() async throws {
-        let loop = try ClientLoop()
-        defer { loop.stop() }
-        let (socket, _) = try await client.connect(on: loop)
+        let (device, events, _) = try await client.connectedDevice()
         let endpoint = try client.endpoint
-        let caller = Caller(client: socket, endpoint: endpoint, output: ConsoleLines.print)
+        let caller = Caller(client: device, events: events, endpoint: endpoint, output: ConsoleLines.print)
         do {
             _ = try await caller.ring(receiver, receiverType: group ? .group : .user, callType: video ? .video : .audio)
         } catch {
-            await socket.close()
+            await device.close()
             throw CommandFailure(GatewayProblem.explain(error, endpoint: endpoint, receiver: group ? receiver : nil))
         }
         let signals = TerminationSignals()

@@ -1,5 +1,6 @@
 import ArgumentParser
-import CallGateClient
+import Foundation
+import CallGateKit
 import CallGateConsole
 import CallGateProtocol
 import CallGateServer
@@ -60,33 +61,21 @@ struct ClientOptions: ParsableArguments {
         return token
     }
 
-    /// A device connected as `--as` on `loop` that reconnects and recovers when its socket
-    /// drops (a token is minted again for each reconnect); a one-line reason on failure.
-    func reconnectingDevice(on loop: ClientLoop) async throws -> (ReconnectingClient, ConnectResult) {
+    /// A device connected as `--as` that reconnects and recovers when its socket drops (a
+    /// token is minted again when the one held is about to expire), with its events from before
+    /// it connected; a one-line reason on failure.
+    func connectedDevice() async throws -> (CallGateConnection, AsyncStream<CallGateEvent>, ConnectResult) {
         let endpoint = try endpoint
+        guard let url = URL(string: endpoint) else { throw ValidationError("not a gateway address: \(endpoint)") }
         let options = self
+        let configuration = CallGateConfiguration(
+            url: url, token: try await connectionToken(), fetchToken: { try await options.connectionToken() })
+        let device = CallGateConnection(configuration: configuration)
+        let events = await device.events()
         do {
-            return try await ReconnectingClient.connect(
-                to: ReconnectingClient.Target(host: try resolvedHost, port: try resolvedPort), loop: loop
-            ) { try await options.connectionToken() }
+            return (device, events, try await device.connect())
         } catch {
-            throw CommandFailure(GatewayProblem.explain(error, endpoint: endpoint))
-        }
-    }
-
-    /// A socket connected and authenticated as `--as`, on `loop`; a one-line reason on failure.
-    func connect(on loop: ClientLoop) async throws -> (CallGateClient, ConnectResult) {
-        let token = try await connectionToken()
-        let endpoint = try endpoint
-        do {
-            let client = try await CallGateClient.open(host: try resolvedHost, port: try resolvedPort, loop: loop)
-            do {
-                return (client, try await client.connect(token: token))
-            } catch {
-                await client.close()
-                throw error
-            }
-        } catch {
+            await device.close()
             throw CommandFailure(GatewayProblem.explain(error, endpoint: endpoint))
         }
     }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CallGateClient
 import CallGateConsole
 
 /// `callgate listen --as bob`: stays connected as a user, prints every push, and answers
@@ -17,11 +16,9 @@ struct ListenCommand: AsyncParsableCommand {
     var auto: AnswerPolicy?
 
     func run() async throws {
-        let loop = try ClientLoop()
-        defer { loop.stop() }
-        let (socket, connected) = try await client.reconnectingDevice(on: loop)
+        let (device, events, connected) = try await client.connectedDevice()
         let endpoint = try client.endpoint
-        let listener = Listener(client: socket, endpoint: endpoint, policy: auto, output: ConsoleLines.print)
+        let listener = Listener(client: device, events: events, endpoint: endpoint, policy: auto, output: ConsoleLines.print)
         let answering = auto.map { "answering every call with \($0.rawValue)" } ?? "keys: a accept, r reject, b busy, h hang up, q quit"
         ConsoleLines.print("connected to \(endpoint) as \(PushFormatter.name(connected.user)); \(answering); Ctrl-C to quit")
         if let missed = connected.missedCalls, missed.unseen > 0 {

@@ -1,4 +1,4 @@
-import CallGateClient
+import CallGateKit
 import CallGateProtocol
 import Testing
 
@@ -23,7 +23,7 @@ import Testing
 
     @Test func usualMistakesAreExplained() {
         let endpoint = "ws://127.0.0.1:1/ws"
-        let down = GatewayProblem.explain(CallGateClientError.connectFailed("connection refused"), endpoint: endpoint)
+        let down = GatewayProblem.explain(CallGateConnectionError.connectFailed("connection refused"), endpoint: endpoint)
         #expect(down.contains("cannot reach the gateway at ws://127.0.0.1:1/ws"))
         #expect(down.contains("callgate serve"))
         let token = GatewayProblem.explain(ErrorBody(code: .authError, message: "bad signature"), endpoint: endpoint)

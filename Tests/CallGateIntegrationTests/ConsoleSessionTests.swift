@@ -1,4 +1,5 @@
 import CallGateClient
+import CallGateKit
 import CallGateConsole
 import CallGateProtocol
 import Testing
@@ -12,10 +13,12 @@ struct ConsoleSessionTests {
         let gateway = try await TestGateway()
         defer { gateway.shutdown() }
         let bobLines = PrintedLines()
-        let listener = Listener(client: try await gateway.reconnectingDevice("bob"), endpoint: endpoint, policy: .reject, output: bobLines.output)
+        let (bob, bobEvents) = try await gateway.kitDevice("bob")
+        let listener = Listener(client: bob, events: bobEvents, endpoint: endpoint, policy: .reject, output: bobLines.output)
         let listening = Task { await listener.run() }
         let aliceLines = PrintedLines()
-        let caller = Caller(client: try await gateway.device("alice"), endpoint: endpoint, output: aliceLines.output)
+        let (alice, aliceEvents) = try await gateway.kitDevice("alice")
+        let caller = Caller(client: alice, events: aliceEvents, endpoint: endpoint, output: aliceLines.output)
         _ = try await caller.ring("bob", receiverType: .user, callType: .audio)
         #expect(await caller.follow() == .endedByPeer)
         #expect(aliceLines.all.contains("Bob (bob) declined"))
@@ -28,10 +31,12 @@ struct ConsoleSessionTests {
         let gateway = try await TestGateway()
         defer { gateway.shutdown() }
         let bobLines = PrintedLines()
-        let listener = Listener(client: try await gateway.reconnectingDevice("bob"), endpoint: endpoint, policy: nil, output: bobLines.output)
+        let (bob, bobEvents) = try await gateway.kitDevice("bob")
+        let listener = Listener(client: bob, events: bobEvents, endpoint: endpoint, policy: nil, output: bobLines.output)
         let listening = Task { await listener.run() }
         let aliceLines = PrintedLines()
-        let caller = Caller(client: try await gateway.device("alice"), endpoint: endpoint, output: aliceLines.output)
+        let (alice, aliceEvents) = try await gateway.kitDevice("alice")
+        let caller = Caller(client: alice, events: aliceEvents, endpoint: endpoint, output: aliceLines.output)
         _ = try await caller.ring("bob", receiverType: .user, callType: .video)
         let following = Task { await caller.follow() }
         #expect(await bobLines.waitFor(ListenKey.help))
@@ -50,10 +55,13 @@ struct ConsoleSessionTests {
         let gateway = try await TestGateway()
         defer { gateway.shutdown() }
         let bobLines = PrintedLines()
-        let bob = try await gateway.reconnectingDevice("bob")
-        let listener = Listener(client: bob, endpoint: endpoint, policy: .reject, output: bobLines.output)
+        let relay = try await TCPRelay(to: gateway.port)
+        defer { relay.stop() }
+        let (bob, bobEvents) = try await gateway.kitDevice("bob", url: relay.url, firstRetryDelay: .milliseconds(500))
+        let listener = Listener(client: bob, events: bobEvents, endpoint: endpoint, policy: .reject, output: bobLines.output)
         let listening = Task { await listener.run() }
-        bob.dropSocket()
+        relay.cutAll()
+        #expect(await bobLines.waitFor("the connection to the gateway was lost; reconnecting"))
         let alice = try await gateway.device("alice")
         let call = try await alice.initiateCall(to: "bob")
         #expect(await bobLines.waitFor("reconnected; caught up 1 missed event"))
@@ -76,7 +84,8 @@ struct ConsoleSessionTests {
     @Test func callingAnUnknownGroupIsExplained() async throws {
         let gateway = try await TestGateway()
         defer { gateway.shutdown() }
-        let caller = Caller(client: try await gateway.device("alice"), endpoint: endpoint, output: { _ in })
+        let (alice, aliceEvents) = try await gateway.kitDevice("alice")
+        let caller = Caller(client: alice, events: aliceEvents, endpoint: endpoint, output: { _ in })
         do {
             _ = try await caller.ring("nope", receiverType: .group, callType: .audio)
             Issue.record("the call should have been refused")
