@@ -18,7 +18,8 @@ final class TCPRelay: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<250 where !Self.listening(on: port) {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !Self.listening(on: port), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         guard Self.listening(on: port) else {
