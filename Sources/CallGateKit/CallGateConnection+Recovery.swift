@@ -110,7 +110,7 @@ extension CallGateConnection {
     private func retry() async {
         guard !closedByApp, socket == nil else { return }
         do {
-            _ = try await openAndConnect(freshToken: true)
+            _ = try await openAndConnect()
         } catch CallGateConnectionError.connectFailed {
             if !closedByApp, socket == nil {
                 scheduleReconnect()

@@ -4,9 +4,9 @@ import Foundation
 /// The socket's life: opening it and sending `connect`, reading its frames, its end.
 extension CallGateConnection {
     /// Opens a socket and sends `connect` on it, with `recover` when an earlier socket saw
-    /// pushes. With `freshToken` and `fetchToken`, asks for a new token first when the one
-    /// held expires within a minute.
-    func openAndConnect(freshToken: Bool) async throws -> ConnectResult {
+    /// pushes. With `fetchToken`, asks for a new token first when the one held expires within a
+    /// minute (or has expired: after a 4003).
+    func openAndConnect() async throws -> ConnectResult {
         if socket != nil {
             throw CallGateConnectionError.connectFailed("a socket is open already")
         }
@@ -21,7 +21,7 @@ extension CallGateConnection {
             throw CallGateConnectionError.disconnected(code: nil)
         }
         attach(opened)
-        if freshToken, let fetchToken = configuration.fetchToken, tokenExpiresSoon {
+        if let fetchToken = configuration.fetchToken, tokenExpiresSoon {
             if let fetched = try? await fetchToken() {
                 token = fetched
                 tokenExpiresAt = nil

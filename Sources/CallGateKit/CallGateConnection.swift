@@ -78,6 +78,9 @@ public actor CallGateConnection: CallGateRequester {
         for subscriber in subscribers.values {
             subscriber.finish()
         }
+        if let socket {
+            Task { await socket.close(code: 1000, reason: "bye") }
+        }
     }
 
     /// Whether a socket is open and its `connect` succeeded.
@@ -92,7 +95,8 @@ public actor CallGateConnection: CallGateRequester {
     }
 
     /// Every event from now on, in order, until the connection is released. Each call makes a
-    /// stream of its own; subscribe before `connect()` to see its `.open`.
+    /// stream of its own; subscribe before `connect()` to see its `.open`. A stream keeps the
+    /// events not read yet: read it, or end the loop that reads it (which unsubscribes it).
     public func events() -> AsyncStream<CallGateEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: CallGateEvent.self, bufferingPolicy: .unbounded)
         let number = nextSubscriber
@@ -127,7 +131,15 @@ public actor CallGateConnection: CallGateRequester {
         closedByApp = false
         retryTask?.cancel()
         retryTask = nil
-        return try await openAndConnect(freshToken: false)
+        return try await openAndConnect()
+    }
+
+    /// Makes `token` the one the next connect sends: after a close with 4001 or 4003, give a new
+    /// token here, then `connect()` again (it recovers what was missed meanwhile). While
+    /// connected, send it with `refreshToken` instead.
+    public func setToken(_ token: String) {
+        self.token = token
+        tokenExpiresAt = nil
     }
 
     /// Closes the socket normally (1000) and reconnects no more; pending requests fail with
@@ -161,13 +173,15 @@ public actor CallGateConnection: CallGateRequester {
             break
         }
         let timeout = configuration.requestTimeout
+        let expiry = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            await self?.expire(id, op: request.op.rawValue)
+        }
+        defer { expiry.cancel() }
         let outcome = try await withCheckedThrowingContinuation { continuation in
             pending[id] = continuation
             outgoing.yield(text)
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                await self?.expire(id, op: request.op.rawValue)
-            }
         }
         noteReply(to: request, outcome)
         return outcome

@@ -64,10 +64,13 @@ public struct WebSocketTransport: CallGateTransport {
 public enum WebSocketTransportError: Error, CustomStringConvertible {
     /// The server ended the connection before the WebSocket handshake completed.
     case refused(String)
+    /// A frame was sent on a socket whose handshake is not done.
+    case notOpen
 
     public var description: String {
         switch self {
         case .refused(let url): "the WebSocket handshake with \(url) did not complete"
+        case .notOpen: "the socket is not open"
         }
     }
 }
@@ -114,7 +117,7 @@ private actor WebSocketSocket: TransportSocket {
     }
 
     func send(_ text: String) async throws {
-        guard let outbound else { throw WebSocketTransportError.refused("a socket not open") }
+        guard let outbound else { throw WebSocketTransportError.notOpen }
         try await outbound.write(.text(text))
     }
 

@@ -163,6 +163,11 @@ struct CallGateKitFlowTests {
         #expect(!willReconnect)
         #expect(await bobEvents.next(within: .seconds(1)) { if case .reconnecting = $0 { true } else { false } } == nil)
         #expect(await !bob.isConnected)
+        // The app signs in again: a new token, and the connection takes up where it stood.
+        await bob.setToken(try await gateway.token("bob"))
+        let again = try await bob.connect()
+        #expect(again.recovery?.recovered == true)
+        await bob.close()
     }
 }
 

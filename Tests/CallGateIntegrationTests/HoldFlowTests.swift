@@ -1,4 +1,5 @@
 import CallGateClient
+import CallGateKit
 import CallGateProtocol
 import Foundation
 import Testing

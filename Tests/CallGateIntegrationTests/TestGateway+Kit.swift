@@ -10,8 +10,8 @@ extension TestGateway {
     }
 
     /// A CallGateKit device of `uid`, connected through `url` (default: straight to the gateway),
-    /// with its events from before it connected. Tokens live `ttl` seconds; with `refreshes`,
-    /// the device fetches new ones from this gateway's secret.
+    /// with its events from before it connected. Its first token lives `ttl` seconds; with
+    /// `refreshes`, the device fetches new ones (an hour each) from this gateway's secret.
     /// Reconnects begin after `firstRetryDelay` (shorter than an app's, to keep tests short).
     func kitDevice(
         _ uid: String, url: URL? = nil, ttl: Int = 3600, refreshes: Bool = true, confirmsRinging: Bool = true,
@@ -20,7 +20,7 @@ extension TestGateway {
         var fetchToken: (@Sendable () async throws -> String)?
         if refreshes {
             let tokens = self.tokens
-            fetchToken = { @Sendable in try await tokens.mint(user: User(uid: uid, name: uid.capitalized), ttl: ttl).token }
+            fetchToken = { @Sendable in try await tokens.mint(user: User(uid: uid, name: uid.capitalized), ttl: 3600).token }
         }
         let configuration = CallGateConfiguration(
             url: url ?? self.url, token: try await token(uid, ttl: ttl), fetchToken: fetchToken, confirmsRinging: confirmsRinging,

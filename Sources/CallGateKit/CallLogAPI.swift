@@ -6,9 +6,9 @@ import FoundationNetworking
 
 /// The call log over HTTP, as one user reads it with their token: a page of their calls
 /// (`GET /v3.0/calls`), the calls under one session id (`GET /v3.0/calls/{sessionId}`) and
-/// what happened in them step by step (`GET /v3.0/calls/{sessionId}/timeline`). The socket
-/// client (`CallGateClient`) does not carry it: an app reads its history with or without a
-/// connected device. Any thread.
+/// what happened in them step by step (`GET /v3.0/calls/{sessionId}/timeline`). Apart from
+/// `CallGateConnection`: an app reads its history with or without a connected device. Any
+/// thread.
 public struct CallLogAPI: Sendable {
     /// The gateway's HTTP address, e.g. `http://127.0.0.1:8080`.
     public let baseURL: URL
