@@ -5,7 +5,13 @@ import Foundation
 extension CallGateConnection {
     /// Takes up the push sequence from a connect result: from its `seq`, or, when missed pushes
     /// follow it, from the last push seen until they are all in.
+    /// A result whose epoch or seq no `recover` could carry back leaves nothing to recover from.
     func follow(_ result: ConnectResult, recovering recover: RecoverParams?) {
+        guard result.epoch.utf8.count <= RecoverParams.maxEpochLength, result.seq <= RecoverParams.maxSeq else {
+            position = nil
+            replay = nil
+            return
+        }
         if let recover, let recovery = result.recovery, recovery.recovered, recovery.missed > 0 {
             position = RecoverParams(epoch: result.epoch, seq: recover.seq, connectionId: result.connectionId)
             replay = (recovery.missed, result.seq)
@@ -18,8 +24,9 @@ extension CallGateConnection {
     /// Whether the push numbered `seq` was not seen yet; moves the position past it. After the
     /// last missed push the position moves to the connect result's `seq`: the pushes in between
     /// were not for this device (its previous socket had the replies).
+    /// A seq past what `recover` can carry is not followed.
     func isNew(_ seq: UInt64?) -> Bool {
-        guard let seq, var position else { return true }
+        guard let seq, seq <= RecoverParams.maxSeq, var position else { return true }
         guard seq > position.seq else { return false }
         position.seq = seq
         if let replay {
@@ -80,20 +87,26 @@ extension CallGateConnection {
             do {
                 let token = try await generateToken(sessionId: session.sessionId)
                 report.rejoinedSessions.append(try await joinSession(callToken: token.callToken, idleTimeout: session.idleTimeout))
-            } catch is ErrorBody {
-                report.lostSessions.append(session.sessionId)
-            } catch {
+            } catch CallGateConnectionError.disconnected {
                 for left in sessions[index...] {
                     joined[left.sessionId] = left.idleTimeout
                 }
                 return
+            } catch {
+                report.lostSessions.append(session.sessionId)
             }
         }
         emit(.recovered(report))
     }
 
     /// Schedules the next reconnect: `firstRetryDelay` doubling to `maxRetryDelay`, with jitter.
+    /// The doubling starts over only after a socket that lived 30 s, so a gateway that takes
+    /// `connect` and then closes is not asked again every half second.
     func scheduleReconnect() {
+        if let connectedAt, ContinuousClock.now - connectedAt >= .seconds(30) {
+            attempt = 0
+        }
+        connectedAt = nil
         attempt += 1
         let doubled = configuration.firstRetryDelay * (1 << min(attempt - 1, 20))
         let delay = min(doubled, configuration.maxRetryDelay) * Double.random(in: 0.75...1.25)
@@ -105,12 +118,12 @@ extension CallGateConnection {
         }
     }
 
-    /// One reconnect. A socket that would not open is tried again later; a socket that opened
-    /// and then failed is tried again (or not) when its close comes.
+    /// One reconnect. A socket that would not open is tried again later; one that opened and
+    /// did not connect was ended by `openAndConnect`, which scheduled the next try if any.
     private func retry() async {
         guard !closedByApp, socket == nil else { return }
         do {
-            _ = try await openAndConnect()
+            _ = try await openAndConnect(retrying: true)
         } catch CallGateConnectionError.connectFailed {
             if !closedByApp, socket == nil {
                 scheduleReconnect()
@@ -121,36 +134,46 @@ extension CallGateConnection {
     }
 
     /// With `fetchToken`, arms the refresh of the token ahead of its expiry: a minute before,
-    /// or halfway through the time left when that is under two minutes.
-    func scheduleRefresh() {
+    /// or halfway through the time left when that is under two minutes. The refresh belongs to
+    /// the open socket: it does nothing once that socket is gone.
+    func scheduleRefresh(retry: Bool = false) {
         refreshTask?.cancel()
+        refreshTask = nil
         guard let fetchToken = configuration.fetchToken, let expiresAt = tokenExpiresAt, current != nil else { return }
-        let remaining = expiresAt * 1000 - serverNowMillis
+        let remaining = Self.millis(ofSeconds: expiresAt).subtractingClamped(serverNowMillis)
         guard remaining > 0 else { return }
-        let wait = remaining >= 120_000 ? remaining - 60_000 : remaining / 2
+        var wait = remaining >= 120_000 ? remaining - 60_000 : remaining / 2
+        if retry {
+            guard remaining > 5_000 else { return }
+            wait = max(5_000, remaining / 2)
+        }
+        let number = socketNumber
         refreshTask = Task { [weak self] in
             try? await Task.sleep(for: .milliseconds(wait))
             guard !Task.isCancelled else { return }
-            await self?.refresh(with: fetchToken)
+            await self?.refresh(with: fetchToken, on: number)
         }
     }
 
-    /// Refreshes the token with one from `fetchToken` (a success arms the next refresh); a
-    /// failure is told to the app and tried again halfway through the time then left, at
-    /// least a second later, while the socket and the token last.
-    private func refresh(with fetchToken: @escaping @Sendable () async throws -> String) async {
+    /// Refreshes the token with one from `fetchToken`, if socket `number` is still the open
+    /// one (a success arms the next refresh). A failure, or a token that expires no later than
+    /// the one held, is told to the app and tried again halfway through the time then left, at
+    /// least 5 s later.
+    private func refresh(with fetchToken: @escaping @Sendable () async throws -> String, on number: Int) async {
+        guard number == socketNumber, current != nil, !closedByApp else { return }
+        let before = tokenExpiresAt
         do {
-            _ = try await refreshToken(try await fetchToken())
-        } catch {
-            emit(.refreshFailed(String(describing: error)))
-            guard current != nil, let expiresAt = tokenExpiresAt else { return }
-            let remaining = expiresAt * 1000 - serverNowMillis
-            guard remaining > 1000 else { return }
-            refreshTask = Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(max(1000, remaining / 2)))
-                guard !Task.isCancelled else { return }
-                await self?.refresh(with: fetchToken)
+            let fresh = try await within(configuration.requestTimeout, op: "fetchToken", fetchToken)
+            guard number == socketNumber, current != nil else { return }
+            let result = try await refreshToken(fresh)
+            if let before, result.tokenExpiresAt <= before, number == socketNumber, !closedByApp {
+                emit(.refreshFailed("the fetched token expires no later than the one held"))
+                scheduleRefresh(retry: true)
             }
+        } catch {
+            guard number == socketNumber, current != nil, !closedByApp else { return }
+            emit(.refreshFailed(String(describing: error)))
+            scheduleRefresh(retry: true)
         }
     }
 }

@@ -4,11 +4,19 @@ import Foundation
 /// The socket's life: opening it and sending `connect`, reading its frames, its end.
 extension CallGateConnection {
     /// Opens a socket and sends `connect` on it, with `recover` when an earlier socket saw
-    /// pushes. With `fetchToken`, asks for a new token first when the one held expires within a
-    /// minute (or has expired: after a 4003).
-    func openAndConnect() async throws -> ConnectResult {
+    /// pushes. With `fetchToken`, asks for a new token first (before the socket opens: the
+    /// gateway gives a socket 10 s to connect) when the one held expires within a minute or has
+    /// expired. A connect that does not succeed ends its socket; with `retrying`, the next
+    /// attempt is scheduled unless the gateway refused this device for good.
+    func openAndConnect(retrying: Bool) async throws -> ConnectResult {
         if socket != nil {
             throw CallGateConnectionError.connectFailed("a socket is open already")
+        }
+        if let fetchToken = configuration.fetchToken, tokenExpiresSoon,
+            let fetched = try? await within(configuration.requestTimeout, op: "fetchToken", fetchToken)
+        {
+            token = fetched
+            tokenExpiresAt = nil
         }
         let opened: any TransportSocket
         do {
@@ -17,36 +25,42 @@ extension CallGateConnection {
             throw CallGateConnectionError.connectFailed(String(describing: error))
         }
         guard !closedByApp, socket == nil else {
-            await opened.close(code: 1000, reason: "bye")
+            Task { await opened.close(code: 1000, reason: "bye") }
             throw CallGateConnectionError.disconnected(code: nil)
         }
-        attach(opened)
-        if let fetchToken = configuration.fetchToken, tokenExpiresSoon {
-            if let fetched = try? await fetchToken() {
-                token = fetched
-                tokenExpiresAt = nil
-            }
-        }
-        let outcome = try await send(.connect(ConnectParams(token: token, recover: position)))
+        let number = attach(opened)
         do {
-            return try outcome.decodeResult(ConnectResult.self)
-        } catch let refused as ErrorBody {
-            if refused.code == .authError || refused.code == .tooManyDevices {
-                refusal = refused.code == .authError ? CloseCode.unauthorized : CloseCode.tooManyDevices
+            return try await send(.connect(ConnectParams(token: token, recover: position))).decodeResult(ConnectResult.self)
+        } catch {
+            guard socketNumber == number else { throw error }
+            var reconnecting = retrying && configuration.reconnects && !closedByApp
+            if let refused = error as? ErrorBody {
+                switch refused.code {
+                case .authError, .tooManyDevices:
+                    reconnecting = false
+                case .rateLimited, .storeUnavailable, .internal, .clusterUnavailable:
+                    break
+                default:
+                    // The gateway refused what this client sent: the next connect starts afresh.
+                    position = nil
+                    replay = nil
+                }
             }
-            await opened.close(code: 1000, reason: "connect refused")
-            throw refused
+            detach(code: nil, reason: "connect failed: \(error)", reconnecting: reconnecting)
+            Task { await opened.close(code: 1000, reason: "connect failed") }
+            throw error
         }
     }
 
     /// Whether the token held expires within a minute (by the gateway's clock).
     private var tokenExpiresSoon: Bool {
         guard let tokenExpiresAt else { return false }
-        return tokenExpiresAt * 1000 - serverNowMillis < 60_000
+        return Self.millis(ofSeconds: tokenExpiresAt).subtractingClamped(serverNowMillis) < 60_000
     }
 
     /// Makes `opened` the socket: starts reading its events and writing its frames, in order.
-    private func attach(_ opened: any TransportSocket) {
+    /// Answers its number.
+    private func attach(_ opened: any TransportSocket) -> Int {
         socketNumber += 1
         let number = socketNumber
         socket = opened
@@ -63,6 +77,7 @@ extension CallGateConnection {
                 await self.take(event, from: number)
             }
         }
+        return number
     }
 
     private func take(_ event: TransportEvent, from number: Int) {
@@ -71,7 +86,32 @@ extension CallGateConnection {
         case .text(let text):
             received(Data(text.utf8))
         case .closed(let code, let reason):
-            socketEnded(code: code, reason: reason)
+            let final = code.map(Self.finalCloseCodes.contains) == true
+            detach(code: code, reason: reason, reconnecting: configuration.reconnects && !closedByApp && !final)
+        }
+    }
+
+    /// Ends the socket for this connection at once: its later frames are ignored, what waits on
+    /// it fails, the app is told, and a reconnect is scheduled when `reconnecting`. Closing the
+    /// transport is the caller's (the gateway may never answer a close frame).
+    func detach(code: UInt16?, reason: String, reconnecting: Bool) {
+        guard socket != nil else { return }
+        socketNumber += 1
+        socket = nil
+        outgoing?.finish()
+        outgoing = nil
+        current = nil
+        connecting = nil
+        refreshTask?.cancel()
+        refreshTask = nil
+        let waiting = pending.values
+        pending = [:]
+        for waiter in waiting {
+            waiter.resume(throwing: CallGateConnectionError.disconnected(code: code))
+        }
+        emit(.closed(code: code, reason: reason, willReconnect: reconnecting))
+        if reconnecting {
+            scheduleReconnect()
         }
     }
 
@@ -112,9 +152,9 @@ extension CallGateConnection {
     /// Takes up a successful connect: the push sequence, the clock, the token's expiry, the
     /// missed calls; tells the app, then recovers the sessions when it recovered.
     private func connected(_ result: ConnectResult, recovering recover: RecoverParams?) {
-        attempt = 0
+        connectedAt = .now
         current = result
-        clockOffsetMillis = result.serverTime - Self.localMillis()
+        clockOffsetMillis = result.serverTime.subtractingClamped(Self.localMillis())
         tokenExpiresAt = result.tokenExpiresAt
         if let unseen = result.unseenMissedCalls, let revision = result.missedCallsRevision {
             noteMissedCalls(MissedCalls(unseen: unseen, revision: revision))
@@ -144,26 +184,21 @@ extension CallGateConnection {
         }
     }
 
-    /// The socket is gone: fails what waits on it, tells the app, and reconnects unless the app
-    /// closed it or the close says another try cannot help.
-    private func socketEnded(code: UInt16?, reason: String) {
-        socket = nil
-        outgoing?.finish()
-        outgoing = nil
-        current = nil
-        connecting = nil
-        refreshTask?.cancel()
-        let waiting = pending.values
-        pending = [:]
-        for waiter in waiting {
-            waiter.resume(throwing: CallGateConnectionError.disconnected(code: code))
-        }
-        let final = refusal != nil || code.map(Self.finalCloseCodes.contains) == true
-        refusal = nil
-        let willReconnect = configuration.reconnects && !closedByApp && !final
-        emit(.closed(code: code, reason: reason, willReconnect: willReconnect))
-        if willReconnect {
-            scheduleReconnect()
+    /// `work`, or `.timeout(op)` when it takes longer than `limit` (the work is cancelled).
+    func within<Value: Sendable>(
+        _ limit: Duration, op: String, _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw CallGateConnectionError.timeout(op: op)
+            }
+            return value
         }
     }
 }

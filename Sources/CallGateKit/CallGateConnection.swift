@@ -53,8 +53,8 @@ public actor CallGateConnection: CallGateRequester {
     var confirmed: Set<String> = []
     /// `close()` was called: no reconnects until `connect()`.
     var closedByApp = false
-    /// Set when the gateway refused a reconnect for good: the close code that goes with it.
-    var refusal: UInt16?
+    /// When the last connect succeeded: a socket that lived 30 s resets the reconnect backoff.
+    var connectedAt: ContinuousClock.Instant?
     var attempt = 0
     var retryTask: Task<Void, Never>?
     var refreshTask: Task<Void, Never>?
@@ -78,6 +78,7 @@ public actor CallGateConnection: CallGateRequester {
         for subscriber in subscribers.values {
             subscriber.finish()
         }
+        outgoing?.finish()
         if let socket {
             Task { await socket.close(code: 1000, reason: "bye") }
         }
@@ -91,7 +92,7 @@ public actor CallGateConnection: CallGateRequester {
     /// The gateway's clock now, in Unix milliseconds: this device's corrected by the offset the
     /// last connect measured.
     public var serverNowMillis: Int64 {
-        Self.localMillis() + clockOffsetMillis
+        Self.localMillis().addingClamped(clockOffsetMillis)
     }
 
     /// Every event from now on, in order, until the connection is released. Each call makes a
@@ -131,7 +132,7 @@ public actor CallGateConnection: CallGateRequester {
         closedByApp = false
         retryTask?.cancel()
         retryTask = nil
-        return try await openAndConnect()
+        return try await openAndConnect(retrying: false)
     }
 
     /// Makes `token` the one the next connect sends: after a close with 4001 or 4003, give a new
@@ -142,8 +143,9 @@ public actor CallGateConnection: CallGateRequester {
         tokenExpiresAt = nil
     }
 
-    /// Closes the socket normally (1000) and reconnects no more; pending requests fail with
-    /// `.disconnected`. A later `connect()` starts afresh: it recovers and rejoins nothing.
+    /// Closes the socket normally (1000) and reconnects no more: `.closed` comes at once,
+    /// pending requests fail with `.disconnected`, nothing more from this socket reaches the app.
+    /// A later `connect()` starts afresh: it recovers and rejoins nothing.
     public func close() async {
         closedByApp = true
         retryTask?.cancel()
@@ -152,25 +154,31 @@ public actor CallGateConnection: CallGateRequester {
         replay = nil
         joined = [:]
         confirmed = []
-        await socket?.close(code: 1000, reason: "bye")
+        if let ending = socket {
+            detach(code: 1000, reason: "bye", reconnecting: false)
+            Task { await ending.close(code: 1000, reason: "bye") }
+        }
     }
 
     /// Sends one request and waits for its reply; an error reply comes back as `.failure`
     /// (the typed ops throw it as `ErrorBody`).
+    /// Until the socket's `connect` succeeded, any other request fails with `.disconnected`.
     public func send(_ request: ClientRequest) async throws -> ReplyOutcome {
-        guard let outgoing else { throw CallGateConnectionError.disconnected(code: nil) }
-        nextRequestNumber += 1
-        let id = "r\(nextRequestNumber)"
-        let text = String(decoding: try RequestFrame(id: id, request: request).encoded(), as: UTF8.self)
         switch request {
-        case .connect(let params):
-            connecting = (id, params.recover)
         case .leaveSession(let params), .endCall(let params):
             joined.removeValue(forKey: params.sessionId)
         case .rejectCall(let params):
             joined.removeValue(forKey: params.sessionId)
         default:
             break
+        }
+        let connects = if case .connect = request { true } else { false }
+        guard let outgoing, connects || current != nil else { throw CallGateConnectionError.disconnected(code: nil) }
+        nextRequestNumber += 1
+        let id = "r\(nextRequestNumber)"
+        let text = String(decoding: try RequestFrame(id: id, request: request).encoded(), as: UTF8.self)
+        if case .connect(let params) = request {
+            connecting = (id, params.recover)
         }
         let timeout = configuration.requestTimeout
         let expiry = Task { [weak self] in
@@ -196,10 +204,13 @@ public actor CallGateConnection: CallGateRequester {
             }
         case .refreshToken(let params):
             if let result = try? outcome.decodeResult(RefreshTokenResult.self) {
+                let later = tokenExpiresAt.map { result.tokenExpiresAt > $0 } ?? true
                 token = params.token
                 tokenExpiresAt = result.tokenExpiresAt
                 current?.tokenExpiresAt = result.tokenExpiresAt
-                scheduleRefresh()
+                if later {
+                    scheduleRefresh()
+                }
             }
         case .markCallsSeen:
             if let count = try? outcome.decodeResult(MissedCalls.self) {

@@ -20,7 +20,9 @@ struct CallGateKitDropTests {
         let relay = try await TCPRelay(to: gateway.port)
         defer { relay.stop() }
         let (alice, _) = try await gateway.kitDevice("alice")
-        let (bob, bobStream) = try await gateway.kitDevice("bob", url: relay.url)
+        // Cut every 20 to 200 ms, the device's backoff would reach its cap at once: the cap is
+        // short here to keep the run short (an app's is 15 s).
+        let (bob, bobStream) = try await gateway.kitDevice("bob", url: relay.url, maxRetryDelay: .milliseconds(200))
         let heard = HeardTicks(bobStream)
         let call = try await alice.initiateCall(to: "bob")
         _ = try await bob.acceptCall(call.sessionId)

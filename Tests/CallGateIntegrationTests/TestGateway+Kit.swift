@@ -12,10 +12,11 @@ extension TestGateway {
     /// A CallGateKit device of `uid`, connected through `url` (default: straight to the gateway),
     /// with its events from before it connected. Its first token lives `ttl` seconds; with
     /// `refreshes`, the device fetches new ones (an hour each) from this gateway's secret.
-    /// Reconnects begin after `firstRetryDelay` (shorter than an app's, to keep tests short).
+    /// Reconnects begin after `firstRetryDelay` and wait at most `maxRetryDelay` (shorter than
+    /// an app's, to keep tests short).
     func kitDevice(
         _ uid: String, url: URL? = nil, ttl: Int = 3600, refreshes: Bool = true, confirmsRinging: Bool = true,
-        firstRetryDelay: Duration = .milliseconds(100)
+        firstRetryDelay: Duration = .milliseconds(100), maxRetryDelay: Duration = .seconds(1)
     ) async throws -> (CallGateConnection, AsyncStream<CallGateEvent>) {
         var fetchToken: (@Sendable () async throws -> String)?
         if refreshes {
@@ -24,7 +25,7 @@ extension TestGateway {
         }
         let configuration = CallGateConfiguration(
             url: url ?? self.url, token: try await token(uid, ttl: ttl), fetchToken: fetchToken, confirmsRinging: confirmsRinging,
-            firstRetryDelay: firstRetryDelay, maxRetryDelay: .seconds(1))
+            firstRetryDelay: firstRetryDelay, maxRetryDelay: maxRetryDelay)
         let device = CallGateConnection(configuration: configuration)
         let events = await device.events()
         try await device.connect()
