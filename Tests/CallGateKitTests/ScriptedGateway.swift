@@ -13,6 +13,16 @@ actor ScriptedGateway: CallGateTransport {
         sockets.append(socket)
         return socket
     }
+
+    /// The socket opened after the first `count`, waiting up to 3 s for it.
+    func nextSocket(after count: Int = 0) async -> ScriptedSocket? {
+        let deadline = ContinuousClock.now + .seconds(3)
+        while sockets.count <= count {
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return sockets[count]
+    }
 }
 
 /// The gateway's end of one scripted socket.
