@@ -15,15 +15,10 @@ public final class CallGateClient: CallGateRequester {
         var closeCode: UInt16?
         /// Keeps the token fresh, when `connect(token:refreshingWith:)` started it.
         var refresher: Task<Void, Never>?
-        /// The epoch and connection id of the last connect result.
-        var connected: (epoch: String, connectionId: String)?
-        /// The last push seen: the connect result's `seq`, or while a replay comes in, the
-        /// `recover.seq` it started from and the replayed pushes seen since.
-        var lastSeq: UInt64 = 0
+        /// Where the socket stands in its user's push sequence.
+        var position = PushPosition()
         /// The `connect` waiting for its reply, and what it asked to recover from.
         var connecting: (id: String, recover: RecoverParams?)?
-        /// Replayed pushes still to come, and the result's `seq` to move to after the last.
-        var replay: (left: Int, resumeAt: UInt64)?
     }
 
     private let loop: ClientLoop
@@ -70,38 +65,18 @@ public final class CallGateClient: CallGateRequester {
     /// connection id with the last push seen. Pass it as `recover` when connecting again (on a
     /// new socket) to be given what was missed in between. Nil before `connect` succeeded.
     public var recoveryPoint: RecoverParams? {
-        state.withLock { state in
-            state.connected.map { RecoverParams(epoch: $0.epoch, seq: state.lastSeq, connectionId: $0.connectionId) }
-        }
+        state.withLock { $0.position.point }
     }
 
     /// Takes up the push sequence from a connect result, on the service thread before the
-    /// frames after it: from the result's `seq`, or, when missed pushes follow, from the
-    /// `recover.seq` they follow until the last of them is in (a drop in between then loses
-    /// none of those still to come).
+    /// frames after it (see `PushPosition.follow`).
     private func connected(_ result: ConnectResult, recovering recover: RecoverParams?) {
-        state.withLock { state in
-            state.connected = (result.epoch, result.connectionId)
-            if let recover, let recovery = result.recovery, recovery.recovered, recovery.missed > 0 {
-                state.lastSeq = recover.seq
-                state.replay = (recovery.missed, result.seq)
-            } else {
-                state.lastSeq = result.seq
-                state.replay = nil
-            }
-        }
+        state.withLock { $0.position.follow(result, recovering: recover) }
     }
 
     /// Moves the position past a push numbered `seq`.
     private func saw(seq: UInt64) {
-        state.withLock { state in
-            state.lastSeq = max(state.lastSeq, seq)
-            guard let replay = state.replay else { return }
-            state.replay = replay.left > 1 ? (replay.left - 1, replay.resumeAt) : nil
-            if replay.left <= 1 {
-                state.lastSeq = max(state.lastSeq, replay.resumeAt)
-            }
-        }
+        state.withLock { _ = $0.position.see(seq) }
     }
 
     /// The next push, unmatched reply or close, waiting at most `timeout` (nil: forever).

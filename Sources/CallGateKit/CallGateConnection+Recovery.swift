@@ -3,44 +3,6 @@ import Foundation
 
 /// Coming back after a drop: the push sequence, reconnects, rejoining sessions, the token.
 extension CallGateConnection {
-    /// Takes up the push sequence from a connect result: from its `seq`, or, when missed pushes
-    /// follow it, from the last push seen until they are all in.
-    /// A result whose epoch or seq no `recover` could carry back leaves nothing to recover from.
-    func follow(_ result: ConnectResult, recovering recover: RecoverParams?) {
-        guard result.epoch.utf8.count <= RecoverParams.maxEpochLength, result.seq <= RecoverParams.maxSeq else {
-            position = nil
-            replay = nil
-            return
-        }
-        if let recover, let recovery = result.recovery, recovery.recovered, recovery.missed > 0 {
-            position = RecoverParams(epoch: result.epoch, seq: recover.seq, connectionId: result.connectionId)
-            replay = (recovery.missed, result.seq)
-        } else {
-            position = RecoverParams(epoch: result.epoch, seq: result.seq, connectionId: result.connectionId)
-            replay = nil
-        }
-    }
-
-    /// Whether the push numbered `seq` was not seen yet; moves the position past it. After the
-    /// last missed push the position moves to the connect result's `seq`: the pushes in between
-    /// were not for this device (its previous socket had the replies).
-    /// A seq past what `recover` can carry is not followed.
-    func isNew(_ seq: UInt64?) -> Bool {
-        guard let seq, seq <= RecoverParams.maxSeq, var position else { return true }
-        guard seq > position.seq else { return false }
-        position.seq = seq
-        if let replay {
-            if replay.left <= 1 {
-                position.seq = max(seq, replay.resumeAt)
-                self.replay = nil
-            } else {
-                self.replay = (replay.left - 1, replay.resumeAt)
-            }
-        }
-        self.position = position
-        return true
-    }
-
     /// Keeps `count` when it is newer than the one held; says whether it was (counts from
     /// different gateway nodes may cross).
     @discardableResult

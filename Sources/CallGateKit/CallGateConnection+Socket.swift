@@ -30,7 +30,7 @@ extension CallGateConnection {
         }
         let number = attach(opened)
         do {
-            return try await send(.connect(ConnectParams(token: token, recover: position))).decodeResult(ConnectResult.self)
+            return try await send(.connect(ConnectParams(token: token, recover: position.point))).decodeResult(ConnectResult.self)
         } catch {
             guard socketNumber == number else { throw error }
             var reconnecting = retrying && configuration.reconnects && !closedByApp
@@ -42,8 +42,7 @@ extension CallGateConnection {
                     break
                 default:
                     // The gateway refused what this client sent: the next connect starts afresh.
-                    position = nil
-                    replay = nil
+                    position = PushPosition()
                 }
             }
             detach(code: nil, reason: "connect failed: \(error)", reconnecting: reconnecting)
@@ -130,7 +129,7 @@ extension CallGateConnection {
             }
             waiter.resume(returning: outcome)
         case .push(let event, let seq, let raw):
-            guard isNew(seq), let push = try? Push(event: event, frame: raw) else { return }
+            guard position.see(seq), let push = try? Push(event: event, frame: raw) else { return }
             switch push {
             case .callEnded(let sessionId), .removedFromCall(let sessionId, _):
                 joined.removeValue(forKey: sessionId)
@@ -159,7 +158,7 @@ extension CallGateConnection {
         if let unseen = result.unseenMissedCalls, let revision = result.missedCallsRevision {
             noteMissedCalls(MissedCalls(unseen: unseen, revision: revision))
         }
-        follow(result, recovering: recover)
+        position.follow(result, recovering: recover)
         scheduleRefresh()
         emit(.open(result))
         if recover != nil {

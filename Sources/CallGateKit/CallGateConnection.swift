@@ -43,10 +43,8 @@ public actor CallGateConnection: CallGateRequester {
     var connecting: (id: String, recover: RecoverParams?)?
     /// The gateway's clock minus this device's, in ms, from the last connect.
     var clockOffsetMillis: Int64 = 0
-    /// Where the device stands in its push sequence; sent as `recover` by the next connect.
-    var position: RecoverParams?
-    /// While missed pushes are replayed: how many are still to come, and the seq to move to after.
-    var replay: (left: Int, resumeAt: UInt64)?
+    /// Where the device stands in its push sequence; its point is sent as `recover` by the next connect.
+    var position = PushPosition()
     /// Sessions joined through this connection and not left, with the `idleTimeout` they were joined with.
     var joined: [String: Int?] = [:]
     /// Rings confirmed to their callers (`confirmsRinging`) that may still ring.
@@ -150,8 +148,7 @@ public actor CallGateConnection: CallGateRequester {
         closedByApp = true
         retryTask?.cancel()
         refreshTask?.cancel()
-        position = nil
-        replay = nil
+        position = PushPosition()
         joined = [:]
         confirmed = []
         if let ending = socket {

@@ -142,9 +142,10 @@ final class GatewayMetrics {
         authFailures[reason]?.increment()
     }
 
-    /// Every metric in the Prometheus text format. Any thread.
+    /// Every metric in the Prometheus text format, each with its `# HELP` and `# TYPE`, then
+    /// the process metrics and `callgate_build_info`. Any thread.
     func exposition() -> [UInt8] {
-        factory.registry.emitToBuffer()
+        MetricHelp.annotate(factory.registry.emitToBuffer()) + Array(ProcessMetrics.exposition().utf8)
     }
 
     private func closedCounter(_ code: String) -> CoreMetrics.Counter {

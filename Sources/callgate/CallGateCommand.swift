@@ -1,4 +1,5 @@
 import ArgumentParser
+import CallGateServer
 import Foundation
 
 /// `callgate`: the gateway and its tools.
@@ -7,6 +8,7 @@ struct CallGateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "callgate",
         abstract: "A WebSocket gateway for real-time call events.",
+        version: GatewayVersion.release,
         subcommands: [
             ServeCommand.self, TokenCommand.self, ListenCommand.self, CallCommand.self, MigrateCommand.self,
             MigrateSQLiteCommand.self,

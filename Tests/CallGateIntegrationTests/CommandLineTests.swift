@@ -1,4 +1,5 @@
 import CallGateBench
+import CallGateServer
 import Foundation
 import Testing
 
@@ -25,6 +26,12 @@ struct CommandLineTests {
         #expect(await listen.waitForOutput("alice hung up; the call is over"))
         listen.interrupt()
         #expect(await listen.exitStatus() == 0)
+    }
+
+    @Test func versionNamesTheRelease() async throws {
+        let version = try ChildProcess("callgate", ["--version"])
+        #expect(await version.exitStatus() == 0)
+        #expect(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == GatewayVersion.release)
     }
 
     @Test func callExplainsAServerThatIsNotRunning() async throws {

@@ -2,6 +2,7 @@ import CallGateClient
 import CallGateProtocol
 import CallGateServer
 import Foundation
+import TestSupport
 import Testing
 
 /// `GET /metrics` on a real gateway after real clients used it: exact counts.
@@ -99,8 +100,42 @@ struct MetricsTests {
         #expect(status == 200)
         #expect(contentType == "text/plain; version=0.0.4; charset=utf-8")
         #expect(String(decoding: body, as: UTF8.self).contains("# TYPE callgate_sockets_open gauge\n"))
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(text.contains("# HELP callgate_sockets_open WebSockets open now"))
         let (postStatus, _, postBody) = try await gateway.monitor("/metrics", method: "POST")
         #expect(postStatus == 405)
         #expect(try JSONDecoder().decode(HTTPErrorBody.self, from: postBody).error.code == .methodNotAllowed)
+    }
+
+    @Test func everyMetricHasHelpAndTheProcessAndBuildAreReported() async throws {
+        let gateway = try await TestGateway()
+        defer { gateway.shutdown() }
+        let (_, _, body) = try await gateway.monitor("/metrics")
+        let lines = String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init)
+        var helped: Set<String> = []
+        var typed: [String] = []
+        for line in lines {
+            let words = line.split(separator: " ")
+            if line.hasPrefix("# HELP "), words.count > 3 { helped.insert(String(words[2])) }
+            if line.hasPrefix("# TYPE "), words.count == 4 {
+                typed.append(String(words[2]))
+                #expect(helped.contains(String(words[2])), "\(words[2]) has no # HELP before its # TYPE")
+            }
+        }
+        #expect(typed.count == Set(typed).count, "a metric is typed twice")
+        let metrics = MetricsScrape(lines.joined(separator: "\n"))
+        #expect(metrics.unreadable.isEmpty)
+        #expect(metrics[#"callgate_build_info{version="\#(GatewayVersion.release)",protocol="callgate.v1"}"#] == 1)
+        #expect((metrics["process_resident_memory_bytes"] ?? 0) > 1_000_000)
+        #expect((metrics["process_open_fds"] ?? 0) > 3)
+        #expect((metrics["process_max_fds"] ?? 0) >= (metrics["process_open_fds"] ?? 0))
+        #expect((metrics["process_cpu_seconds_total"] ?? -1) >= 0)
+        let started = metrics["process_start_time_seconds"] ?? 0
+        #expect(abs(started - Date().timeIntervalSince1970) < 24 * 3600)
+        // docs/operations.md lists every metric of the exposition.
+        let operations = try String(contentsOf: ProtoChecker.repositoryRoot.appendingPathComponent("docs/operations.md"), encoding: .utf8)
+        for name in typed {
+            #expect(operations.contains("`\(name)`"), "docs/operations.md does not list \(name)")
+        }
     }
 }
