@@ -1,7 +1,7 @@
 import CallGateProtocol
 import Foundation
 
-/// Coming back after a drop: the push sequence, reconnects, rejoining sessions, the token.
+/// Coming back after a drop: reconnects, rejoining sessions, the token; and the missed-call count.
 extension CallGateConnection {
     /// Keeps `count` when it is newer than the one held; says whether it was (counts from
     /// different gateway nodes may cross).
@@ -42,7 +42,8 @@ extension CallGateConnection {
     }
 
     /// Joins `sessions` again with fresh call tokens, then tells the app. When the socket drops
-    /// meanwhile, the sessions not joined yet are kept for the next connect to try.
+    /// meanwhile, the sessions not joined yet are kept for the next connect to try (not after
+    /// `close()`).
     private func rejoin(_ sessions: [(sessionId: String, idleTimeout: Int?)], reporting report: RecoveryReport) async {
         var report = report
         for (index, session) in sessions.enumerated() {
@@ -50,6 +51,7 @@ extension CallGateConnection {
                 let token = try await generateToken(sessionId: session.sessionId)
                 report.rejoinedSessions.append(try await joinSession(callToken: token.callToken, idleTimeout: session.idleTimeout))
             } catch CallGateConnectionError.disconnected {
+                guard !closedByApp else { return }
                 for left in sessions[index...] {
                     joined[left.sessionId] = left.idleTimeout
                 }
