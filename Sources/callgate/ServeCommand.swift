@@ -64,6 +64,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
+    @Option(name: .customLong("log-format"), help: "text (default), or json: one JSON object per line (or CALLGATE_LOG_FORMAT).")
+    var logFormat: LogFormat?
+
     @OptionGroup(title: "Limits")
     var limits: LimitOptions
 
@@ -84,6 +87,15 @@ struct ServeCommand: AsyncParsableCommand {
         let givenAdminKey = adminKey ?? EnvironmentDefault.string("CALLGATE_ADMIN_KEY")
         let key = givenAdminKey ?? TokenService.randomSecret()
 
+        let format = try logFormat ?? EnvironmentDefault.string("CALLGATE_LOG_FORMAT").map { text in
+            guard let format = LogFormat(rawValue: text) else {
+                throw ValidationError("CALLGATE_LOG_FORMAT must be text or json, got '\(text)'")
+            }
+            return format
+        } ?? .text
+        if format == .json {
+            LoggingSystem.bootstrap(JSONLogHandler.init)
+        }
         var logger = Logger(label: "callgate")
         logger.logLevel = logLevel
         let path = database ?? EnvironmentDefault.string("CALLGATE_DATABASE") ?? "./callgate.sqlite"
