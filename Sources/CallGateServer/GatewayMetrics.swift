@@ -54,6 +54,7 @@ final class GatewayMetrics {
         factory.durationHistogramBuckets["callgate_ring_latency_seconds"] = Self.ringLatencyBuckets
         factory.durationHistogramBuckets[StoreMetrics.writeSecondsName] = StoreMetrics.writeBuckets
         factory.valueHistogramBuckets[StoreMetrics.batchSizeName] = StoreMetrics.batchSizeBuckets
+        factory.durationHistogramBuckets[WebhookMetrics.attemptSecondsName] = WebhookMetrics.attemptBuckets
         self.factory = factory
         store = StoreMetrics(factory: factory)
         webhooks = WebhookMetrics(factory: factory)

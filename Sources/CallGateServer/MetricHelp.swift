@@ -22,6 +22,7 @@ enum MetricHelp {
         "callgate_webhook_deliveries_total": "Finished webhook deliveries by outcome.",
         "callgate_webhook_failures_total": "Webhook deliveries given up, by reason.",
         "callgate_webhook_attempts_total": "Webhook delivery attempts by result.",
+        "callgate_webhook_attempt_seconds": "How long each webhook delivery attempt took, answered or not.",
         "callgate_webhook_queue_depth": "Webhook deliveries pending in the outbox.",
         "callgate_webhook_oldest_pending_seconds": "Age of the oldest pending webhook delivery's event.",
         "callgate_webhook_endpoint_backlog": "Webhook deliveries pending per enabled endpoint.",

@@ -35,6 +35,8 @@ final class WebhookMetrics: @unchecked Sendable {
     private let delivered: CoreMetrics.Counter
     private let failed: CoreMetrics.Counter
     private let attempts: [AttemptResult: CoreMetrics.Counter]
+    /// How long each attempt took, answered or not.
+    private let attemptTime: CoreMetrics.Timer
     private let queueDepth: CoreMetrics.Gauge
     private let oldestPending: CoreMetrics.Gauge
     private let storeErrors: CoreMetrics.Counter
@@ -54,6 +56,7 @@ final class WebhookMetrics: @unchecked Sendable {
             (result, CoreMetrics.Counter(
                 label: "callgate_webhook_attempts_total", dimensions: [("result", result.rawValue)], factory: factory))
         })
+        attemptTime = CoreMetrics.Timer(label: Self.attemptSecondsName, factory: factory)
         queueDepth = CoreMetrics.Gauge(label: "callgate_webhook_queue_depth", factory: factory)
         oldestPending = CoreMetrics.Gauge(label: "callgate_webhook_oldest_pending_seconds", factory: factory)
         storeErrors = CoreMetrics.Counter(label: "callgate_webhook_store_errors_total", factory: factory)
@@ -66,10 +69,18 @@ final class WebhookMetrics: @unchecked Sendable {
         oldestPending.record(0)
     }
 
-    /// An attempt ended with `result`, leaving its delivery delivered, failed for `reason`, or
-    /// pending.
-    func attempted(_ result: AttemptResult, delivered wasDelivered: Bool, failed reason: WebhookFailureReason?) {
+    /// The histogram of attempt durations, and its buckets (seconds): a receiver answers in
+    /// milliseconds, a slow one takes up to the attempt timeout (10 s by default).
+    static let attemptSecondsName = "callgate_webhook_attempt_seconds"
+    static let attemptBuckets: [Duration] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30].map { .milliseconds(Int($0 * 1000)) }
+
+    /// An attempt that took `duration` ended with `result`, leaving its delivery delivered,
+    /// failed for `reason`, or pending.
+    func attempted(
+        _ result: AttemptResult, after duration: Duration, delivered wasDelivered: Bool, failed reason: WebhookFailureReason?
+    ) {
         attempts[result]?.increment()
+        attemptTime.record(duration: duration)
         if wasDelivered { delivered.increment() }
         if let reason { gaveUp(1, reason) }
     }

@@ -88,7 +88,7 @@ struct WebhookPoster: Sendable {
         let attempt = WebhookAttempt(
             deliveryID: delivery.id, at: started, durationMillis: duration, statusCode: statusCode, error: failure,
             status: status, nextAttemptAt: next, disablesEndpoint: disables)
-        metrics.attempted(result, delivered: status == .delivered, failed: attempt.failureReason)
+        metrics.attempted(result, after: ContinuousClock.now - timer, delivered: status == .delivered, failed: attempt.failureReason)
         if status == .failed {
             logger.warning(
                 "webhook delivery failed for good",

@@ -108,6 +108,17 @@ import Testing
         #expect(scrape[#"callgate_store_batch_size_bucket{le="50.0"}"#] == 2)
     }
 
+    @Test func webhookAttemptsFillTheirHistogram() {
+        metrics.webhooks.attempted(.success, after: .milliseconds(30), delivered: true, failed: nil)
+        metrics.webhooks.attempted(.timeout, after: .seconds(10), delivered: false, failed: nil)
+        let scrape = scrape
+        #expect(scrape["callgate_webhook_attempt_seconds_count"] == 2)
+        #expect(scrape[#"callgate_webhook_attempt_seconds_bucket{le="0.025"}"#] == 0)
+        #expect(scrape[#"callgate_webhook_attempt_seconds_bucket{le="0.05"}"#] == 1)
+        #expect(scrape[#"callgate_webhook_attempt_seconds_bucket{le="10.0"}"#] == 2)
+        #expect(scrape[#"callgate_webhook_attempts_total{result="timeout"}"#] == 1)
+    }
+
     @Test func twoGatewaysInOneProcessCountApart() {
         let other = GatewayMetrics(registry: PrometheusCollectorRegistry())
         metrics.frameReceived()
