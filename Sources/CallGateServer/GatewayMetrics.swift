@@ -46,6 +46,9 @@ final class GatewayMetrics {
     private let ringLatency: CoreMetrics.Timer
     private let recoveries: [Bool: CoreMetrics.Counter]
     private let replayedPushes: CoreMetrics.Counter
+    private let errorReplies: [ErrorCode: CoreMetrics.Counter]
+    private let queuedWrites: CoreMetrics.Gauge
+    private let heldOutput: CoreMetrics.Gauge
 
     /// Registers every metric in `registry`, which should be this server's alone. Labelled
     /// series with a known set of values start at 0, so a rate over them works from the start.
@@ -79,6 +82,13 @@ final class GatewayMetrics {
                 factory: factory))
         })
         replayedPushes = CoreMetrics.Counter(label: "callgate_replayed_pushes_total", factory: factory)
+        errorReplies = Dictionary(uniqueKeysWithValues: ErrorCode.allCases.map { code in
+            (code, CoreMetrics.Counter(label: "callgate_error_replies_total", dimensions: [("code", code.rawValue)], factory: factory))
+        })
+        queuedWrites = CoreMetrics.Gauge(label: "callgate_store_queued_writes", factory: factory)
+        heldOutput = CoreMetrics.Gauge(label: "callgate_held_output", factory: factory)
+        queuedWrites.record(0)
+        heldOutput.record(0)
         for label in CloseCodeLabel.common {
             socketsClosed[label] = closedCounter(label)
         }
@@ -136,6 +146,18 @@ final class GatewayMetrics {
     /// gateway began handling it.
     func rang(after latency: Duration) {
         ringLatency.record(duration: latency)
+    }
+
+    /// A request was answered with an error.
+    func replied(error code: ErrorCode) {
+        errorReplies[code]?.increment()
+    }
+
+    /// How far the call log store is behind, read at each scrape: writes waiting for it, and
+    /// replies and pushes waiting for their writes to be durable.
+    func backlog(queuedWrites queued: Int, heldOutput held: Int) {
+        queuedWrites.record(queued)
+        heldOutput.record(held)
     }
 
     /// A socket failed to authenticate.

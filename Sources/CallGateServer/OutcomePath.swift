@@ -59,11 +59,13 @@ final class OutcomePath {
     /// Answers a frame that is not a request (binary, or not a request frame) with an error;
     /// `requestID` is its `id` when one could be read.
     func refuse(frameFrom connection: ConnectionID, requestID: String?, message: String) {
+        metrics.replied(error: .badRequest)
         emit(.frame(connection, OutboundFrame(ReplyFrame.failure(id: requestID, code: .badRequest, message: message))))
     }
 
     /// Replies to a request with an error, after write `barrier` and the call's latest write.
     func fail(_ request: ReplyAddress, code: ErrorCode, message: String, after barrier: UInt64 = 0) {
+        metrics.replied(error: code)
         let frame = ReplyFrame.failure(id: request.requestID, code: code, message: message)
         emit(reply(frame, to: request), after: max(barrier, self.barrier(for: request)), fence: fence(of: request))
     }

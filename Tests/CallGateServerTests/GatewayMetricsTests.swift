@@ -108,6 +108,18 @@ import Testing
         #expect(scrape[#"callgate_store_batch_size_bucket{le="50.0"}"#] == 2)
     }
 
+    @Test func errorRepliesAreCountedByCodeFromZero() {
+        #expect(scrape[#"callgate_error_replies_total{code="ERR_CALL_NOT_FOUND"}"#] == 0)
+        metrics.replied(error: .callNotFound)
+        metrics.replied(error: .callNotFound)
+        metrics.backlog(queuedWrites: 7, heldOutput: 3)
+        let scrape = scrape
+        #expect(scrape[#"callgate_error_replies_total{code="ERR_CALL_NOT_FOUND"}"#] == 2)
+        #expect(scrape[#"callgate_error_replies_total{code="AUTH_ERR"}"#] == 0)
+        #expect(scrape["callgate_store_queued_writes"] == 7)
+        #expect(scrape["callgate_held_output"] == 3)
+    }
+
     @Test func webhookAttemptsFillTheirHistogram() {
         metrics.webhooks.attempted(.success, after: .milliseconds(30), delivered: true, failed: nil)
         metrics.webhooks.attempted(.timeout, after: .seconds(10), delivered: false, failed: nil)
