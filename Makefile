@@ -32,6 +32,9 @@ APT_PACKAGES += nodejs node-typescript node-ws
 # CallGateKit's tests cut its connections the way a lost network does, through a socat relay
 # (Tests/CallGateIntegrationTests/TCPRelay.swift).
 APT_PACKAGES += socat
+# The operations pack (deploy/prometheus, deploy/grafana): promtool checks the alert rules and a
+# throwaway Prometheus scrapes a live gateway (tools/test_observability.py).
+APT_PACKAGES += prometheus
 # The PostgreSQL store's tests start throwaway servers of their own (Tests/TestSupport/
 # ThrowawayPostgres.swift); the package is installed without the system's `main` cluster.
 APT_PACKAGES += postgresql-15

@@ -42,13 +42,16 @@ final class GatewayMetrics {
     private let queueDrops: CoreMetrics.Counter
     private let pushesDelivered: [EventName: CoreMetrics.Counter]
     private let callsFinished: [CallStatus: CoreMetrics.Counter]
-    private let authFailures: [AuthFailureReason: CoreMetrics.Counter]
+    private let refusals: Refusals
     private let ringLatency: CoreMetrics.Timer
     private let recoveries: [Bool: CoreMetrics.Counter]
     private let replayedPushes: CoreMetrics.Counter
-    private let errorReplies: [ErrorCode: CoreMetrics.Counter]
-    private let queuedWrites: CoreMetrics.Gauge
-    private let heldOutput: CoreMetrics.Gauge
+
+    /// What the gateway refused: requests answered with an error by code, connects by reason.
+    private struct Refusals {
+        let errorReplies: [ErrorCode: CoreMetrics.Counter]
+        let authFailures: [AuthFailureReason: CoreMetrics.Counter]
+    }
 
     /// Registers every metric in `registry`, which should be this server's alone. Labelled
     /// series with a known set of values start at 0, so a rate over them works from the start.
@@ -72,9 +75,6 @@ final class GatewayMetrics {
         callsFinished = Dictionary(uniqueKeysWithValues: CallStatus.allCases.filter(\.isTerminal).map { status in
             (status, CoreMetrics.Counter(label: "callgate_calls_finished_total", dimensions: [("status", status.rawValue)], factory: factory))
         })
-        authFailures = Dictionary(uniqueKeysWithValues: AuthFailureReason.allCases.map { reason in
-            (reason, CoreMetrics.Counter(label: "callgate_auth_failures_total", dimensions: [("reason", reason.rawValue)], factory: factory))
-        })
         ringLatency = CoreMetrics.Timer(label: "callgate_ring_latency_seconds", factory: factory)
         recoveries = Dictionary(uniqueKeysWithValues: [true, false].map { recovered in
             (recovered, CoreMetrics.Counter(
@@ -82,13 +82,13 @@ final class GatewayMetrics {
                 factory: factory))
         })
         replayedPushes = CoreMetrics.Counter(label: "callgate_replayed_pushes_total", factory: factory)
-        errorReplies = Dictionary(uniqueKeysWithValues: ErrorCode.allCases.map { code in
-            (code, CoreMetrics.Counter(label: "callgate_error_replies_total", dimensions: [("code", code.rawValue)], factory: factory))
-        })
-        queuedWrites = CoreMetrics.Gauge(label: "callgate_store_queued_writes", factory: factory)
-        heldOutput = CoreMetrics.Gauge(label: "callgate_held_output", factory: factory)
-        queuedWrites.record(0)
-        heldOutput.record(0)
+        refusals = Refusals(
+            errorReplies: Dictionary(uniqueKeysWithValues: ErrorCode.allCases.map { code in
+                (code, CoreMetrics.Counter(label: "callgate_error_replies_total", dimensions: [("code", code.rawValue)], factory: factory))
+            }),
+            authFailures: Dictionary(uniqueKeysWithValues: AuthFailureReason.allCases.map { reason in
+                (reason, CoreMetrics.Counter(label: "callgate_auth_failures_total", dimensions: [("reason", reason.rawValue)], factory: factory))
+            }))
         for label in CloseCodeLabel.common {
             socketsClosed[label] = closedCounter(label)
         }
@@ -150,19 +150,12 @@ final class GatewayMetrics {
 
     /// A request was answered with an error.
     func replied(error code: ErrorCode) {
-        errorReplies[code]?.increment()
-    }
-
-    /// How far the call log store is behind, read at each scrape: writes waiting for it, and
-    /// replies and pushes waiting for their writes to be durable.
-    func backlog(queuedWrites queued: Int, heldOutput held: Int) {
-        queuedWrites.record(queued)
-        heldOutput.record(held)
+        refusals.errorReplies[code]?.increment()
     }
 
     /// A socket failed to authenticate.
     func authFailed(_ reason: AuthFailureReason) {
-        authFailures[reason]?.increment()
+        refusals.authFailures[reason]?.increment()
     }
 
     /// Every metric in the Prometheus text format, each with its `# HELP` and `# TYPE`, then
@@ -199,6 +192,8 @@ final class StoreMetrics: Sendable {
     private let batchSize: Recorder
     private let failures: CoreMetrics.Counter
     private let deadLetters: CoreMetrics.Counter
+    private let queuedWrites: CoreMetrics.Gauge
+    private let heldOutput: CoreMetrics.Gauge
 
     /// Registers the store metrics through `factory`, whose buckets for ``writeSecondsName``
     /// and ``batchSizeName`` should be set.
@@ -207,6 +202,17 @@ final class StoreMetrics: Sendable {
         batchSize = Recorder(label: Self.batchSizeName, aggregate: true, factory: factory)
         failures = CoreMetrics.Counter(label: "callgate_store_write_failures_total", factory: factory)
         deadLetters = CoreMetrics.Counter(label: "callgate_store_dead_letters_total", factory: factory)
+        queuedWrites = CoreMetrics.Gauge(label: "callgate_store_queued_writes", factory: factory)
+        heldOutput = CoreMetrics.Gauge(label: "callgate_held_output", factory: factory)
+        queuedWrites.record(0)
+        heldOutput.record(0)
+    }
+
+    /// How far the store is behind, read at each scrape (service thread): writes waiting for
+    /// it, and replies and pushes waiting for their writes to be durable.
+    func backlog(queuedWrites queued: Int, heldOutput held: Int) {
+        queuedWrites.record(queued)
+        heldOutput.record(held)
     }
 
     /// A batch of `writes` writes committed in `duration`.

@@ -213,7 +213,7 @@ extension GatewayService: HTTPHandler {
         }
         switch endpoint {
         case .metrics:
-            metrics.backlog(queuedWrites: pipeline.writer.health.queuedWrites, heldOutput: pipeline.heldCount)
+            metrics.store.backlog(queuedWrites: pipeline.writer.health.queuedWrites, heldOutput: pipeline.heldCount)
             write(HTTPResponse(status: 200, contentType: GatewayMetrics.contentType, body: metrics.exposition()), to: exchange)
         case .readiness:
             write(readiness(), to: exchange)

@@ -112,7 +112,7 @@ import Testing
         #expect(scrape[#"callgate_error_replies_total{code="ERR_CALL_NOT_FOUND"}"#] == 0)
         metrics.replied(error: .callNotFound)
         metrics.replied(error: .callNotFound)
-        metrics.backlog(queuedWrites: 7, heldOutput: 3)
+        metrics.store.backlog(queuedWrites: 7, heldOutput: 3)
         let scrape = scrape
         #expect(scrape[#"callgate_error_replies_total{code="ERR_CALL_NOT_FOUND"}"#] == 2)
         #expect(scrape[#"callgate_error_replies_total{code="AUTH_ERR"}"#] == 0)
