@@ -10,7 +10,6 @@ import base64
 import json
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,8 +23,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ALERTS = ROOT / "deploy" / "prometheus" / "callgate-alerts.yml"
 DASHBOARD = ROOT / "deploy" / "grafana" / "callgate-dashboard.json"
+sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tools" / "attack"))
 from gateway_process import Gateway  # noqa: E402
+from throwaway import free_port  # noqa: E402
 
 RATE_INTERVAL = "1m"
 
@@ -88,12 +89,6 @@ def test_the_dashboard_is_well_formed_and_every_query_parses(tmp_path: Path):
     path.write_text(json.dumps(rules))
     result = subprocess.run([require("promtool"), "check", "rules", str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def admin(gateway: Gateway, method: str, path: str, body: dict | None = None) -> dict:
