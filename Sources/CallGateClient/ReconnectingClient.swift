@@ -33,11 +33,6 @@ public final class ReconnectingClient: CallGateRequester {
         }
     }
 
-    /// Close codes after which reconnecting cannot help.
-    public static let finalCloseCodes: Set<UInt16> = [
-        CloseCode.unauthorized, CloseCode.tokenExpired, CloseCode.tooManyDevices, CloseCode.replaced,
-    ]
-
     private struct State {
         var current: CallGateClient
         /// Sessions joined through this client and not left.
@@ -133,7 +128,7 @@ public final class ReconnectingClient: CallGateRequester {
                 }
                 inbox.put(event)
             }
-            let final = code.map(Self.finalCloseCodes.contains) ?? false
+            let final = code.map(CloseCode.final.contains) ?? false
             guard !state.withLock({ $0.stopping }), !final else {
                 inbox.put(.closed(code: code))
                 return

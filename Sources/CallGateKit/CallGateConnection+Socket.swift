@@ -85,7 +85,7 @@ extension CallGateConnection {
         case .text(let text):
             received(Data(text.utf8))
         case .closed(let code, let reason):
-            let final = code.map(Self.finalCloseCodes.contains) == true
+            let final = code.map(CloseCode.final.contains) == true
             detach(code: code, reason: reason, reconnecting: configuration.reconnects && !closedByApp && !final)
         }
     }

@@ -21,11 +21,6 @@ import Foundation
 ///   (`confirmsRinging`).
 /// - **Final closes.** 4001, 4003, 4009 and 4010 end the reconnects: another try cannot help.
 public actor CallGateConnection: CallGateRequester {
-    /// Close codes after which reconnecting cannot help.
-    public static let finalCloseCodes: Set<UInt16> = [
-        CloseCode.unauthorized, CloseCode.tokenExpired, CloseCode.tooManyDevices, CloseCode.replaced,
-    ]
-
     let configuration: CallGateConfiguration
     let transport: any CallGateTransport
     /// The token the next connect sends: the configured one, then the latest refreshed.

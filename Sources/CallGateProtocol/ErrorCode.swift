@@ -78,6 +78,10 @@ public struct ErrorBody: Codable, Hashable, Sendable, Error {
 
 /// WebSocket close codes the gateway uses, so the server and the client agree on their meaning.
 public enum CloseCode {
+    /// Close codes after which a client's reconnecting cannot help: 4001 and 4003 need a new
+    /// token, 4009 a device fewer, and 4010 closed a socket a newer one of the device replaced.
+    public static let final: Set<UInt16> = [unauthorized, tokenExpired, tooManyDevices, replaced]
+
     /// No `connect` within the deadline, or a bad or expired token.
     public static let unauthorized: UInt16 = 4001
     /// The connection token expired and no `refreshToken` replaced it in time.
