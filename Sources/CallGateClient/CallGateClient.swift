@@ -13,6 +13,7 @@ public final class CallGateClient: CallGateRequester {
         var nextRequestNumber: UInt64 = 0
         var closed = false
         var closeCode: UInt16?
+        var closeReason: String?
         /// Keeps the token fresh, when `connect(token:refreshingWith:)` started it.
         var refresher: Task<Void, Never>?
         /// Where the socket stands in its user's push sequence.
@@ -49,7 +50,7 @@ public final class CallGateClient: CallGateRequester {
                 do {
                     client.connection = try loop.context.connect(to: target, attachment: client)
                 } catch {
-                    client.socketClosed(code: nil, error: String(describing: error))
+                    client.socketClosed(code: nil, reason: nil, error: String(describing: error))
                 }
             }
         }
@@ -59,6 +60,20 @@ public final class CallGateClient: CallGateRequester {
     /// The close code the server sent, once the socket is closed.
     public var closeCode: UInt16? {
         state.withLock { $0.closeCode }
+    }
+
+    /// The reason in the server's close frame, once the socket is closed with one.
+    public var closeReason: String? {
+        state.withLock { $0.closeReason }
+    }
+
+    /// The reconnect hint of the server's 1012 close (a draining or stopping node), nil for any
+    /// other close or a reason that is not a hint.
+    public var reconnectHint: ReconnectHint? {
+        state.withLock { state in
+            guard state.closeCode == CloseCode.serviceRestart, let reason = state.closeReason else { return nil }
+            return ReconnectHint(reason: reason)
+        }
     }
 
     /// Where this device stands in its user's push sequence: the connect result's epoch and
@@ -210,12 +225,13 @@ public final class CallGateClient: CallGateRequester {
         }
     }
 
-    func socketClosed(code: UInt16?, error: String?) {
+    func socketClosed(code: UInt16?, reason: String?, error: String?) {
         loop.context.assertOnServiceThread()
         connection = nil
         let (opening, pending, refresher) = state.withLock { state in
             state.closed = true
             state.closeCode = code
+            state.closeReason = reason
             defer {
                 state.opening = nil
                 state.pending = [:]

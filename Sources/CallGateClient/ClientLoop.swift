@@ -34,7 +34,9 @@ final class ClientSocketRouter: WebSocketDelegate {
     }
 
     func webSocketDidClose(_ connection: WebSocketConnection, error: String?) {
-        (connection.attachment as? CallGateClient)?.socketClosed(code: connection.peerCloseCode, error: error)
+        (connection.attachment as? CallGateClient)?.socketClosed(
+            code: CloseCode.seen(connection.peerCloseCode, reason: connection.peerCloseReason),
+            reason: connection.peerCloseReason, error: error)
         connection.attachment = nil
     }
 }

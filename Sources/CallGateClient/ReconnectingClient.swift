@@ -153,14 +153,20 @@ public final class ReconnectingClient: CallGateRequester {
     }
 
     /// A new socket connected with `previous`'s recovery point, its sessions taken over or
-    /// joined again. Tries again, backing off, after a socket that would not open, a token that
-    /// could not be fetched or a connect that failed, but not after `AUTH_ERR` (4001) or
-    /// `ERR_TOO_MANY_DEVICES` (4009).
+    /// joined again. The first try waits as a 1012 close's reconnect hint says (a draining
+    /// node), else 250 ms with jitter. Tries again, backing off, after a socket that would not
+    /// open, a token that could not be fetched or a connect that failed, but not after
+    /// `AUTH_ERR` (4001) or `ERR_TOO_MANY_DEVICES` (4009).
     private func reconnect(after previous: CallGateClient) async -> Reconnect {
         var delay = Duration.milliseconds(250)
+        var wait = previous.reconnectHint.map { hint in
+            var generator = SystemRandomNumberGenerator()
+            return Duration.milliseconds(hint.delayMilliseconds(using: &generator))
+        } ?? delay.jittered
         while !state.withLock({ $0.stopping }) {
-            try? await Task.sleep(for: delay.jittered)
+            try? await Task.sleep(for: wait)
             delay = min(delay * 2, .seconds(8))
+            wait = delay.jittered
             guard let next = try? await CallGateClient.open(
                 host: target.host, port: target.port, path: target.path, loop: loop, tls: target.tls)
             else { continue }

@@ -100,6 +100,7 @@ public enum CloseCode {
     public static let rateLimited: UInt16 = 4029
     /// A message larger than the configured cap arrived.
     public static let messageTooBig: UInt16 = 1009
-    /// The server is shutting down.
-    public static let goingAway: UInt16 = 1001
+    /// The node stops or drains for a deploy: reconnect (to another node, or to this one once
+    /// it is back), after the delay the close reason's ``ReconnectHint`` gives.
+    public static let serviceRestart: UInt16 = 1012
 }

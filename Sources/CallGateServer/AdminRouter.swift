@@ -131,6 +131,8 @@ public final class AdminRouter {
                 endpoint, request, allowsPrivateNetworks: allowsPrivateWebhooks)
             else { return .respond(Self.notFound) }
             return .webhooks(webhookRequest)
+        case (.drain, let method):
+            return .drain(begin: method == .post)
         case (.recording(let rawSessionID, let rawRID), _):
             let sessionId = try Self.sessionID(rawSessionID)
             let rid = String(rawRID)
@@ -236,6 +238,8 @@ public enum AdminRoute: Sendable {
     case webhooks(WebhookAdminRequest)
     /// Ring, list, end or steer calls, or tell a user's presence (`GatewayService+CallControl`).
     case callControl(CallControlRequest)
+    /// Tell how the node's drain stands, after beginning it when `begin` (`GatewayService+Drain`).
+    case drain(begin: Bool)
 }
 
 /// An admin API path under `/v1`, matched but its parameters not yet validated (libwebsockets
@@ -269,6 +273,8 @@ enum AdminEndpoint: Equatable {
     case webhookDeliveries(id: Substring)
     /// `/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`
     case webhookRedeliver(id: Substring, delivery: Substring)
+    /// `/v1/admin/drain`
+    case drain
 
     /// The endpoint for the path segments after `v1`, or nil when none matches. Literal segments
     /// match exactly; an empty segment, as from a trailing slash, matches
@@ -277,6 +283,7 @@ enum AdminEndpoint: Equatable {
         guard !segments.contains(where: \.isEmpty) else { return nil }
         switch Array(segments) {
         case ["tokens"]: self = .tokens
+        case ["admin", "drain"]: self = .drain
         case let parts where parts.count == 2 && parts[0] == "groups":
             self = .group(guid: parts[1])
         case let parts where parts.count == 3 && parts[0] == "groups" && parts[2] == "members":
@@ -321,6 +328,7 @@ enum AdminEndpoint: Equatable {
         case .webhook: [.get, .patch, .delete]
         case .webhookDeliveries: [.get]
         case .webhookRedeliver: [.post]
+        case .drain: [.get, .post]
         }
     }
 
@@ -330,7 +338,7 @@ enum AdminEndpoint: Equatable {
         case .group, .members, .member, .recording, .webhooks, .webhook, .webhookRedeliver, .calls, .callEnd,
              .participantMute, .participant:
             method != .get
-        case .tokens, .webhookDeliveries, .presence: false
+        case .tokens, .webhookDeliveries, .presence, .drain: false
         }
     }
 }

@@ -27,15 +27,17 @@ final class ConnectionHub {
     /// the service thread the first time it is armed, by `makeTimer`.
     private var timer: (any DeadlineTimer)?
     private var armedFor: Int64?
-    private let makeTimer: (@escaping () -> Void) -> any DeadlineTimer
+    let makeTimer: (@escaping () -> Void) -> any DeadlineTimer
     /// Stops a debug build when called off the service thread.
-    private let assertServiceThread: () -> Void
+    let assertServiceThread: () -> Void
     private let configuration: ServerConfiguration
-    private let clock: any CoreClock
-    private let metrics: GatewayMetrics
-    private let logger: Logger
+    let clock: any CoreClock
+    let metrics: GatewayMetrics
+    let logger: Logger
     /// The service, which runs what connections ask.
     weak var delegate: (any ConnectionHubDelegate)?
+    /// The drain under way or done (`ConnectionHub+Drain`), nil before one began.
+    var drain: SocketDrain?
 
     /// A hub with no socket; `makeTimer` makes its one timer (on the service thread), which
     /// calls the closure it is given; `assertServiceThread` checks each entry's thread.
@@ -113,6 +115,9 @@ final class ConnectionHub {
         }
         if let address = connection.countedAddress {
             admission.socketClosed(countedUnder: address)
+        }
+        if drain != nil, connections.isEmpty {
+            drainTick()
         }
         return connection
     }
@@ -279,12 +284,12 @@ extension ConnectionHub: WebSocketDelegate, ConnectionFilter, UpgradeFilter {
         admission.ended(peer: peerAddress)
     }
 
-    /// Refuses an upgrade while the service takes no sockets (503: the client should try
-    /// another node), from an Origin not allowed (403), or through a trusted proxy for a client
+    /// Refuses an upgrade while the node drains or the service takes no sockets (503: the
+    /// client should try another node), from an Origin not allowed (403), or through a trusted proxy for a client
     /// address at its cap (429; such sockets are counted in `opened`).
     func shouldUpgrade(_ request: UpgradeRequest) -> UpgradeDecision {
         assertServiceThread()
-        if let reason = delegate?.refusesSockets() {
+        if let reason = drainRefusal ?? delegate?.refusesSockets() {
             return HTTPResponse.error(503, .notReady, reason).upgradeRefusal
         }
         let address = configuration.trustedProxies.clientAddress(

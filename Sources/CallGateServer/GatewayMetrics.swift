@@ -37,15 +37,21 @@ final class GatewayMetrics {
     private let factory: PrometheusMetricsFactory
     private let socketsOpen: Meter
     private var socketsClosed: [String: CoreMetrics.Counter] = [:]
-    private let framesReceived: CoreMetrics.Counter
-    private let framesSent: CoreMetrics.Counter
-    private let queueDrops: CoreMetrics.Counter
+    private let frames: Frames
+    private let draining: CoreMetrics.Gauge
     private let pushesDelivered: [EventName: CoreMetrics.Counter]
     private let callsFinished: [CallStatus: CoreMetrics.Counter]
     private let refusals: Refusals
     private let ringLatency: CoreMetrics.Timer
     private let recoveries: [Bool: CoreMetrics.Counter]
     private let replayedPushes: CoreMetrics.Counter
+
+    /// The frames the sockets carried, and those dropped for a full outbound queue.
+    private struct Frames {
+        let received: CoreMetrics.Counter
+        let sent: CoreMetrics.Counter
+        let queueDrops: CoreMetrics.Counter
+    }
 
     /// What the gateway refused: requests answered with an error by code, connects by reason.
     private struct Refusals {
@@ -66,9 +72,12 @@ final class GatewayMetrics {
         webhooks = WebhookMetrics(factory: factory)
         cluster = ClusterMetrics(factory: factory)
         socketsOpen = Meter(label: "callgate_sockets_open", factory: factory)
-        framesReceived = CoreMetrics.Counter(label: "callgate_frames_received_total", factory: factory)
-        framesSent = CoreMetrics.Counter(label: "callgate_frames_sent_total", factory: factory)
-        queueDrops = CoreMetrics.Counter(label: "callgate_outbound_queue_drops_total", factory: factory)
+        frames = Frames(
+            received: CoreMetrics.Counter(label: "callgate_frames_received_total", factory: factory),
+            sent: CoreMetrics.Counter(label: "callgate_frames_sent_total", factory: factory),
+            queueDrops: CoreMetrics.Counter(label: "callgate_outbound_queue_drops_total", factory: factory))
+        draining = CoreMetrics.Gauge(label: "callgate_draining", factory: factory)
+        draining.record(0)
         pushesDelivered = Dictionary(uniqueKeysWithValues: EventName.allCases.map { event in
             (event, CoreMetrics.Counter(label: "callgate_pushes_delivered_total", dimensions: [("event", event.rawValue)], factory: factory))
         })
@@ -94,6 +103,11 @@ final class GatewayMetrics {
         }
     }
 
+    /// The node began draining (`callgate_draining` 1 from now on).
+    func drainBegan() {
+        draining.record(1)
+    }
+
     /// A WebSocket opened.
     func socketOpened() {
         socketsOpen.increment()
@@ -113,17 +127,17 @@ final class GatewayMetrics {
 
     /// A whole message arrived on a socket.
     func frameReceived() {
-        framesReceived.increment()
+        frames.received.increment()
     }
 
     /// `count` frames were written to sockets or queued on them.
     func framesSent(_ count: Int) {
-        framesSent.increment(by: count)
+        frames.sent.increment(by: count)
     }
 
     /// `count` frames were lost to a full outbound queue (the socket is closed with 4008).
     func framesDropped(_ count: Int) {
-        queueDrops.increment(by: count)
+        frames.queueDrops.increment(by: count)
     }
 
     /// A push of `event` went to `count` sockets: one per recipient, added at once.
@@ -239,7 +253,7 @@ final class StoreMetrics: Sendable {
 /// become `other`: a client cannot make the series grow without bound. Pure; any thread.
 enum CloseCodeLabel {
     /// The labels listed (at 0) before any socket closed that way.
-    static let common = ["1000", "1001", "1005", "1006", "1009", "4001", "4008"]
+    static let common = ["1000", "1001", "1005", "1006", "1009", "1012", "4001", "4008"]
 
     /// The label for a socket that this side closed with `local`, or whose peer sent `peer`
     /// (`peerSentClose` with no code: 1005); 1006, as RFC 6455 has it, when no close frame was

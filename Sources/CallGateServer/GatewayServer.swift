@@ -157,11 +157,23 @@ public final class GatewayServer: Sendable {
         return GatewayServer(context: context, service: service)
     }
 
+    /// Drains the node (or joins the drain under way, as `POST /v1/admin/drain` begins one):
+    /// readiness and new upgrades get 503 at once, then the sockets are closed spread over the
+    /// configured `drainWindow`, each with 1012 and a reconnect hint. `drained` is called (on
+    /// the service thread) once no socket is left, or 5 s after the window; `stop()` then hands
+    /// the calls on. Any thread.
+    public func drain(then drained: @escaping @Sendable () -> Void) {
+        context.post { [service] in
+            service.hub.beginDrain(over: service.configuration.drainWindow, finished: drained)
+        }
+    }
+
     /// Stops within the configured `shutdownTimeout`: refuses new connections at once, closes
-    /// every socket with 1001 (going away) so clients reconnect elsewhere and waits up to half
-    /// the timeout for them to acknowledge, then gives the store writes still queued the rest.
-    /// Webhook attempts in flight get up to 2 s more to end; those that do not stay pending and
-    /// are sent again by the next run.
+    /// every socket left with 1012 and the reconnect hint, so clients reconnect elsewhere (or
+    /// here once the node is back), and waits up to half the timeout for them to acknowledge,
+    /// then gives the store writes still queued the rest. Leaving the cluster first lets a
+    /// survivor take the calls at once. Webhook attempts in flight get up to 2 s more to end;
+    /// those that do not stay pending and are sent again by the next run.
     /// Returns false when some of those writes could not be made. Call from outside the
     /// service thread.
     @discardableResult
@@ -169,7 +181,7 @@ public final class GatewayServer: Sendable {
         let timeout = service.configuration.shutdownTimeout
         let deadline = ContinuousClock.now + timeout
         service.fabric.leave()
-        context.stop(closeCode: CloseCode.goingAway, grace: timeout / 2)
+        context.stop(closeCode: CloseCode.serviceRestart, closeReason: ReconnectHint.gateway.reason, grace: timeout / 2)
         let written = service.pipeline.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
         service.webhooks.stop()
         return written

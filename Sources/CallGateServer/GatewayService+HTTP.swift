@@ -58,6 +58,8 @@ extension GatewayService: HTTPHandler {
             handleWebhookAdmin(webhookRequest, for: box)
         case .callControl(let control):
             handleCallControl(control, for: box)
+        case .drain(let begin):
+            write(drainResponse(beginning: begin), to: exchange)
         }
     }
 
@@ -221,6 +223,9 @@ extension GatewayService: HTTPHandler {
     }
 
     private func readiness() -> HTTPResponse {
+        if let draining = hub.drainRefusal {
+            return .error(503, .notReady, draining)
+        }
         let health = pipeline.writer.health
         if let since = health.failingSince {
             let seconds = (ContinuousClock.now - since).components.seconds

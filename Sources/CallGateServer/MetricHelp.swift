@@ -6,6 +6,7 @@ enum MetricHelp {
     static let texts: [String: String] = [
         "callgate_sockets_open": "WebSockets open now, connected or still waiting for connect.",
         "callgate_sockets_closed_total": "Closed WebSockets by the close code (or how they ended).",
+        "callgate_draining": "1 from the moment the node began draining (SIGTERM or POST /v1/admin/drain), 0 before.",
         "callgate_frames_received_total": "Whole messages received on WebSockets.",
         "callgate_frames_sent_total": "Replies and pushes handed to a socket, one per recipient socket.",
         "callgate_pushes_delivered_total": "Pushes by event name, one per recipient socket.",

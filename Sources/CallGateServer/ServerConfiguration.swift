@@ -73,6 +73,9 @@ public struct ServerConfiguration: Sendable {
     /// A socket that sends nothing (no message, no pong) for this long is dropped; quiet
     /// sockets are pinged at half of it. nil: no liveness checks.
     public var livenessInterval: Duration? = .seconds(60)
+    /// How long a drain (SIGTERM, `POST /v1/admin/drain`) spreads the sockets' closes over;
+    /// zero closes them all at once.
+    public var drainWindow: Duration = .seconds(30)
     /// How long `GatewayServer.stop` takes at most: half for the sockets' close handshakes, the
     /// rest for the store writes still queued.
     public var shutdownTimeout: Duration = .seconds(10)

@@ -65,6 +65,7 @@ extension LWSContext {
         guard UTF8Validation.isValid(payload[2...]) else {
             return fail(connection, on: wsi, code: Self.invalidPayloadCloseCode, reason: "")
         }
+        connection.peerCloseReason = String(decoding: payload[2...], as: UTF8.self)
         return 0
     }
 

@@ -127,17 +127,17 @@ public final class LWSContext: @unchecked Sendable {
 
     /// Ends the service thread and returns when it is gone. Call from any thread but the service thread.
     ///
-    /// With `closeCode`, every open WebSocket is first closed with that code (after the frames
-    /// already queued to it), and the context waits up to `grace` for the peers to acknowledge;
-    /// whatever is still open then is dropped.
-    public func stop(closeCode: UInt16? = nil, grace: Duration = .seconds(2)) {
+    /// With `closeCode`, every open WebSocket is first closed with that code and `closeReason`
+    /// (after the frames already queued to it), and the context waits up to `grace` for the
+    /// peers to acknowledge; whatever is still open then is dropped.
+    public func stop(closeCode: UInt16? = nil, closeReason: String = "", grace: Duration = .seconds(2)) {
         precondition(!isServiceThread, "LWSContext.stop() would wait for itself on the service thread")
         let wasRunning = running.withLock { running in
             defer { running = false }
             return running
         }
         guard wasRunning else { return }
-        post { [unowned self] in self.beginShutdown(closeCode: closeCode, grace: grace) }
+        post { [unowned self] in self.beginShutdown(closeCode: closeCode, reason: closeReason, grace: grace) }
         finished.wait()
     }
 
@@ -276,7 +276,7 @@ public final class LWSContext: @unchecked Sendable {
     }
 
     /// Service thread: stops timers, closes the sockets if asked, then destroys the context.
-    private func beginShutdown(closeCode: UInt16?, grace: Duration) {
+    private func beginShutdown(closeCode: UInt16?, reason: String, grace: Duration) {
         guard !stopping, lwsContext != nil else { return }
         stopping = true
         let hooks = shutdownHooks
@@ -290,7 +290,7 @@ public final class LWSContext: @unchecked Sendable {
             return
         }
         for connection in liveConnections.values {
-            connection.close(code: closeCode, reason: "going away")
+            connection.close(code: closeCode, reason: reason)
         }
         let (seconds, attoseconds) = grace.components
         scheduleDestroy(afterMicroseconds: max(1, seconds * 1_000_000 + attoseconds / 1_000_000_000_000))

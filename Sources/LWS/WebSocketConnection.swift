@@ -25,6 +25,8 @@ public final class WebSocketConnection {
     public internal(set) var forwardedFor: String?
     /// The close code the peer sent, if it closed first.
     public internal(set) var peerCloseCode: UInt16?
+    /// The reason in the peer's close frame (UTF-8, at most 123 bytes), if it sent a code.
+    public internal(set) var peerCloseReason: String?
     /// Whether the peer sent a close frame, with or without a code.
     public internal(set) var peerSentClose = false
     /// The close code this side closed the socket with (`close`, the slow-consumer and the

@@ -112,8 +112,13 @@ struct LimitOptions: ParsableArguments {
     var livenessInterval: Int?
 
     @Option(
+        name: .customLong("drain-seconds"),
+        help: "Seconds SIGTERM (or POST /v1/admin/drain) spreads the closing of the sockets over, each closed with 1012 and a reconnect hint, while readiness says 503 (default 30; 0: all at once; at most 3600).")
+    var drainSeconds: Int?
+
+    @Option(
         name: .customLong("shutdown-timeout"),
-        help: "Seconds SIGINT/SIGTERM may take to close the sockets and finish the store writes; then the process exits with status 1 (default 10).")
+        help: "Seconds the stop after SIGINT or a drain may take to close the sockets left and finish the store writes; then the process exits with status 1 (default 10).")
     var shutdownTimeout: Int?
 
     /// Writes the given or environment values into `configuration`; throws on a value out of range.
@@ -207,10 +212,19 @@ struct LimitOptions: ParsableArguments {
         if let value = try Self.value(livenessInterval, "CALLGATE_LIVENESS_INTERVAL", "--liveness-interval", min: 0) {
             configuration.livenessInterval = value == 0 ? nil : .seconds(value)
         }
+        if let value = try Self.value(drainSeconds, "CALLGATE_DRAIN_SECONDS", "--drain-seconds", min: 0) {
+            guard value <= Self.maxDrainSeconds else {
+                throw ValidationError("--drain-seconds must be at most \(Self.maxDrainSeconds), got \(value)")
+            }
+            configuration.drainWindow = .seconds(value)
+        }
         if let value = try Self.value(shutdownTimeout, "CALLGATE_SHUTDOWN_TIMEOUT", "--shutdown-timeout", min: 1) {
             configuration.shutdownTimeout = .seconds(value)
         }
     }
+
+    /// The longest drain window, in seconds.
+    static let maxDrainSeconds = 3600
 
     /// The longest grace period, in seconds.
     static let maxGraceSeconds = 3600

@@ -142,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         printWelcome(
             host: host, port: server.port, tls: configuration.tls != nil, generatedSecret: givenSecret == nil ? secret : nil,
             generatedAdminKey: givenAdminKey == nil ? key : nil, webApp: configuration.servesWebApp)
-        await Self.waitForTermination(logger: logger)
+        await Self.drainOnTermination(server, window: configuration.drainWindow, logger: logger)
         let watchdog = ShutdownWatchdog(timeout: configuration.shutdownTimeout, logger: logger)
         let complete = server.stop()
         watchdog.disarm()
@@ -186,10 +186,28 @@ struct ServeCommand: AsyncParsableCommand {
         fflush(nil)
     }
 
-    /// Waits for SIGINT or SIGTERM.
-    private static func waitForTermination(logger: Logger) async {
-        let signal = await TerminationSignals().next()
-        logger.info("signal received, stopping", metadata: ["signal": "\(signal)"])
+    /// Waits for SIGTERM or SIGINT. SIGTERM (what systemd, Docker and Kubernetes send) drains
+    /// the node over `window` first; SIGINT, or a second signal during the drain, goes
+    /// straight on to stopping.
+    private static func drainOnTermination(_ server: GatewayServer, window: Duration, logger: Logger) async {
+        let signals = TerminationSignals()
+        let (events, feed) = AsyncStream.makeStream(of: Int32?.self)
+        let received = signals.received
+        Task {
+            for await number in received { feed.yield(number) }
+        }
+        defer { withExtendedLifetime(signals) {} }
+        var next = events.makeAsyncIterator()
+        guard let first = await next.next(), first == SIGTERM else {
+            logger.info("SIGINT received, stopping")
+            return
+        }
+        logger.notice("SIGTERM received: draining, then stopping; send SIGTERM or SIGINT again to stop at once",
+                      metadata: ["seconds": "\(window.components.seconds)"])
+        server.drain { feed.yield(nil) }
+        if case let number?? = await next.next() {
+            logger.notice("signal received during the drain, stopping at once", metadata: ["signal": "\(number)"])
+        }
     }
 }
 

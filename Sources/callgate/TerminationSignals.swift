@@ -1,43 +1,33 @@
 import Dispatch
 import Foundation
-import Synchronization
 
-/// SIGINT and SIGTERM, caught so that `serve` can shut down in order instead of dying.
+/// SIGINT and SIGTERM, caught so that `serve` can drain and shut down in order instead of dying,
+/// and the console commands can hang up first.
 final class TerminationSignals {
     private let sources: [any DispatchSourceSignal]
+    /// Every signal caught, in order: SIGINT or SIGTERM.
+    let received: AsyncStream<Int32>
 
+    /// Starts catching both signals (they no longer end the process).
     init() {
+        let (received, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.received = received
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
         }
     }
 
-    /// Waits for the first of the two signals and returns its number.
+    /// Waits for the first signal and returns its number.
     func next() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let once = OnceFlag()
-            for source in sources {
-                let number = Int32(source.handle)
-                source.setEventHandler {
-                    if once.claim() { continuation.resume(returning: number) }
-                }
-                source.resume()
-            }
-        }
+        var iterator = received.makeAsyncIterator()
+        return await iterator.next() ?? SIGTERM
     }
 
     deinit {
         for source in sources { source.cancel() }
-    }
-}
-
-/// A flag that lets exactly one caller through, from any thread.
-final class OnceFlag: Sendable {
-    private let claimed = Atomic<Bool>(false)
-
-    /// True for the first caller only.
-    func claim() -> Bool {
-        !claimed.exchange(true, ordering: .acquiringAndReleasing)
     }
 }

@@ -24,14 +24,15 @@ final class GatewayProcess {
     private let output = Pipe()
 
     /// Starts `callgate serve` on a free port with `arguments` added, and waits until it listens.
-    /// `environment` is added to this process's environment.
+    /// `environment` is added to this process's environment. SIGTERM stops it without a drain
+    /// unless `arguments` give `--drain-seconds` (a later flag overrides an earlier one).
     init(arguments: [String], environment: [String: String] = [:]) throws {
         let executable = Self.executable
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw StartFailure(description: "\(executable.path) is missing: run `swift build --build-tests` first")
         }
         process.executableURL = executable
-        process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
+        process.arguments = ["serve", "--port", "0", "--log-level", "warning", "--drain-seconds", "0"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = log.pipe

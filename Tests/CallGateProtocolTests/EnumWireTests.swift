@@ -28,7 +28,7 @@ import Testing
         #expect(CloseCode.tokenExpired == 4003)
         #expect(CloseCode.tooSlow == 4008)
         #expect(CloseCode.messageTooBig == 1009)
-        #expect(CloseCode.goingAway == 1001)
+        #expect(CloseCode.serviceRestart == 1012)
     }
 
     @Test func namesFollowTheSDKs() {

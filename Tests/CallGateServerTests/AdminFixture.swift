@@ -44,6 +44,9 @@ struct AdminFixture {
         case .callControl(let control):
             Issue.record("expected a response, got callControl(\(control))", sourceLocation: sourceLocation)
             return HTTPResponse(status: 0)
+        case .drain(let begin):
+            Issue.record("expected a response, got drain(begin: \(begin))", sourceLocation: sourceLocation)
+            return HTTPResponse(status: 0)
         }
     }
 

@@ -21,6 +21,9 @@ import Testing
         case .callControl(let control):
             Issue.record("expected mintToken, got callControl(\(control))")
             return nil
+        case .drain(let begin):
+            Issue.record("expected mintToken, got drain(begin: \(begin))")
+            return nil
         }
     }
 

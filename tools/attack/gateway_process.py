@@ -44,7 +44,7 @@ class Gateway:
         self.process = subprocess.Popen(
             [str(gateway_binary()), "serve", "--host", raw_ws.HOST, "--port", "0",
              "--database", str(self.directory / "calls.sqlite"), "--jwt-secret", SECRET,
-             "--admin-key", ADMIN_KEY, "--log-level", "warning", *self.flags],
+             "--admin-key", ADMIN_KEY, "--log-level", "warning", "--drain-seconds", "0", *self.flags],
             stdout=self.log, stderr=subprocess.STDOUT, cwd=self.directory)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -6,6 +6,8 @@ the next. The faults are what an operator's network, Redis, PostgreSQL and machi
 - `redis-restart`: Redis killed and started again empty.
 - `freeze`: one node stopped (SIGSTOP) for 4 to 6 s, past its 3 s lease, then continued.
 - `kill`: one node killed (SIGKILL) and started again 0 to 5 s later under the same id.
+- `drain`: one node stopped as a deploy does (SIGTERM: its sockets closed with 1012 over 2 s, its
+  calls handed on) and started again 0 to 3 s after it exited.
 - `pg-restart`: PostgreSQL shut down fast and started again.
 - `pg-read-only`: PostgreSQL refusing every write for 1 to 4 s, as after a failover to a standby.
 """
@@ -18,7 +20,7 @@ import time
 
 from throwaway import StepFailed
 
-FAULTS = ("redis-cut", "redis-restart", "freeze", "kill", "pg-restart", "pg-read-only")
+FAULTS = ("redis-cut", "redis-restart", "freeze", "kill", "drain", "pg-restart", "pg-read-only")
 
 
 class Nemesis(threading.Thread):
@@ -65,6 +67,11 @@ class Nemesis(threading.Thread):
         if fault == "kill":
             node.kill()
             time.sleep(self.rng.uniform(0.0, 5.0))
+            node.start()
+            return node.id
+        if fault == "drain":
+            node.drain()
+            time.sleep(self.rng.uniform(0.0, 3.0))
             node.start()
             return node.id
         if fault == "pg-restart":

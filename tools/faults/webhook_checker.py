@@ -4,9 +4,9 @@ outbox, once every delivery finished. Pure, like checker.py, and unit-tested the
 
 - `webhook lost`: every delivery in the outbox was delivered, and its endpoint answered 2xx to
   its `webhook-id`.
-- `webhook twice`: no `webhook-id` was answered 2xx twice at one endpoint, but for a node killed or
-  frozen meanwhile (an answer that died with its node, or came after the attempt's timeout while
-  the node was stopped, is attempted again, with the same id).
+- `webhook twice`: no `webhook-id` was answered 2xx twice at one endpoint, but for a node killed,
+  frozen or stopped by a drain meanwhile (an answer that died with its node, or came after the
+  attempt's timeout while the node was stopped, is attempted again, with the same id).
 - `webhook order`: per endpoint and call, the events were first answered 2xx in the order they
   happened (the outbox's order).
 - `webhook missing`: every call in the log has its `call.initiated` and the event of its final
@@ -31,7 +31,7 @@ def check_webhooks(verdict, deliveries: list[dict], receipts: dict[str, list[dic
     `deliveries`: the outbox, each {"endpoint", "delivery" (its id: the order events happened),
     "message", "session", "type", "status"}; `receipts`: endpoint id -> what it received in arrival
     order, each {"id", "status" (what it answered), "t"}; `calls`: call session id -> its final
-    status in the log; `halts`: when each node kill or freeze started (Unix seconds)."""
+    status in the log; `halts`: when each node kill, freeze or drain started (Unix seconds)."""
     answered: dict[tuple[str, str], list[float]] = defaultdict(list)
     for endpoint, entries in receipts.items():
         for entry in entries:

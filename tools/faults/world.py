@@ -32,6 +32,8 @@ sys.path.insert(0, str(ROOT / "tools/webhook-receiver"))
 from webhook_receiver import Receiver  # noqa: E402
 
 ACL_TEMPLATE = ROOT / "deploy/redis/callgate.acl"
+# How long a node's drain (SIGTERM) spreads the closing of its sockets over.
+DRAIN_SECONDS = 2
 LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through an http_proxy
 
 
@@ -163,6 +165,7 @@ class Node:
             *(["--webhook-allow-private-networks"] if "--webhook-allow-private-networks" in flags else []),
             *(["--webhook-url", webhook_url, "--webhook-secret", secrets_["webhook"]] if webhook_url else []),
             "--webhook-retry-schedule", "1s", "--webhook-timeout", "3",
+            *(["--drain-seconds", str(DRAIN_SECONDS)] if "--drain-seconds" in flags else []),
             "--dead-letter-file", str(out / f"{self.id}.dead-letters.jsonl"),
         ]
 
@@ -178,6 +181,13 @@ class Node:
         if self.running:
             stop(self.process, signal.SIGKILL)
         self.frozen = False
+
+    def drain(self) -> None:
+        """SIGTERM, as a deploy stops a node: it drains its sockets (1012 spread over
+        DRAIN_SECONDS), leaves the cluster so a survivor takes its calls, and exits."""
+        if self.running:
+            self.thaw()
+            stop(self.process, signal.SIGTERM, grace=DRAIN_SECONDS + 15)
 
     def freeze(self) -> None:
         if self.running:

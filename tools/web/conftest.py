@@ -61,7 +61,7 @@ class Gateway:
         self.log = open(self.log_path, "w+")
         self.process = subprocess.Popen(
             [str(gateway_binary()), "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--database", str(directory / "calls.sqlite"), "--log-level", "warning", *flags],
+             "--database", str(directory / "calls.sqlite"), "--log-level", "warning", "--drain-seconds", "0", *flags],
             stdout=self.log, stderr=subprocess.STDOUT, cwd=directory)
         deadline = time.monotonic() + 30
         text = ""
