@@ -65,15 +65,24 @@ extension CallGateConnection {
 
     /// Schedules the next reconnect: `firstRetryDelay` doubling to `maxRetryDelay`, with jitter.
     /// The doubling starts over only after a socket that lived 30 s, so a gateway that takes
-    /// `connect` and then closes is not asked again every half second.
-    func scheduleReconnect() {
-        if let connectedAt, ContinuousClock.now - connectedAt >= .seconds(30) {
+    /// `connect` and then closes is not asked again every half second. After a draining node's
+    /// 1012, `hint` says when: a delay drawn at random within it, and the doubling starts over.
+    func scheduleReconnect(hint: ReconnectHint? = nil) {
+        if hint != nil {
+            attempt = 0
+        } else if let connectedAt, ContinuousClock.now - connectedAt >= .seconds(30) {
             attempt = 0
         }
         connectedAt = nil
         attempt += 1
-        let doubled = configuration.firstRetryDelay * (1 << min(attempt - 1, 20))
-        let delay = min(doubled, configuration.maxRetryDelay) * Double.random(in: 0.75...1.25)
+        let delay: Duration
+        if let hint {
+            var generator = SystemRandomNumberGenerator()
+            delay = .milliseconds(hint.delayMilliseconds(using: &generator))
+        } else {
+            let doubled = configuration.firstRetryDelay * (1 << min(attempt - 1, 20))
+            delay = min(doubled, configuration.maxRetryDelay) * Double.random(in: 0.75...1.25)
+        }
         emit(.reconnecting(attempt: attempt, delay: delay))
         retryTask = Task { [weak self] in
             try? await Task.sleep(for: delay)

@@ -91,10 +91,12 @@ extension CallGateConnection {
     }
 
     /// Ends the socket for this connection at once: its later frames are ignored, what waits on
-    /// it fails, the app is told, and a reconnect is scheduled when `reconnecting`. Closing the
-    /// transport is the caller's (the gateway may never answer a close frame).
+    /// it fails, the app is told, and a reconnect is scheduled when `reconnecting` (when a
+    /// draining node's 1012 says, if its reason is a reconnect hint). Closing the transport is
+    /// the caller's (the gateway may never answer a close frame).
     func detach(code: UInt16?, reason: String, reconnecting: Bool) {
         guard socket != nil else { return }
+        let hint = code == CloseCode.serviceRestart ? ReconnectHint(reason: reason) : nil
         socketNumber += 1
         socket = nil
         outgoing?.finish()
@@ -110,7 +112,7 @@ extension CallGateConnection {
         }
         emit(.closed(code: code, reason: reason, willReconnect: reconnecting))
         if reconnecting {
-            scheduleReconnect()
+            scheduleReconnect(hint: hint)
         }
     }
 

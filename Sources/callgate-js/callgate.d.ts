@@ -10,6 +10,12 @@ export * from "./protocol.js";
 /** The subprotocol the gateway speaks: `callgate.v1`. */
 export declare const SUBPROTOCOL: "callgate.v1";
 
+/**
+ * The delay a 1012 close's reason asks for (`{"reconnectWithinMs": N}`, N a whole number from 0
+ * to 60000), or null when the reason is not such a hint. The client uses it by itself.
+ */
+export declare function reconnectHint(reason: string): number | null;
+
 /** Codes the client gives requests that got no reply; the gateway never sends them. */
 export type ClientErrorCode = "ERR_TIMEOUT" | "ERR_DISCONNECTED";
 

@@ -30,7 +30,9 @@
  * (0.5 s doubling to 15 s, with jitter) and sends `connect` again. A close with 4001 (no valid
  * token) or 4003 (the token expired) does not reconnect: the app needs a new token. Nor does
  * 4009 (the user has too many devices connected) or 4010: the gateway closed this socket
- * because a newer connection of this device replaced it.
+ * because a newer connection of this device replaced it. A close with 1012 (the node drains or
+ * stops for a deploy) whose reason is the reconnect hint `{"reconnectWithinMs": N}` reconnects
+ * after a delay drawn at random between 0 and N ms instead, and the backoff starts over.
  * `close()` stops it.
  *
  * Recovery: every `connect` after the first (automatic or not, until `close()`) sends
@@ -90,6 +92,28 @@ const DetailEvent = globalThis.CustomEvent ?? class extends Event {
  * again); 4010 closes a socket a newer connection of this device replaced.
  */
 const FINAL_CLOSE_CODES = new Set([4001, 4003, 4009, 4010]);
+
+/** The close code of a draining or stopping node, whose reason may carry a reconnect hint. */
+const SERVICE_RESTART = 1012;
+/** The longest delay a reconnect hint may ask for, in milliseconds. */
+const MAX_HINT_MS = 60000;
+
+/**
+ * The delay a 1012 close's reason asks for (`{"reconnectWithinMs": N}`, N a whole number from 0
+ * to 60000), or null when the reason is not such a hint.
+ * @param {string} reason
+ * @returns {number | null}
+ */
+export function reconnectHint(reason) {
+  let parsed;
+  try {
+    parsed = JSON.parse(reason);
+  } catch {
+    return null;
+  }
+  const ms = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? parsed.reconnectWithinMs : undefined;
+  return Number.isInteger(ms) && ms >= 0 && ms <= MAX_HINT_MS ? ms : null;
+}
 
 export class CallGateClient extends EventTarget {
   /**
@@ -390,7 +414,9 @@ export class CallGateClient extends EventTarget {
     this._pending.clear();
     const willReconnect = this.reconnect && !this._closedByUser && !FINAL_CLOSE_CODES.has(event.code);
     this._emit("close", { code: event.code, reason: event.reason, willReconnect });
-    if (willReconnect) this._scheduleReconnect();
+    if (willReconnect) {
+      this._scheduleReconnect(event.code === SERVICE_RESTART ? reconnectHint(event.reason) : null);
+    }
   }
 
   /**
@@ -489,10 +515,12 @@ export class CallGateClient extends EventTarget {
     }, delayMs);
   }
 
-  _scheduleReconnect() {
+  /** @param {number | null} [hintMs] a draining node's reconnect hint: reconnect within it */
+  _scheduleReconnect(hintMs = null) {
+    if (hintMs !== null) this._attempt = 0;
     this._attempt += 1;
     const base = Math.min(15000, 500 * 2 ** (this._attempt - 1));
-    const delayMs = Math.round(base * (0.75 + Math.random() * 0.5));
+    const delayMs = hintMs !== null ? Math.floor(Math.random() * (hintMs + 1)) : Math.round(base * (0.75 + Math.random() * 0.5));
     this._emit("reconnecting", { attempt: this._attempt, delayMs });
     this._retryTimer = setTimeout(() => {
       this.connect().catch(() => {

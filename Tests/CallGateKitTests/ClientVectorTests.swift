@@ -96,6 +96,9 @@ struct VectorPlayer {
     let gateway: ScriptedGateway
     let heard: HeardEvents
     private var socket: ScriptedSocket?
+    /// How many sockets the client had opened when the gateway last ended one (`drop`, `close`):
+    /// a reconnect is a socket after those, even one opened before the `reconnect` step.
+    private var socketsAtEnd: Int?
 
     init(connection: CallGateConnection, gateway: ScriptedGateway, heard: HeardEvents) {
         self.connection = connection
@@ -119,15 +122,21 @@ struct VectorPlayer {
         }
         if members["drop"] != nil {
             await current()?.finish(code: nil, reason: "")
+            socketsAtEnd = await gateway.sockets.count
             return nil
         }
         if case .object(let close)? = members["close"], case .number(let code)? = close["code"] {
             let reason = if case .string(let reason)? = close["reason"] { reason } else { "" }
             await current()?.finish(code: UInt16(code), reason: reason)
+            socketsAtEnd = await gateway.sockets.count
             return nil
         }
         if case .bool(let expected)? = members["reconnect"] {
-            let before = await gateway.sockets.count
+            var before = await gateway.sockets.count
+            if let socketsAtEnd {
+                before = socketsAtEnd
+            }
+            socketsAtEnd = nil
             let deadline = ContinuousClock.now + limit
             while await gateway.sockets.count == before, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(20))

@@ -118,6 +118,9 @@ async function run(vector) {
 /** Plays `vector`'s steps between the scripted gateway and `client`, whose app saw `seen`. */
 async function play(vector, client, seen) {
   let socket = null;
+  // How many sockets the client had opened when the gateway last ended one (drop, close): a
+  // reconnect is a socket after those, even one opened before the reconnect step.
+  let socketsAtEnd = null;
   const current = async () => {
     const deadline = Date.now() + STEP_MS;
     while (!socket || socket !== ScriptedSocket.opened.at(-1)) {
@@ -156,10 +159,13 @@ async function play(vector, client, seen) {
       if (wrong) throw new Error(`${where} (${event.name}): ${wrong}`);
     } else if (step.drop) {
       (await current()).finish(1006, "");
+      socketsAtEnd = ScriptedSocket.opened.length;
     } else if (step.close) {
       (await current()).finish(step.close.code, step.close.reason ?? "");
+      socketsAtEnd = ScriptedSocket.opened.length;
     } else if (step.reconnect !== undefined) {
-      const before = ScriptedSocket.opened.length;
+      const before = socketsAtEnd ?? ScriptedSocket.opened.length;
+      socketsAtEnd = null;
       const ms = step.withinMs ?? STEP_MS;
       const deadline = Date.now() + ms;
       while (ScriptedSocket.opened.length === before && Date.now() < deadline) {
