@@ -34,6 +34,14 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
         return all[index % all.count]
     }
 
+    /// The gateway after the one on `current`, in the order `port` and `alsoPorts` are given:
+    /// where a socket moved off a draining gateway goes.
+    public func port(after current: Int) -> Int {
+        let all = [port] + (alsoPorts ?? [])
+        guard let position = all.firstIndex(of: current) else { return port }
+        return all[(position + 1) % all.count]
+    }
+
     /// Prefix of the group ids the `group` scenario creates (`bench-g0`, `bench-g1`, ...).
     public static let groupPrefix = "bench-g"
 
@@ -58,10 +66,10 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
         self.label = label
     }
 
-    /// 100 calls/s for ring and churn, 10 group rings/s, and unused for idle.
+    /// 100 calls/s for ring and churn, 10 group rings/s, and unused for idle and drain.
     public static func defaultRate(_ scenario: Scenario) -> Double {
         switch scenario {
-        case .idle: 0
+        case .idle, .drain: 0
         case .ring, .churn: 100
         case .group: 10
         }
@@ -73,11 +81,11 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
     /// The id of group `index`.
     public static func groupID(_ index: Int) -> String { "\(groupPrefix)\(index)" }
 
-    /// Sockets the scenario really uses: all for idle, an even number for ring and churn, whole
+    /// Sockets the scenario really uses: all for idle and drain, an even number for ring and churn, whole
     /// groups for group.
     public var usedSockets: Int {
         switch scenario {
-        case .idle: sockets
+        case .idle, .drain: sockets
         case .ring: sockets / 2 * 2
         case .group: sockets / groupSize * groupSize
         case .churn: sockets
@@ -112,6 +120,10 @@ public struct BenchConfiguration: Sendable, Codable, Equatable {
         case .churn:
             guard sockets >= 4 else { throw BenchError("churn needs --sockets 4 or more (ringing pairs plus sockets to churn)") }
             guard rate > 0, rate.isFinite else { throw BenchError("--rate must be a positive number") }
+        case .drain:
+            guard alsoPorts?.isEmpty == false else {
+                throw BenchError("drain moves the sockets of a draining gateway to the others: give --also-port")
+            }
         }
     }
 }
@@ -128,6 +140,9 @@ public enum Scenario: String, CaseIterable, Sendable, Codable {
     /// Half the sockets ring in pairs at `rate` calls per second while the other half disconnect
     /// and reconnect at `rate` sockets per second.
     case churn
+    /// Hold every socket, spread over the gateways, while one of them drains: each socket a
+    /// gateway closes with 1012 reconnects to the next gateway when its reconnect hint says.
+    case drain
 }
 
 /// Why a bench run could not start or run (bad options, fd limit, server unreachable, auth

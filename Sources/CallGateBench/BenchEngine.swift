@@ -180,6 +180,8 @@ final class BenchEngine: WebSocketDelegate, @unchecked Sendable {
     func webSocketDidClose(_ connection: WebSocketConnection, error: String?) {
         guard let socket = connection.attachment as? BenchSocket else { return }
         socket.connection = nil
+        socket.closeReason = connection.peerCloseReason
+        socket.closeCode = CloseCode.seen(connection.peerCloseCode, reason: connection.peerCloseReason)
         let previous = socket.state
         socket.state = previous == .failed ? .failed : .closed
         guard phase != .finished else {
@@ -209,7 +211,8 @@ final class BenchEngine: WebSocketDelegate, @unchecked Sendable {
         socket.state = .opening
         socket.reopening = reopening
         socket.openedAt = MonotonicClock.now()
-        var target = ClientTarget(host: configuration.host, port: configuration.port(for: socket.index), path: WireEndpoint.path)
+        var target = ClientTarget(
+            host: configuration.host, port: socket.port ?? configuration.port(for: socket.index), path: WireEndpoint.path)
         target.sourceAddress = socket.sourceAddress
         do {
             let connection = try context.connect(to: target, attachment: socket)
@@ -428,6 +431,13 @@ final class BenchSocket {
     var openedAt: UInt64 = 0
     /// Whether the current open is a reconnect (churn) rather than the connect phase.
     var reopening = false
+    /// The gateway it connects to when set (drain: moved off a draining one); else the one
+    /// `BenchConfiguration.port(for:)` gives its index.
+    var port: Int?
+    /// How the server last closed it: the close code (libwebsockets' 1002 for a 1012 read back
+    /// as 1012) and the reason.
+    var closeCode: UInt16?
+    var closeReason: String?
 
     init(index: Int, token: String, sourceAddress: String?) {
         self.index = index

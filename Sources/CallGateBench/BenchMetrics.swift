@@ -4,6 +4,8 @@ import Histogram
 final class BenchMetrics {
     private var histograms = [LatencyHistogram](repeating: LatencyHistogram(), count: Metric.allCases.count)
     var counts = BenchCounts()
+    /// Drain: when the moves off the draining gateway happened.
+    var moves = MoveTimeline()
     private(set) var errors: [String: Int] = [:]
 
     /// Records one latency of `metric`.
@@ -31,7 +33,7 @@ final class BenchMetrics {
     func snapshot() -> MetricsSnapshot {
         var byMetric: [Metric: LatencyHistogram] = [:]
         for metric in Metric.allCases { byMetric[metric] = histogram(metric) }
-        return MetricsSnapshot(histograms: byMetric, counts: counts, errors: errors)
+        return MetricsSnapshot(histograms: byMetric, counts: counts, errors: errors, moves: moves)
     }
 
     private static func slot(_ metric: Metric) -> Int {
@@ -68,6 +70,7 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
         case .ring: [.connect, .ring, .accept, .end]
         case .group: [.connect, .delivery, .fanout]
         case .churn: [.connect, .reconnect, .ring, .accept, .end]
+        case .drain: [.connect, .reconnect]
         }
     }
 }
@@ -79,6 +82,8 @@ public struct MetricsSnapshot: Sendable {
     public var counts: BenchCounts
     /// Errors by code: the server's error codes, and the generator's own (see docs/bench-json.md).
     public var errors: [String: Int]
+    /// Drain: when the moves off the draining gateway happened.
+    public var moves = MoveTimeline()
 }
 
 /// Latencies of one metric, in microseconds, with three significant digits (HdrHistogram).

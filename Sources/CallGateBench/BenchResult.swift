@@ -16,11 +16,13 @@ public struct BenchResult: Codable, Sendable {
     public var durations: RunDurations
     /// Present when `--server-pid` was given.
     public var server: ServerMemoryReport?
+    /// Drain only: when the sockets moved off the draining gateway.
+    public var moves: MoveTimeline?
     /// Percentile curves by metric name, for the report's plot; not written to the JSON.
     public var curves: [String: [PercentilePoint]] = [:]
 
     private enum CodingKeys: String, CodingKey {
-        case scenario, label, config, metrics, rates, errors, counts, durations, server
+        case scenario, label, config, metrics, rates, errors, counts, durations, server, moves
     }
 
     /// The result of a finished run.
@@ -42,6 +44,7 @@ public struct BenchResult: Codable, Sendable {
         errors = snapshot.errors
         durations = RunDurations(connectSeconds: outcome.connectSeconds, scenarioSeconds: outcome.scenarioSeconds)
         self.server = server
+        moves = configuration.scenario == .drain ? snapshot.moves : nil
         rates = Self.rates(scenario: configuration.scenario, counts: counts, durations: durations)
     }
 
@@ -52,7 +55,7 @@ public struct BenchResult: Codable, Sendable {
         let seconds = durations.scenarioSeconds
         var rates = ["connectsPerSecond": perSecond(counts.connected, durations.connectSeconds)]
         switch scenario {
-        case .idle:
+        case .idle, .drain:
             rates["callsPerSecond"] = 0
             rates["deliveriesPerSecond"] = 0
         case .ring, .churn:
@@ -62,7 +65,7 @@ public struct BenchResult: Codable, Sendable {
             rates["callsPerSecond"] = perSecond(counts.fanouts, seconds)
             rates["deliveriesPerSecond"] = perSecond(counts.deliveries, seconds)
         }
-        if scenario == .churn {
+        if scenario == .churn || scenario == .drain {
             rates["reconnectsPerSecond"] = perSecond(counts.reconnects, seconds)
         }
         return rates

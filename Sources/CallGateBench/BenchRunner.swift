@@ -66,6 +66,8 @@ public enum BenchRunner {
         switch configuration.scenario {
         case .idle:
             return IdleDriver(engine: engine)
+        case .drain:
+            return DrainDriver(engine: engine)
         case .ring:
             return RingDriver(engine: engine, firstSocket: 0, pairCount: used / 2, rate: configuration.rate)
         case .group:

@@ -53,6 +53,14 @@ public enum SummaryTable {
         switch result.scenario {
         case .idle:
             break
+        case .drain:
+            let moves = result.moves ?? MoveTimeline()
+            parts += [
+                "closed with 1012 \(moves.closed) over \(moves.closedPerSecond.count) s",
+                "reconnected elsewhere \(moves.reconnected) over \(moves.reconnectedPerSecond.count) s",
+                "busiest second \(moves.reconnectedPerSecond.max() ?? 0)",
+            ]
+            if moves.failedReconnects > 0 { parts.append("failed reconnects \(moves.failedReconnects)") }
         case .ring, .churn:
             parts += [
                 "initiated \(counts.initiated)", "incoming \(counts.incoming)", "accepted \(counts.accepted)",

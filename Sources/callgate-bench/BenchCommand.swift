@@ -18,10 +18,13 @@ struct BenchCommand: AsyncParsableCommand {
                      rings/s, each cancelled once every member got it
               churn  half the sockets ring in pairs at --rate calls/s, the other half reconnect
                      at --rate sockets/s
+              drain  hold the sockets over --port and --also-port for --duration seconds while
+                     you drain a gateway (SIGTERM, POST /v1/admin/drain): each socket it closes
+                     with 1012 moves to the next gateway within its reconnect hint
             """
     )
 
-    @Argument(help: "idle, ring, group or churn.")
+    @Argument(help: "idle, ring, group, churn or drain.")
     var scenario: Scenario
 
     @Option(help: "Gateway host (default 127.0.0.1).")

@@ -37,6 +37,17 @@ import Testing
         #expect(throws: BenchError.self) { try configuration.validate() }
     }
 
+    @Test func drainNeedsAnotherGatewayAndMovesToTheNextInTurn() throws {
+        #expect(throws: BenchError.self) { try BenchConfiguration(scenario: .drain, jwtSecret: "s").validate() }
+        let settings = BenchConfiguration(scenario: .drain, port: 9001, jwtSecret: "s", sockets: 7, alsoPorts: [9002, 9003])
+        try settings.validate()
+        #expect(settings.usedSockets == 7)
+        #expect(settings.rate == 0)
+        #expect(settings.port(after: 9001) == 9002)
+        #expect(settings.port(after: 9003) == 9001)
+        #expect(settings.port(after: 1234) == 9001, "a port not given starts over at --port")
+    }
+
     @Test func socketsTakeTheGatewaysInTurnSoThatARingPairSpansTwo() {
         let cluster = BenchConfiguration(scenario: .ring, port: 8081, jwtSecret: "s", alsoPorts: [8082])
         #expect((0..<4).map(cluster.port(for:)) == [8081, 8082, 8081, 8082])
