@@ -167,7 +167,9 @@ extension ClusterFabric {
             output.emit(.answer(forward, connection: connection, frame: Array(reply)))
             return
         }
-        let request = ReplyAddress(requestID: frame.id, connection: connection, sessionId: frame.request.sessionId, forward: forward)
+        let request = ReplyAddress(
+            requestID: frame.id, connection: connection, sessionId: frame.request.sessionId, forward: forward,
+            timing: OpTiming(op: frame.request.op, since: .now))
         guard frame.request.isForwardable else {
             output.fail(request, code: .badRequest, message: "only ops on a call or session are forwarded")
             return

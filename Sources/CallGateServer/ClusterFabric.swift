@@ -143,7 +143,7 @@ final class ClusterFabric: Fabric, @unchecked Sendable {
             }
         case .commandAnswer(let forward, let response):
             sendCommandAnswer(response, to: forward)
-        case .frame, .close, .http, .ringHandedOver:
+        case .frame, .close, .http, .ringHandedOver, .answered:
             break  // the outcome path and the service perform these
         }
     }

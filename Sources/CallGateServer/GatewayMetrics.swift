@@ -19,8 +19,10 @@ import Prometheus
 final class GatewayMetrics {
     /// The media type of ``exposition()``: the Prometheus text format 0.0.4.
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
-    /// Buckets of `callgate_ring_latency_seconds`: it includes a store commit, so from well
-    /// under a millisecond (no fsync) to seconds (a stalled disk).
+    /// The histogram of how long each op took to answer, by `op`.
+    static let opSecondsName = "callgate_op_seconds"
+    /// Buckets of `callgate_ring_latency_seconds` and `callgate_op_seconds`: both include a
+    /// store commit, so from well under a millisecond (no fsync) to seconds (a stalled disk).
     static let ringLatencyBuckets: [Duration] = [
         .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
         .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
@@ -43,6 +45,7 @@ final class GatewayMetrics {
     private let callsFinished: [CallStatus: CoreMetrics.Counter]
     private let refusals: Refusals
     private let ringLatency: CoreMetrics.Timer
+    private let opLatency: [Op: CoreMetrics.Timer]
     private let recoveries: [Bool: CoreMetrics.Counter]
     private let replayedPushes: CoreMetrics.Counter
 
@@ -64,6 +67,7 @@ final class GatewayMetrics {
     init(registry: PrometheusCollectorRegistry) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets["callgate_ring_latency_seconds"] = Self.ringLatencyBuckets
+        factory.durationHistogramBuckets[Self.opSecondsName] = Self.ringLatencyBuckets
         factory.durationHistogramBuckets[StoreMetrics.writeSecondsName] = StoreMetrics.writeBuckets
         factory.valueHistogramBuckets[StoreMetrics.batchSizeName] = StoreMetrics.batchSizeBuckets
         factory.durationHistogramBuckets[WebhookMetrics.attemptSecondsName] = WebhookMetrics.attemptBuckets
@@ -85,6 +89,9 @@ final class GatewayMetrics {
             (status, CoreMetrics.Counter(label: "callgate_calls_finished_total", dimensions: [("status", status.rawValue)], factory: factory))
         })
         ringLatency = CoreMetrics.Timer(label: "callgate_ring_latency_seconds", factory: factory)
+        opLatency = Dictionary(uniqueKeysWithValues: Op.allCases.map { op in
+            (op, CoreMetrics.Timer(label: Self.opSecondsName, dimensions: [("op", op.rawValue)], factory: factory))
+        })
         recoveries = Dictionary(uniqueKeysWithValues: [true, false].map { recovered in
             (recovered, CoreMetrics.Counter(
                 label: "callgate_recoveries_total", dimensions: [("result", recovered ? "recovered" : "failed")],
@@ -160,6 +167,12 @@ final class GatewayMetrics {
     /// gateway began handling it.
     func rang(after latency: Duration) {
         ringLatency.record(duration: latency)
+    }
+
+    /// A request of `op` was answered `latency` after this node took it up (the reply released
+    /// to its socket, or to the node that forwarded it, once the store commit it waits for is in).
+    func answered(_ op: Op, after latency: Duration) {
+        opLatency[op]?.record(duration: latency)
     }
 
     /// A request was answered with an error.

@@ -101,7 +101,7 @@ extension GatewayService: OutcomePathDelegate {
             write(response, to: exchange.value)
         case .publish, .index, .groupChanged, .answer, .commandAnswer:
             fabric.perform(output)
-        case .frame, .close, .ringHandedOver:
+        case .frame, .close, .ringHandedOver, .answered:
             break  // the outcome path performs these itself
         }
     }

@@ -47,7 +47,9 @@ extension GatewayService: ConnectionHubDelegate {
     /// in the handshake.
     private func handle(_ frame: RequestFrame, as bytes: [UInt8], from connection: ClientConnection) {
         let id = connection.id
-        let request = ReplyAddress(requestID: frame.id, connection: id, sessionId: frame.request.sessionId)
+        let request = ReplyAddress(
+            requestID: frame.id, connection: id, sessionId: frame.request.sessionId,
+            timing: OpTiming(op: frame.request.op, since: .now))
         if connection.isConnected, frame.request.writesCallLog, let backlog = storeBacklog() {
             output.fail(request, code: .storeUnavailable, message: backlog)
             return

@@ -12,6 +12,7 @@ enum MetricHelp {
         "callgate_pushes_delivered_total": "Pushes by event name, one per recipient socket.",
         "callgate_calls_finished_total": "Rung calls that reached their final status, by status.",
         "callgate_ring_latency_seconds": "From taking up an initiateCall to handing its ring frames to the callees' sockets.",
+        "callgate_op_seconds": "From taking up a request to releasing its reply (after the store commit it waits for), by op.",
         "callgate_outbound_queue_drops_total": "Frames lost to a full outbound queue (the socket closed with 4008).",
         "callgate_recoveries_total": "Connects that sent recover, by whether every missed push was replayed.",
         "callgate_replayed_pushes_total": "Pushes replayed to recovering devices.",

@@ -67,13 +67,22 @@ final class OutcomePath {
     func fail(_ request: ReplyAddress, code: ErrorCode, message: String, after barrier: UInt64 = 0) {
         metrics.replied(error: code)
         let frame = ReplyFrame.failure(id: request.requestID, code: code, message: message)
-        emit(reply(frame, to: request), after: max(barrier, self.barrier(for: request)), fence: fence(of: request))
+        answer(request, with: frame, after: max(barrier, self.barrier(for: request)))
     }
 
     /// Replies to a request with a value, after write `barrier` and the call's latest write.
     func succeed(_ request: ReplyAddress, with result: some Encodable, after barrier: UInt64 = 0) {
         let frame = ReplyFrame.success(id: request.requestID, result: result)
-        emit(reply(frame, to: request), after: max(barrier, self.barrier(for: request)), fence: fence(of: request))
+        answer(request, with: frame, after: max(barrier, self.barrier(for: request)))
+    }
+
+    /// Emits the reply `frame` to `request` after write `barrier`, and behind it, for a timed
+    /// request, the marker that records how long the op took to answer.
+    private func answer(_ request: ReplyAddress, with frame: Data, after barrier: UInt64) {
+        emit(reply(frame, to: request), after: barrier, fence: fence(of: request))
+        if let timing = request.timing {
+            emit(.answered(timing), after: barrier)
+        }
     }
 
     /// The write any answer about the call `request` names waits for: the call's latest write
@@ -197,6 +206,8 @@ final class OutcomePath {
             sockets.close(id, code: code, reason: reason)
         case .ringHandedOver(let since):
             metrics.rang(after: .now - since)
+        case .answered(let timing):
+            metrics.answered(timing.op, after: .now - timing.since)
         case .http, .publish, .index, .groupChanged, .answer, .commandAnswer:
             delegate?.perform(output)
         }
@@ -218,6 +229,15 @@ struct ReplyAddress {
     /// Cluster mode: where the answer goes when the op was forwarded here from another node
     /// (`connection` is a device there); nil for a device of this node.
     var forward: ForwardTicket? = nil
+    /// The op and when this node took it up, for `callgate_op_seconds`; nil: not timed.
+    var timing: OpTiming? = nil
+}
+
+/// A request's op and when this node took it up: the answer's marker (`HeldOutput.answered`)
+/// records the time from then until the reply was released to its socket or node.
+struct OpTiming {
+    let op: Op
+    let since: ContinuousClock.Instant
 }
 
 /// What the outcome path needs of the sockets: the hub, or a test's. Service thread only.

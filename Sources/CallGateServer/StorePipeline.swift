@@ -113,6 +113,9 @@ enum HeldOutput {
     /// The ring frames of an `initiateCall` taken up at `since` were handed to the sockets just
     /// before: performing it records the ring latency.
     case ringHandedOver(since: ContinuousClock.Instant)
+    /// The reply to a request timed by `timing` was released just before: performing it
+    /// records how long the op took to answer.
+    case answered(OpTiming)
     /// Cluster mode: a push to a user, numbered, kept and published on their channel by Redis,
     /// for their devices on every node.
     indirect case publish(uid: String, ClusterPush)
@@ -131,7 +134,7 @@ enum HeldOutput {
     var connection: ConnectionID? {
         switch self {
         case .frame(let id, _), .close(let id, _, _): id
-        case .http, .ringHandedOver, .publish, .index, .answer, .commandAnswer, .groupChanged: nil
+        case .http, .ringHandedOver, .answered, .publish, .index, .answer, .commandAnswer, .groupChanged: nil
         }
     }
 
@@ -140,7 +143,7 @@ enum HeldOutput {
         switch self {
         case .frame(let id, _), .close(let id, _, _), .answer(_, let id, _): .socket(id)
         case .publish(let uid, _), .index(let uid, _): .user(uid)
-        case .http, .ringHandedOver, .groupChanged, .commandAnswer: nil
+        case .http, .ringHandedOver, .answered, .groupChanged, .commandAnswer: nil
         }
     }
 }
