@@ -41,8 +41,15 @@ APT_PACKAGES += postgresql-15
 # Cluster mode: hiredis, the official C client of Redis (Sources/CHiredis), and redis-server for the
 # throwaway servers the cluster tests start (Tests/TestSupport/ThrowawayRedis.swift).
 APT_PACKAGES += libhiredis-dev redis-server
-PY_MODULES := jsonschema referencing pytest selenium standardwebhooks
-PY_IMPORTS := import jsonschema, referencing, pytest, selenium, standardwebhooks
+# The container image's test (tools/test_container_image.py) builds the Dockerfile's runtime stage as a
+# Debian root filesystem with debootstrap and runs the gateway in it.
+APT_PACKAGES += debootstrap
+# The release build with --static-swift-stdlib (make run's production counterpart, the container image) links
+# Foundation's networking statically, which needs libcurl's development files.
+APT_PACKAGES += libcurl4-openssl-dev
+# pyyaml: tools/test_compose.py reads deploy/compose/compose.yaml.
+PY_MODULES := jsonschema referencing pytest selenium standardwebhooks pyyaml
+PY_IMPORTS := import jsonschema, referencing, pytest, selenium, standardwebhooks, yaml
 
 FUZZ_TIME ?= 60
 DURATION ?= 600

@@ -140,6 +140,9 @@ let package = Package(
                 "CallGateServer", "CallGateKit", "CallGateCore", "CallGateStoreSQLite", "CallGateStorePostgres",
                 "CallGateConsole", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // `callgate healthcheck`, the container image's probe.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(name: "TestSupport", dependencies: ["CallGateCore"], path: "Tests/TestSupport"),

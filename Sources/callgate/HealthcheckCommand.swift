@@ -1,0 +1,58 @@
+import ArgumentParser
+import AsyncHTTPClient
+import NIOCore
+import NIOSSL
+
+/// `callgate healthcheck`: asks a gateway's `/healthz`, for the container image's HEALTHCHECK
+/// (the image has no curl). Exits 0 on 200, 1 on anything else.
+struct HealthcheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "healthcheck",
+        abstract: "Exit 0 when the gateway answers GET /healthz with 200, else 1.",
+        discussion: """
+            Without --url it asks the gateway that the same environment configures: http, or https \
+            when CALLGATE_TLS_CERT is set, on CALLGATE_HOST (127.0.0.1 when that is unset or a \
+            wildcard address) at CALLGATE_PORT (default 8080). An https certificate is not verified: \
+            the probe asks a gateway on its own host whether it is up and sends nothing secret.
+            """
+    )
+
+    @Option(help: "The URL to ask (default: /healthz of the gateway the CALLGATE_* variables configure).")
+    var url: String?
+
+    @Option(help: "Seconds to wait for the answer (default 3).")
+    var timeout: Int64 = 3
+
+    func run() async throws {
+        let target = url ?? Self.defaultURL()
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+        let status: Result<UInt, Error>
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: target), timeout: .seconds(timeout))
+            status = .success(response.status.code)
+        } catch {
+            status = .failure(error)
+        }
+        try? await client.shutdown()
+        switch status {
+        case .success(200): return
+        case .success(let code): throw CommandFailure("\(target) answered \(code)")
+        case .failure(let error): throw CommandFailure("\(target): \(error)")
+        }
+    }
+
+    /// `/healthz` of the gateway the `CALLGATE_*` variables configure, reached on its own host.
+    static func defaultURL() -> String {
+        let scheme = EnvironmentDefault.string("CALLGATE_TLS_CERT") == nil ? "http" : "https"
+        var host = EnvironmentDefault.string("CALLGATE_HOST") ?? "127.0.0.1"
+        if ["0.0.0.0", "::", "[::]"].contains(host) {
+            host = "127.0.0.1"
+        } else if host.contains(":") && !host.hasPrefix("[") {
+            host = "[\(host)]"
+        }
+        let port = EnvironmentDefault.string("CALLGATE_PORT") ?? "8080"
+        return "\(scheme)://\(host):\(port)/healthz"
+    }
+}
