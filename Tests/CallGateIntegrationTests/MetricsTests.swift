@@ -41,6 +41,13 @@ struct MetricsTests {
         #expect(metrics[#"callgate_calls_finished_total{status="unanswered"}"#] == 0)
         #expect(metrics["callgate_ring_latency_seconds_count"] == 1)
         #expect((metrics["callgate_ring_latency_seconds_sum"] ?? 0) > 0)
+        // Every answered request is timed by its op, the refused connect too.
+        #expect(metrics[#"callgate_op_seconds_count{op="connect"}"#] == 3)
+        #expect(metrics[#"callgate_op_seconds_count{op="initiateCall"}"#] == 1)
+        #expect(metrics[#"callgate_op_seconds_count{op="acceptCall"}"#] == 1)
+        #expect(metrics[#"callgate_op_seconds_count{op="endCall"}"#] == 1)
+        #expect(metrics[#"callgate_op_seconds_count{op="rejectCall"}"#] == 0)
+        #expect((metrics[#"callgate_op_seconds_sum{op="initiateCall"}"#] ?? 0) > 0)
         #expect(metrics["callgate_outbound_queue_drops_total"] == 0)
         #expect(metrics[#"callgate_auth_failures_total{reason="malformed"}"#] == 1)
         #expect(metrics[#"callgate_auth_failures_total{reason="expired"}"#] == 0)
