@@ -98,7 +98,7 @@ final class ClusterFabric: Fabric, @unchecked Sendable {
     var context: LWSContext { service.context }
     var clock: any CoreClock { service.clock }
     var store: any CallLogStore { service.store }
-    var storeReads: DispatchQueue { service.storeReads }
+    var storeReads: StoreReads { service.storeReads }
     var groups: JournaledGroupStore { service.groups }
 
     /// Carries out an outcome of the Core (a timer's, a departure's, a takeover's).

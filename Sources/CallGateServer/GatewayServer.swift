@@ -121,8 +121,9 @@ public final class GatewayServer: Sendable {
             do {
                 try service.restore(openCalls: openCalls, lastCallID: lastCallID)
             } catch {
-                // The dispatcher's thread started with the service; nothing else did yet.
+                // The dispatcher's and the reads' threads started with the service; nothing else did yet.
                 service.webhooks.stop()
+                service.storeReads.shutdown()
                 throw error
             }
             if !openCalls.isEmpty {
@@ -139,6 +140,7 @@ public final class GatewayServer: Sendable {
                 context.stop()
                 service.pipeline.writer.stop()
                 service.webhooks.stop()
+                service.storeReads.shutdown()
                 throw error
             }
         } catch {
@@ -184,6 +186,7 @@ public final class GatewayServer: Sendable {
         context.stop(closeCode: CloseCode.serviceRestart, closeReason: ReconnectHint.gateway.reason, grace: timeout / 2)
         let written = service.pipeline.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
         service.webhooks.stop()
+        service.storeReads.shutdown()
         return written
     }
 }

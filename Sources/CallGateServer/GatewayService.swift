@@ -30,8 +30,8 @@ final class GatewayService: @unchecked Sendable {
     let logger: Logger
     /// This server's metrics, served at `GET /metrics`.
     let metrics: GatewayMetrics
-    /// Runs store reads for the call log API, off the service thread.
-    let storeReads = DispatchQueue(label: "callgate.store-reads", attributes: .concurrent)
+    /// Runs the store reads that block (call log API, missed calls, admin), off the service thread.
+    let storeReads = StoreReads()
     /// The missed-call counts read for devices on their way in (`readMissedCalls`).
     var missedCallReads = MissedCallReads()
     /// Posts the webhook outbox's deliveries, on its own thread; started by `init`.
