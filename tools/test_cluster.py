@@ -43,6 +43,8 @@ def test_each_node_gets_its_id_port_and_the_shared_secrets():
     for part in ("--port 8082", "--cluster redis://127.0.0.1:1", "--database postgres://x", "--node-id node2",
                  "--jwt-secret s", "--admin-key k", f"--cluster-secret {'c' * 64}", "--dead-letter-file /tmp/o/node2.dead-letters.jsonl"):
         assert part in joined
+    assert "--drain-seconds 3" in joined, "Ctrl-C drains a local cluster's nodes over 3 s, not the default 30"
+    assert cluster.parse_args(["--drain-seconds", "0"]).drain_seconds == 0
 
 
 def ready(port: int) -> bool:
