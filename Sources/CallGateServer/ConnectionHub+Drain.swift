@@ -8,17 +8,16 @@ import Logging
 extension ConnectionHub {
     /// Why the hub takes no socket while it drains; nil when it does not.
     var drainRefusal: String? {
-        drain.map { $0.isOver ? "this node has drained and is stopping" : "this node is draining: connect to another one" }
+        drain.map { $0.isOver ? "this node has drained: it takes no socket until it restarts" : "this node is draining: connect to another one" }
     }
 
     /// Begins draining over `window`, or joins the drain under way; `finished` is called on the
-    /// service thread once it is over. Returns the sockets still open.
-    @discardableResult
-    func beginDrain(over window: Duration, finished: @escaping () -> Void) -> Int {
+    /// service thread once it is over.
+    func beginDrain(over window: Duration, finished: @escaping () -> Void) {
         assertServiceThread()
         if let drain {
             drain.whenOver(finished)
-            return connections.count
+            return
         }
         let plan = DrainPlan(
             startedAt: clock.monotonicMillis(), windowMillis: window.wholeMilliseconds, sockets: connections.count)
@@ -30,7 +29,6 @@ extension ConnectionHub {
         metrics.drainBegan()
         logger.notice("draining", metadata: ["sockets": "\(plan.sockets)", "seconds": "\(window.components.seconds)"])
         drainTick()
-        return connections.count
     }
 
     /// Closes the sockets due now; after the window, every one left (also those that opened as
