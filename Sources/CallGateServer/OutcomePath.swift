@@ -76,12 +76,16 @@ final class OutcomePath {
         answer(request, with: frame, after: max(barrier, self.barrier(for: request)))
     }
 
-    /// Emits the reply `frame` to `request` after write `barrier`, and behind it, for a timed
-    /// request, the marker that records how long the op took to answer.
+    /// Emits the reply `frame` to `request` after write `barrier`; for a timed request, records
+    /// how long the op took to answer: now when the reply went out at once, else through a
+    /// marker behind it.
     private func answer(_ request: ReplyAddress, with frame: Data, after barrier: UInt64) {
-        emit(reply(frame, to: request), after: barrier, fence: fence(of: request))
-        if let timing = request.timing {
-            emit(.answered(timing), after: barrier)
+        let emitted = emit(reply(frame, to: request), after: barrier, fence: fence(of: request))
+        guard let timing = request.timing else { return }
+        switch emitted {
+        case .now: metrics.answered(timing.op, after: .now - timing.since)
+        case .held: emit(.answered(timing), after: barrier)
+        case .dropped: break
         }
     }
 
@@ -168,12 +172,14 @@ final class OutcomePath {
     /// socket went (or as `fence` says, if the call it tells of is fenced out meanwhile). A
     /// socket with `maxQueuedFrames` outputs waiting already is closed with 4008 instead, as when
     /// its outbound queue is full: what waits for the store counts against the same cap, so no
-    /// socket piles up output while the store is behind.
-    func emit(_ output: HeldOutput, after barrier: UInt64 = 0, fence: OutputFence<HeldOutput, String>? = nil) {
+    /// socket piles up output while the store is behind. Returns what became of it.
+    @discardableResult
+    func emit(_ output: HeldOutput, after barrier: UInt64 = 0, fence: OutputFence<HeldOutput, String>? = nil) -> Emitted {
         assertServiceThread()
         switch pipeline.pass(output, after: barrier, fence: fence, cap: maxQueuedFrames) {
         case .go(let output):
             perform(output)
+            return .now
         case .held:
             switch output {
             case .answer(let forward, _, _), .commandAnswer(let forward, _):
@@ -181,11 +187,23 @@ final class OutcomePath {
             default:
                 break
             }
+            return .held
         case .full(let waiting):
             if let id = output.connection {
                 sockets.closeTooSlow(id, held: waiting)
             }
+            return .dropped
         }
+    }
+
+    /// What `emit` did with an output.
+    enum Emitted {
+        /// Performed at once.
+        case now
+        /// Held until the write it waits for is durable (and the output before it went).
+        case held
+        /// Dropped: its socket had too much waiting and was closed with 4008.
+        case dropped
     }
 
     /// The writer made everything up to `sequence` durable: the output waiting for it goes out.
