@@ -50,6 +50,23 @@ import Testing
         #expect(bound == ["2025-06": .rs256, "mobile.v2": .es256, "edge": .eddsa])
     }
 
+    @Test func anRSAPublicKeyInPKCS1FormLoadsToo() async throws {
+        let folder = try Fixture.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let spki = folder.appendingPathComponent("spki.pem").path
+        let pkcs1 = folder.appendingPathComponent("legacy.pem").path
+        try TestKeyPair.of(.rsa).publicPEM.write(toFile: spki, atomically: true, encoding: .utf8)
+        let run = try await CommandRun.run(["openssl", "rsa", "-pubin", "-in", spki, "-RSAPublicKey_out", "-out", pkcs1])
+        #expect(run.exitCode == 0, "\(run)")
+        #expect(try String(contentsOfFile: pkcs1, encoding: .utf8).hasPrefix("-----BEGIN RSA PUBLIC KEY-----"))
+        var configuration = TokenKeyConfiguration()
+        configuration.pemFiles = [pkcs1]
+        let ring = try #require(try await PublicKeyRing.load(configuration, logger: Fixture.logger))
+        #expect(ring.all.map { "\($0.kid) \($0.algorithm.rawValue)" } == ["legacy RS256"])
+        let service = try await Fixture.service(ring)
+        #expect(await service.verify(try await Fixture.token(.rsa, kid: "legacy")) == .success(Fixture.alice))
+    }
+
     @Test func pemFilesThatHoldNoUsablePublicKeyAreRefusedSayingWhy() async throws {
         let rsa = try TestKeyPair.of(.rsa)
         let cases: [(String, String)] = [
