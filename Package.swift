@@ -146,7 +146,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .target(name: "TestSupport", dependencies: ["CallGateCore"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["CallGateCore", .product(name: "JWTKit", package: "jwt-kit")],
+            path: "Tests/TestSupport"
+        ),
         .target(
             name: "StoreTestSupport", dependencies: ["CallGateCore", "CallGateProtocol", "TestSupport"],
             path: "Tests/StoreTestSupport"
@@ -186,6 +189,9 @@ let package = Package(
                 "CallGateServer", "CallGateClient", "CallGateKit", "CallGateProtocol", "CallGateCore", "CallGateStoreSQLite",
                 "CallGateStorePostgres", "CallGateBench", "CallGateConsole", "CallGateCluster", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The JWKS server of the token key tests (JWKSServer.swift).
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ],

@@ -67,12 +67,19 @@ public final class AdminRouter {
         }
     }
 
-    /// Mints the token `request` asks for and builds the `{"token", "expiresAt"}` response.
+    /// Mints the token `request` asks for and builds the `{"token", "expiresAt"}` response; a
+    /// gateway whose connection tokens are verified with public keys only mints none (404: the
+    /// backend signs them with its private key).
     ///
     /// Any thread: call it off the service thread, then write the response back on it.
     public static func tokenResponse(
         for request: TokenRequest, using tokens: TokenService, now: Date = .now
     ) async -> HTTPResponse {
+        guard tokens.secretVerifiesConnections else {
+            return .error(
+                404, .notFound,
+                "this gateway verifies connection tokens with public keys only (no --jwt-secret): sign them with your private key")
+        }
         do {
             let minted = try await tokens.mint(user: request.user, ttl: request.ttl, now: now)
             return .json(200, MintedToken(token: minted.token, expiresAt: minted.expiresAt))

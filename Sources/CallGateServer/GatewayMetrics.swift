@@ -286,8 +286,12 @@ enum CloseCodeLabel {
 enum AuthFailureReason: String, CaseIterable {
     /// The token is not a well-formed JWT with the required claims.
     case malformed
-    /// The token names an algorithm other than HS256.
+    /// The token names an algorithm the gateway does not accept, or not its key's.
     case wrongAlgorithm = "wrong_algorithm"
+    /// The token's `kid` names no key the gateway holds.
+    case unknownKey = "unknown_key"
+    /// The token has no `kid`, and several keys use its algorithm.
+    case missingKeyID = "missing_key_id"
     /// The signature does not match the gateway's secret.
     case badSignature = "bad_signature"
     /// The token has expired.
@@ -319,6 +323,8 @@ enum AuthFailureReason: String, CaseIterable {
         switch error {
         case .malformed: self = .malformed
         case .wrongAlgorithm: self = .wrongAlgorithm
+        case .unknownKey: self = .unknownKey
+        case .missingKeyID: self = .missingKeyID
         case .badSignature: self = .badSignature
         case .expired: self = .expired
         case .notYetValid: self = .notYetValid

@@ -31,10 +31,26 @@ public final class GatewayServer: Sendable {
     /// endpoint, resumes those calls, starts delivering webhooks and listening. In cluster mode it
     /// first claims the node id in Redis, takes back only this node's open calls, and returns once
     /// the node joined. Throws when the store cannot be read, the address cannot be bound, the
-    /// secret is empty, or (cluster mode) the id is held or the node cannot join.
+    /// secret is empty, a public key file or the JWKS URL cannot be read (``TokenKeyError``), or
+    /// (cluster mode) the id is held or the node cannot join.
     public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> GatewayServer {
-        let tokens = try await TokenService(
-            secret: configuration.jwtSecret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience)
+        let publicKeys = try await PublicKeyRing.load(configuration.jwtPublicKeys, logger: logger)
+        guard publicKeys != nil || configuration.secretVerifiesConnections else {
+            throw TokenKeyError("connection tokens need a secret or public keys to be verified with")
+        }
+        let tokens: TokenService
+        do {
+            tokens = try await TokenService(
+                secret: configuration.jwtSecret, issuer: configuration.jwtIssuer, audience: configuration.jwtAudience,
+                publicKeys: publicKeys, secretVerifiesConnections: configuration.secretVerifiesConnections)
+        } catch {
+            publicKeys?.stop()
+            throw error
+        }
+        var started = false
+        defer {
+            if !started { tokens.stop() }
+        }
         var contextConfiguration = ContextConfiguration(
             listen: ListenAddress(host: configuration.host, port: configuration.port), protocolName: WireEndpoint.subprotocol)
         contextConfiguration.webSocketPath = WireEndpoint.path
@@ -156,6 +172,7 @@ public final class GatewayServer: Sendable {
                 "trustedProxies": "\(configuration.trustedProxies.networks.joined(separator: ","))",
                 "cluster": "\(configuration.cluster.map { "\($0.nodeID) on \($0.redis)" } ?? "off")",
             ])
+        started = true
         return GatewayServer(context: context, service: service)
     }
 
@@ -187,6 +204,7 @@ public final class GatewayServer: Sendable {
         let written = service.pipeline.writer.stop(timeout: max(.zero, deadline - ContinuousClock.now))
         service.webhooks.stop()
         service.storeReads.shutdown()
+        service.tokens.stop()
         return written
     }
 }

@@ -7,8 +7,15 @@ public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// TCP port; 0 picks a free one (tests).
     public var port = 8080
-    /// HS256 secret that signs connection tokens.
+    /// HS256 secret that signs call tokens, and that signs and verifies connection tokens
+    /// unless `secretVerifiesConnections` is false.
     public var jwtSecret: String
+    /// Whether connection tokens signed with `jwtSecret` are accepted: false when `serve` was
+    /// given public keys and no secret, and `jwtSecret` (random, or derived from the cluster
+    /// secret) only signs call tokens.
+    public var secretVerifiesConnections = true
+    /// The public keys connection tokens may also be verified with (RS256, ES256, EdDSA).
+    public var jwtPublicKeys = TokenKeyConfiguration()
     /// The `iss` every connection token must carry; nil: not checked.
     public var jwtIssuer: String?
     /// The `aud` every connection token must include; nil: not checked.

@@ -41,6 +41,20 @@ public struct TokenClaims: JWTPayload, Equatable {
         self.aud = audience.map { AudienceClaim(value: $0) }
     }
 
+    /// Claims for `user` issued at `now` (whole seconds) that expire `ttl` seconds later; throws
+    /// ``TokenError`` for a user a gateway would refuse (bad uid or name) or a `ttl` below 1, so
+    /// a minted token is always accepted until it expires.
+    static func minted(
+        for user: User, ttl: Int, now: Date, issuer: String?, audience: String?
+    ) throws(TokenError) -> TokenClaims {
+        if let problem = problem(with: user) { throw problem }
+        guard ttl >= 1 else { throw .invalidLifetime }
+        let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
+        return TokenClaims(
+            user: user, issuedAt: Date(timeIntervalSince1970: TimeInterval(issuedAt)),
+            expiration: Date(timeIntervalSince1970: TimeInterval(issuedAt + Int64(ttl))), issuer: issuer, audience: audience)
+    }
+
     /// Why these claims are not accepted at `now` by a gateway expecting `issuer` and
     /// `audience` (nil: not checked), or nil when they are: not yet valid (`nbf` or `iat` later
     /// than `now` plus `leeway`), another issuer, or an audience without this gateway.

@@ -1,19 +1,24 @@
 import CallGateCore
 import CallGateProtocol
+import Crypto
 import Foundation
 import JWTKit
 
-/// Mints and verifies CallGate's tokens (connection and call tokens): HS256 JWTs signed with one shared secret.
+/// Mints and verifies CallGate's tokens: connection tokens, HS256 with the shared secret or
+/// RS256, ES256 and EdDSA with the operator's public keys, and call tokens, HS256 with the secret.
 ///
-/// The algorithm is pinned: a token whose header names anything but HS256 is refused before its
-/// signature is looked at, whatever the secret. jwt-kit's key collection is an actor, so every
-/// method is async; call them off the service thread and post the result back through the
-/// mailbox. Sendable: one instance serves every thread.
+/// The algorithm is pinned: a token whose header names an algorithm outside that list, or one
+/// its key is not bound to, is refused before its signature is looked at (``PublicKeyRing``
+/// picks a token's key). jwt-kit's key collection is an actor, so every method is async; call
+/// them off the service thread and post the result back through the mailbox. Sendable: one
+/// instance serves every thread.
 public final class TokenService: Sendable {
-    /// The only algorithm a token may name.
+    /// The algorithm of the tokens the service mints, and of connection tokens it verifies with
+    /// the secret.
     public static let algorithm = "HS256"
 
-    /// Thrown by ``init(secret:)`` for an empty secret.
+    /// Thrown by ``init(secret:issuer:audience:publicKeys:secretVerifiesConnections:)`` for an
+    /// empty secret.
     public struct EmptySecretError: Error, Equatable {
         /// The error.
         public init() {}
@@ -23,28 +28,51 @@ public final class TokenService: Sendable {
     /// tokens and of the gateway are never quite equal.
     public static let leeway: TimeInterval = 60
 
+    /// Longest token read, in bytes: an RS256 token with a 4096-bit key and every claim at its
+    /// longest is under 4 KiB.
+    public static let maxTokenBytes = 8192
+
+    /// The secret's key: signs and verifies call tokens, and connection tokens unless
+    /// ``secretVerifiesConnections`` is false.
     let keys: JWTKeyCollection
     /// The `iss` a connection token must carry, nil when not checked.
     let issuer: String?
     /// The `aud` a connection token must include, nil when not checked.
     let audience: String?
+    /// The public keys connection tokens may be verified with; nil: none.
+    let publicKeys: PublicKeyRing?
+    /// Whether HS256 connection tokens signed with the secret are accepted (and minted): false
+    /// when the operator gave public keys and no secret, and the secret only signs call tokens.
+    public let secretVerifiesConnections: Bool
 
     /// A service that signs and verifies with `secret` (its UTF-8 bytes); connection tokens must
-    /// carry `issuer` and `audience` when they are given, and minted ones do.
+    /// carry `issuer` and `audience` when they are given, and minted ones do. Connection tokens
+    /// may also be verified with `publicKeys`; with `secretVerifiesConnections` false, only with
+    /// them.
     ///
     /// Secrets shorter than 32 bytes are padded with zero bytes to 32, which leaves every HMAC
     /// unchanged (HMAC pads keys to the hash block size anyway) and satisfies jwt-kit's key-size
     /// check, so tokens stay compatible with any other HS256 implementation given `secret`.
-    public init(secret: String, issuer: String? = nil, audience: String? = nil) async throws(EmptySecretError) {
+    public init(
+        secret: String, issuer: String? = nil, audience: String? = nil, publicKeys: PublicKeyRing? = nil,
+        secretVerifiesConnections: Bool = true
+    ) async throws(EmptySecretError) {
         guard !secret.isEmpty else { throw EmptySecretError() }
         self.issuer = issuer
         self.audience = audience
+        self.publicKeys = publicKeys
+        self.secretVerifiesConnections = secretVerifiesConnections
         var key = Array(secret.utf8)
         if key.count < 32 {
             key += [UInt8](repeating: 0, count: 32 - key.count)
         }
         keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: key), digestAlgorithm: .sha256)
+    }
+
+    /// Stops what the public keys run: the reads of the JWKS URL.
+    public func stop() {
+        publicKeys?.stop()
     }
 
     /// A fresh secret for a `serve` started without one: 32 random bytes as 64 hex digits.
@@ -56,19 +84,23 @@ public final class TokenService: Sendable {
         }.joined()
     }
 
+    /// The call token secret of a cluster node started without `--jwt-secret` (its connection
+    /// tokens are verified with public keys): HMAC-SHA256 of a fixed label under the cluster
+    /// secret, as 64 hex digits. Every node derives the same one, so a call token minted on one
+    /// node joins a session another owns, and the cluster secret cannot be recovered from it.
+    public static func callTokenSecret(derivedFrom clusterSecret: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Array("callgate call tokens v1".utf8), using: SymmetricKey(data: Array(clusterSecret.utf8)))
+        return mac.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+    }
+
     /// A token for `user` that expires `ttl` seconds after `now` (whole seconds).
     ///
     /// Throws ``TokenError`` for a user that ``verify(_:)`` would refuse (bad uid or name) or a
     /// `ttl` below 1, so a minted token is always accepted until it expires.
     public func mint(user: User, ttl: Int, now: Date = .now) async throws -> (token: String, expiresAt: Int64) {
-        if let problem = TokenClaims.problem(with: user) { throw problem }
-        guard ttl >= 1 else { throw TokenError.invalidLifetime }
-        let expiresAt = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(ttl)
-        let claims = TokenClaims(
-            user: user, issuedAt: Date(timeIntervalSince1970: TimeInterval(expiresAt - Int64(ttl))),
-            expiration: Date(timeIntervalSince1970: TimeInterval(expiresAt)), issuer: issuer, audience: audience)
-        let token = try await keys.sign(claims)
-        return (token, expiresAt)
+        let claims = try TokenClaims.minted(for: user, ttl: ttl, now: now, issuer: issuer, audience: audience)
+        return (try await keys.sign(claims), claims.expiresAt)
     }
 
     /// The user `token` stands for, or why it is refused.
@@ -76,10 +108,20 @@ public final class TokenService: Sendable {
         await verifiedConnection(token, now: now).map(\.user)
     }
 
-    /// The claims of a connection token: signature, `exp`, `nbf`/`iat` (with ``leeway``),
-    /// `iss` and `aud` checked.
+    /// The claims of a connection token: algorithm and key, signature, `exp`, `nbf`/`iat` (with
+    /// ``leeway``), `iss` and `aud` checked.
     func verifiedConnection(_ token: String, now: Date = .now) async -> Result<TokenClaims, TokenError> {
-        await verified(token, as: TokenClaims.self).flatMap { claims in
+        let header: TokenHeader
+        let verifier: JWTKeyCollection
+        switch Self.header(of: token) {
+        case .failure(let error): return .failure(error)
+        case .success(let parsed): header = parsed
+        }
+        switch await connectionVerifier(for: header) {
+        case .failure(let error): return .failure(error)
+        case .success(let found): verifier = found
+        }
+        return await Self.verified(token, as: TokenClaims.self, with: verifier).flatMap { claims in
             if let problem = claims.problem(issuer: issuer, audience: audience, now: now, leeway: Self.leeway) {
                 return .failure(problem)
             }
@@ -87,11 +129,37 @@ public final class TokenService: Sendable {
         }
     }
 
-    /// The claims of `token` once its header, signature and claims checked out.
-    func verified<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async -> Result<Claims, TokenError> {
-        if let problem = Self.shapeProblem(token) { return .failure(problem) }
+    /// The keys a connection token with `header` is verified with: the secret's for HS256 (when
+    /// it verifies connection tokens), the one public key ``PublicKeyRing`` picks for RS256,
+    /// ES256 and EdDSA, nothing for any other algorithm.
+    private func connectionVerifier(for header: TokenHeader) async -> Result<JWTKeyCollection, TokenError> {
+        switch TokenAlgorithm(rawValue: header.alg) {
+        case nil:
+            return .failure(.wrongAlgorithm)
+        case .hs256?:
+            return secretVerifiesConnections ? .success(keys) : .failure(.wrongAlgorithm)
+        case let algorithm?:
+            guard let publicKeys else { return .failure(.wrongAlgorithm) }
+            return await publicKeys.key(kid: header.kid, algorithm: algorithm).map(\.verifier)
+        }
+    }
+
+    /// The claims of `token`, which must be HS256, once its signature under the secret and its
+    /// claims checked out.
+    func verifiedWithSecret<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async -> Result<Claims, TokenError> {
+        switch Self.header(of: token) {
+        case .failure(let error): return .failure(error)
+        case .success(let header) where header.alg != Self.algorithm: return .failure(.wrongAlgorithm)
+        case .success: return await Self.verified(token, as: Claims.self, with: keys)
+        }
+    }
+
+    /// The claims of `token` once `verifier`'s key and the claims' own checks accepted it.
+    private static func verified<Claims: JWTPayload>(
+        _ token: String, as type: Claims.Type, with verifier: JWTKeyCollection
+    ) async -> Result<Claims, TokenError> {
         do {
-            return .success(try await keys.verify(token, as: Claims.self))
+            return .success(try await verifier.verify(token, as: Claims.self))
         } catch let error as TokenError {
             return .failure(error)
         } catch let error as JWTError {
@@ -101,16 +169,18 @@ public final class TokenService: Sendable {
         }
     }
 
-    /// Checks what can be checked before jwt-kit parses anything: three parts, a header and a
-    /// payload that nest no deeper than `JSONNesting.maxDepth` (jwt-kit's decoder recurses), and
-    /// a header whose `alg` is exactly HS256.
-    private static func shapeProblem(_ token: String) -> TokenError? {
+    /// The header of `token` once what can be checked before jwt-kit parses anything checks
+    /// out: at most ``maxTokenBytes``, three parts, a header and a payload that nest no deeper
+    /// than `JSONNesting.maxDepth` (jwt-kit's decoder recurses), and a header with a string
+    /// `alg` (and `kid`, when present).
+    private static func header(of token: String) -> Result<TokenHeader, TokenError> {
+        guard token.utf8.count <= maxTokenBytes else { return .failure(.malformed) }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let json = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
             !JSONNesting.exceeds(JSONNesting.maxDepth, in: json), !JSONNesting.exceeds(JSONNesting.maxDepth, in: payload),
-            let header = try? JSONDecoder().decode(AlgorithmHeader.self, from: json)
-        else { return .malformed }
-        return header.alg == algorithm ? nil : .wrongAlgorithm
+            let header = try? JSONDecoder().decode(TokenHeader.self, from: json)
+        else { return .failure(.malformed) }
+        return .success(header)
     }
 
     private static func tokenError(for error: JWTError) -> TokenError {
@@ -121,9 +191,11 @@ public final class TokenService: Sendable {
         }
     }
 
-    /// The one header field the pin needs; `alg` may be missing or mistyped, which is malformed.
-    private struct AlgorithmHeader: Decodable {
+    /// The header fields the choice of key needs; `alg` may be missing or mistyped, which is
+    /// malformed, and so is a `kid` that is not a string.
+    private struct TokenHeader: Decodable {
         var alg: String
+        var kid: String?
     }
 }
 
@@ -144,7 +216,7 @@ extension TokenService {
 
     /// Who `token` admits to which session, or why it is refused.
     public func verifyCallToken(_ token: String) async -> Result<CallGrant, TokenError> {
-        await verified(token, as: CallTokenClaims.self).flatMap { claims in
+        await verifiedWithSecret(token, as: CallTokenClaims.self).flatMap { claims in
             guard let sessionId = claims.sid else { return .failure(.wrongKind) }
             return .success(CallGrant(uid: claims.sub.value, sessionId: sessionId))
         }
@@ -157,9 +229,15 @@ extension TokenService {
 public enum TokenError: Error, Equatable, Sendable {
     /// Not three base64url parts, undecodable JSON, or `sub`/`exp` missing or of the wrong type.
     case malformed
-    /// The header names an algorithm other than HS256 (`none`, HS384, RS256, ...).
+    /// The header names an algorithm the gateway does not accept (`none`, HS384, PS256, ...), or
+    /// not the one its key is bound to (RS256 for an EC key, HS256 when only public keys verify).
     case wrongAlgorithm
-    /// The signature does not match the gateway's secret.
+    /// The header's `kid` names no key the gateway holds (after a read of the JWKS URL, when
+    /// the cooldown allowed one).
+    case unknownKey
+    /// The header has no `kid`, and several of the gateway's keys are bound to its algorithm.
+    case missingKeyID
+    /// The signature does not match the gateway's secret or the token's key.
     case badSignature
     /// `exp` is in the past.
     case expired
@@ -186,7 +264,9 @@ public enum TokenError: Error, Equatable, Sendable {
     public var message: String {
         switch self {
         case .malformed: "token is not a well-formed JWT with a string sub and a numeric exp claim"
-        case .wrongAlgorithm: "token algorithm must be HS256"
+        case .wrongAlgorithm: "token algorithm (alg) is not accepted, or is not the one of its key"
+        case .unknownKey: "token key id (kid) names no key this gateway holds"
+        case .missingKeyID: "token has no key id (kid), and several of this gateway's keys use its algorithm"
         case .badSignature: "token signature does not match"
         case .expired: "token has expired"
         case .notYetValid: "token is not valid yet (nbf or iat is in the future)"

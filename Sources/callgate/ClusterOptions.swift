@@ -91,9 +91,14 @@ struct ClusterOptions: ParsableArguments {
         return configuration
     }
 
+    /// `--cluster-secret`, or its variable; nil when neither is set.
+    var givenSecret: String? {
+        secret ?? EnvironmentDefault.string("CALLGATE_CLUSTER_SECRET")
+    }
+
     /// The seal made of `--cluster-secret` and `--cluster-previous-secret` (or their variables).
     private func signature(logger: Logger) throws -> BusSignature {
-        guard let secret = secret ?? EnvironmentDefault.string("CALLGATE_CLUSTER_SECRET") else {
+        guard let secret = givenSecret else {
             throw ValidationError(
                 "cluster mode needs --cluster-secret (or CALLGATE_CLUSTER_SECRET): the same secret of at least \(BusSignature.minimumSecretBytes) bytes on every node, e.g. from `openssl rand -hex 32`")
         }

@@ -76,6 +76,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cluster")
     var cluster: ClusterOptions
 
+    @OptionGroup(title: "Token keys")
+    var tokenKeys: TokenKeyOptions
+
     func run() async throws {
         let host = host ?? EnvironmentDefault.string("CALLGATE_HOST") ?? "127.0.0.1"
         let port = try port ?? EnvironmentDefault.string("CALLGATE_PORT").map(Self.parsePort) ?? 8080
@@ -104,6 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
         configuration.cluster = try cluster.configuration(
             port: port, databaseIsPostgres: PostgresLocation.names(path), logger: logger)
+        try tokenKeys.apply(to: &configuration, givenSecret: givenSecret, clusterSecret: cluster.givenSecret)
         let deadLetterDefault: String
         if PostgresLocation.names(path) {
             if databaseSync != nil {
@@ -133,14 +137,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.core.autoBusy = !noAutoBusy
         configuration.servesWebApp = try !noWebApp && Self.webAppSetting()
-        configuration.mintsDevTokens = givenSecret == nil
         try applyEdgeOptions(to: &configuration)
         try limits.apply(to: &configuration)
         try webhooks.apply(to: &configuration)
 
         let server = try await GatewayServer.start(configuration, logger: logger)
         printWelcome(
-            host: host, port: server.port, tls: configuration.tls != nil, generatedSecret: givenSecret == nil ? secret : nil,
+            host: host, port: server.port, tls: configuration.tls != nil, generatedSecret: configuration.mintsDevTokens ? secret : nil,
             generatedAdminKey: givenAdminKey == nil ? key : nil, webApp: configuration.servesWebApp)
         await Self.drainOnTermination(server, window: configuration.drainWindow, logger: logger)
         let watchdog = ShutdownWatchdog(timeout: configuration.shutdownTimeout, logger: logger)

@@ -74,13 +74,14 @@ def gateway(shared_gateway) -> Gateway:
 
 @pytest.fixture
 def start_gateway(binary, tmp_path):
-    """Starts a gateway of the test's own with extra flags (small limits): `start_gateway(*flags)`."""
+    """Starts a gateway of the test's own with extra flags (small limits): `start_gateway(*flags)`,
+    with `secret=` and `signer=` as `Gateway` takes them."""
     started: list[Gateway] = []
 
-    def start(*flags: str) -> Gateway:
+    def start(*flags: str, **options) -> Gateway:
         directory = tmp_path / f"gateway{len(started)}"
         directory.mkdir()
-        started.append(Gateway(directory, *flags))
+        started.append(Gateway(directory, *flags, **options))
         return started[-1]
 
     yield start

@@ -25,12 +25,15 @@ def gateway_binary() -> Path:
 
 
 class Gateway:
-    """A real `callgate serve` on a free port with a known JWT secret and admin key."""
+    """A real `callgate serve` on a free port with a known JWT secret (or none: `secret=None`, for
+    a gateway that verifies with public keys only, whose tokens `signer(uid, ttl, claims)` makes)
+    and admin key."""
 
-    def __init__(self, directory: Path, *flags: str):
+    def __init__(self, directory: Path, *flags: str, secret: str | None = SECRET, signer=None):
         self.directory = directory
         self.flags = flags
-        self.secret = SECRET
+        self.secret = secret
+        self.signer = signer
         self.admin_key = ADMIN_KEY
         self.claims: dict = {}  # added to every token of `token`
         self.starts = 0
@@ -43,7 +46,8 @@ class Gateway:
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
             [str(gateway_binary()), "serve", "--host", raw_ws.HOST, "--port", "0",
-             "--database", str(self.directory / "calls.sqlite"), "--jwt-secret", SECRET,
+             "--database", str(self.directory / "calls.sqlite"),
+             *(["--jwt-secret", self.secret] if self.secret else []),
              "--admin-key", ADMIN_KEY, "--log-level", "warning", "--drain-seconds", "0", *self.flags],
             stdout=self.log, stderr=subprocess.STDOUT, cwd=self.directory)
         deadline = time.monotonic() + 30
@@ -65,7 +69,9 @@ class Gateway:
                 f"{self.log_path.read_text()[-3000:]}")
 
     def token(self, uid: str, ttl: float = 3600, **claims) -> str:
-        return raw_ws.token(SECRET, uid, ttl, **{**self.claims, **claims})
+        if self.signer:
+            return self.signer(uid, ttl, {**self.claims, **claims})
+        return raw_ws.token(self.secret, uid, ttl, **{**self.claims, **claims})
 
     def client(self, uid: str) -> Client:
         """A socket connected as `uid`."""
