@@ -26,7 +26,9 @@ struct JWKSFetcher: Sendable {
     func fetch() async throws(TokenKeyError) -> JWKSDocument.Keys {
         let body: Data
         do {
-            body = try await within(timeout) { [client, url] in
+            body = try await TimeLimit.run(timeout, orThrow: { [url, timeout] in
+                TokenKeyError("\(url): no whole answer within \(timeout)")
+            }) { [client, url] in
                 var request = HTTPClientRequest(url: url)
                 request.headers.add(name: "accept", value: "application/jwk-set+json, application/json")
                 request.headers.add(name: "user-agent", value: "CallGate-JWKS/1")
@@ -56,22 +58,5 @@ struct JWKSFetcher: Sendable {
     /// Closes the client's connections; fetches still running fail.
     func shutdown() {
         Task { [client] in try? await client.shutdown() }
-    }
-
-    /// What `work` returns, unless `limit` passes first: then it is cancelled and this throws.
-    private func within<Value: Sendable>(
-        _ limit: Duration, _ work: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        try await withThrowingTaskGroup(of: Value?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            guard let value = first else { throw TokenKeyError("\(url): no whole answer within \(limit)") }
-            return value
-        }
     }
 }

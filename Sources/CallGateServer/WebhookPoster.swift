@@ -44,7 +44,7 @@ struct WebhookPoster: Sendable {
             // The client's own deadline ends a request that gets no answer, with its last error
             // (a refused connect, a certificate); the guard a little later ends a slow body too.
             let ends = NIODeadline.now() + .milliseconds(max(0, remaining.wholeMilliseconds))
-            let code = try await Self.within(remaining + .milliseconds(250)) {
+            let code = try await TimeLimit.run(remaining + .milliseconds(250), orThrow: { HTTPClientError.deadlineExceeded }) {
                 let response = try await client.execute(request, deadline: ends)
                 // The answer's body means nothing here; read a little of it so the connection is reused.
                 _ = try await response.body.collect(upTo: 16 * 1024)
@@ -101,24 +101,6 @@ struct WebhookPoster: Sendable {
         case .timeout, .transportError, .refused: true
         }
         return Ended(endpointID: delivery.endpoint.id, route: ObjectIdentifier(route), attempt: attempt, failed: countsAgainst)
-    }
-
-    /// What `work` returns, unless `limit` passes first: then it is cancelled and this throws
-    /// `HTTPClientError.deadlineExceeded`.
-    private static func within<Value: Sendable>(
-        _ limit: Duration, _ work: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        try await withThrowingTaskGroup(of: Value?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            guard let value = first else { throw HTTPClientError.deadlineExceeded }
-            return value
-        }
     }
 
     /// The signed POST of `delivery` at `started` (Unix ms).
