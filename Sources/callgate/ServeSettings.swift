@@ -50,6 +50,13 @@ struct ServeSettings: Sendable {
         return ServeSettings(values: values, file: file, warnings: warnings)
     }
 
+    /// What this process's environment gives, with the config file `CALLGATE_CONFIG` names: what
+    /// `serve` started with the same environment and no flags runs with.
+    static func fromEnvironment() throws(SettingProblems) -> ServeSettings {
+        let environment = ProcessInfo.processInfo.environment
+        return try resolve(flags: [], filePath: EnvironmentDefault.string(fileVariable), environment: environment)
+    }
+
     /// The flags given, as an in-memory provider's values.
     private static func flagValues(_ flags: [(ServeSetting, any GivenFlag)]) -> [AbsoluteConfigKey: ConfigValue] {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]

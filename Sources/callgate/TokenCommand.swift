@@ -7,7 +7,7 @@ struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Print a connection token (HS256 JWT) for a user.",
-        discussion: "The secret can also come from CALLGATE_JWT_SECRET."
+        discussion: "The secret can also come from CALLGATE_JWT_SECRET, or the config file CALLGATE_CONFIG names (its jwt-secret)."
     )
 
     @Option(help: "The user's id (the token's sub).")
@@ -26,8 +26,15 @@ struct TokenCommand: AsyncParsableCommand {
     var jwtSecret: String?
 
     func run() async throws {
-        guard let secret = jwtSecret ?? EnvironmentDefault.string("CALLGATE_JWT_SECRET") else {
-            throw ValidationError("give --jwt-secret or set CALLGATE_JWT_SECRET (the secret the gateway runs with)")
+        let configured: String?
+        do {
+            configured = try jwtSecret == nil ? ServeSettings.fromEnvironment().text(.jwtSecret) : nil
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        guard let secret = jwtSecret ?? configured else {
+            throw ValidationError(
+                "give --jwt-secret, or set CALLGATE_JWT_SECRET or jwt-secret in the CALLGATE_CONFIG file (the secret the gateway runs with)")
         }
         let request: TokenRequest
         do {

@@ -50,6 +50,18 @@ struct ServeSettingsCoverageTests {
         #expect(variables == expected.union(["CALLGATE_CONFIG"]), "serve --help names \(variables.symmetricDifference(expected))")
     }
 
+    @Test func theOptionsTableOfTheDocsHasEveryKeyNextToItsFlagAndVariable() async throws {
+        let docs = try String(
+            contentsOf: ProtoChecker.repositoryRoot.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        let rows = docs.split(separator: "\n").filter { $0.hasPrefix("| `--") }
+        for name in try await Self.settingNames() {
+            let variable = "CALLGATE_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            #expect(rows.contains { $0.contains("`--\(name)`") && $0.contains("`\(variable)`") && $0.contains("| `\(name)`") }
+                    || rows.contains { $0.contains("`--\(name)`") && $0.contains("`\(variable)`") && $0.contains(", `\(name)`") },
+                    "docs/configuration.md has no row with --\(name), \(variable) and \(name)")
+        }
+    }
+
     /// Each setting given once through its variable, then once through its file key (its
     /// default as the value, which is valid; 7 where it has none), reaches the setting of its
     /// own name.
