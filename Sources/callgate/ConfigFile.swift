@@ -39,7 +39,9 @@ struct ConfigFile: Sendable {
         case "json": isJSON = true
         default: throw SettingProblems(lines: ["\(path): a config file ends in .yaml, .yml or .json"])
         }
-        let data = try contents(of: path)
+        // A symbolic link (a Kubernetes ConfigMap's file is one) counts as the file it leads to.
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let data = try contents(of: target, named: path)
         guard let text = String(data: data, encoding: .utf8) else {
             throw SettingProblems(lines: ["\(path): not UTF-8 text"])
         }
@@ -64,14 +66,14 @@ struct ConfigFile: Sendable {
         let problems = reader.read(ServeSetting.all).problems
         guard problems.isEmpty else { throw SettingProblems(lines: problems) }
         return ConfigFile(
-            path: path, provider: provider, written: written, lines: lines, warnings: warnings(path: path, shape: shape))
+            path: path, provider: provider, written: written, lines: lines, warnings: warnings(target: target, path: path, shape: shape))
     }
 
-    /// The bytes of a regular file of at most `maxBytes`.
-    private static func contents(of path: String) throws(SettingProblems) -> Data {
+    /// The bytes of a regular file of at most `maxBytes` at `target`, called `path` in errors.
+    private static func contents(of target: String, named path: String) throws(SettingProblems) -> Data {
         let attributes: [FileAttributeKey: Any]
         do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
+            attributes = try FileManager.default.attributesOfItem(atPath: target)
         } catch {
             throw SettingProblems(lines: ["\(path): cannot read it (\((error as NSError).localizedDescription))"])
         }
@@ -79,7 +81,7 @@ struct ConfigFile: Sendable {
             throw SettingProblems(lines: ["\(path): not a regular file"])
         }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= maxBytes, let handle = FileHandle(forReadingAtPath: path) else {
+        guard size <= maxBytes, let handle = FileHandle(forReadingAtPath: target) else {
             throw SettingProblems(lines: [
                 size > maxBytes ? "\(path): \(size) bytes; a config file may have at most \(maxBytes)" : "\(path): cannot open it",
             ])
@@ -124,9 +126,10 @@ struct ConfigFile: Sendable {
         }
     }
 
-    /// A warning when others than the owner and group may read a file that holds secrets.
-    private static func warnings(path: String, shape: ConfigFileShape) -> [String] {
-        let permissions = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber
+    /// A warning when others than the owner and group may read the file at `target` (`path`)
+    /// and it holds secrets.
+    private static func warnings(target: String, path: String, shape: ConfigFileShape) -> [String] {
+        let permissions = (try? FileManager.default.attributesOfItem(atPath: target))?[.posixPermissions] as? NSNumber
         guard let permissions, permissions.intValue & 0o004 != 0 else { return [] }
         let secrets = shape.entries.compactMap { entry -> String? in
             guard let setting = ServeSetting.named(entry.key), case .scalar(let value, _) = entry.shape else { return nil }

@@ -61,7 +61,9 @@ struct ConfigFileShape: Sendable {
         case (.scalar(_, .string), .text), (.scalar(_, .string), .choice): return nil
         case (.scalar(_, .number), .integer), (.scalar(_, .number), .decimal): return nil
         case (.scalar(_, .boolean), .toggle): return nil
+        case (.scalar(_, .string), _) where setting.isSecret: return "a string"
         case (.scalar(let text, .string), _): return "the string \"\(text.prefix(40))\""
+        case (.scalar(_, .number), _) where setting.isSecret: return "a number"
         case (.scalar(let text, _), _): return String(text.prefix(40))
         }
     }

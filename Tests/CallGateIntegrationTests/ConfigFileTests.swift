@@ -135,5 +135,11 @@ struct ConfigFileTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file)
         let closed = try await CallgateRun.run(["config", "check", file])
         #expect(closed.exitCode == 0 && closed.standardError.isEmpty, "\(closed)")
+
+        // A symbolic link (as Kubernetes mounts a ConfigMap) is the file it leads to, mode included.
+        let link = directory.path("link.yaml")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        let linked = try await CallgateRun.run(["config", "check", link])
+        #expect(linked.exitCode == 0 && linked.standardOutput == "ok\n" && linked.standardError.isEmpty, "\(linked)")
     }
 }
