@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // `serve --config`: the environment and a YAML or JSON file (YAML through Yams).
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "YAML"]),
     ],
     targets: [
         .systemLibrary(
@@ -144,6 +146,7 @@ let package = Package(
                 // `callgate healthcheck`, the container image's probe.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         .target(
@@ -183,6 +186,8 @@ let package = Package(
         .testTarget(name: "CallGateBenchTests", dependencies: ["CallGateBench"]),
         .testTarget(name: "CallGateConsoleTests", dependencies: ["CallGateConsole", "CallGateKit", "CallGateProtocol"]),
         .testTarget(name: "CallGateKitTests", dependencies: ["CallGateKit", "CallGateProtocol"]),
+        // `serve`'s settings table against its flags, parsed in process.
+        .testTarget(name: "CallGateCommandTests", dependencies: ["callgate"]),
         .testTarget(
             name: "CallGateIntegrationTests",
             dependencies: [

@@ -74,10 +74,11 @@ def test_the_three_nodes_share_the_cluster_settings_and_differ_by_node_id():
 
 
 def serve_variables() -> set[str]:
-    """Every variable the executable reads: the `"CALLGATE_..."` names in Sources/callgate (serve's
-    --help lists only some of them)."""
-    return {name for path in (ROOT / "Sources" / "callgate").glob("*.swift")
-            for name in re.findall(r'"(CALLGATE_[A-Z_]+)"', path.read_text())}
+    """Every variable `serve` reads: CALLGATE_ and, in capitals with underscores, the name of each
+    setting in its table (Sources/callgate/ServeSetting+All.swift), and CALLGATE_CONFIG."""
+    table = (ROOT / "Sources" / "callgate" / "ServeSetting+All.swift").read_text()
+    names = re.findall(r'static let \w+ = ServeSetting\(\s*"([a-z0-9-]+)"', table)
+    return {"CALLGATE_" + name.upper().replace("-", "_") for name in names} | {"CALLGATE_CONFIG"}
 
 
 def test_every_callgate_variable_it_sets_is_one_serve_reads():

@@ -11,7 +11,7 @@ struct CallGateCommand: AsyncParsableCommand {
         version: GatewayVersion.release,
         subcommands: [
             ServeCommand.self, TokenCommand.self, ListenCommand.self, CallCommand.self, MigrateCommand.self,
-            MigrateSQLiteCommand.self, HealthcheckCommand.self,
+            MigrateSQLiteCommand.self, HealthcheckCommand.self, ConfigCommand.self,
         ]
     )
 }

@@ -1,8 +1,7 @@
-import ArgumentParser
 import CallGateStoreSQLite
 
-/// `--database-sync`: what a call log commit must survive before the gateway acknowledges it.
-enum DatabaseSync: String, ExpressibleByArgument, CaseIterable {
+/// `database-sync`: what a call log commit must survive before the gateway acknowledges it.
+enum DatabaseSync: String, CaseIterable {
     /// SQLite `synchronous = NORMAL` in WAL mode: survives a crash of the process.
     case normal
     /// `synchronous = FULL`: also survives a power loss, with one fsync per commit.
@@ -14,13 +13,5 @@ enum DatabaseSync: String, ExpressibleByArgument, CaseIterable {
         case .normal: .processCrash
         case .full: .powerLoss
         }
-    }
-
-    /// Reads the environment's value, with an error that names it.
-    static func parse(_ text: String) throws -> DatabaseSync {
-        guard let value = DatabaseSync(rawValue: text) else {
-            throw ValidationError("CALLGATE_DATABASE_SYNC must be normal or full, got '\(text)'")
-        }
-        return value
     }
 }

@@ -10,21 +10,30 @@ struct HealthcheckCommand: AsyncParsableCommand {
         commandName: "healthcheck",
         abstract: "Exit 0 when the gateway answers GET /healthz with 200, else 1.",
         discussion: """
-            Without --url it asks the gateway that the same environment configures: http, or https \
-            when CALLGATE_TLS_CERT is set, on CALLGATE_HOST (127.0.0.1 when that is unset or a \
-            wildcard address) at CALLGATE_PORT (default 8080). An https certificate is not verified: \
-            the probe asks a gateway on its own host whether it is up and sends nothing secret.
+            Without --url it asks the gateway that the same environment configures (its CALLGATE_* \
+            variables and the config file CALLGATE_CONFIG names): http, or https when tls-cert is \
+            set, on its host (127.0.0.1 for a wildcard address) and port. An https certificate is not \
+            verified: the probe asks a gateway on its own host whether it is up and sends nothing secret.
             """
     )
 
-    @Option(help: "The URL to ask (default: /healthz of the gateway the CALLGATE_* variables configure).")
+    @Option(help: "The URL to ask (default: /healthz of the gateway the CALLGATE_* variables and CALLGATE_CONFIG configure).")
     var url: String?
 
     @Option(help: "Seconds to wait for the answer (default 3).")
     var timeout: Int64 = 3
 
     func run() async throws {
-        let target = url ?? Self.defaultURL()
+        let target: String
+        if let url {
+            target = url
+        } else {
+            do {
+                target = try Self.defaultURL(ServeSettings.fromEnvironment())
+            } catch {
+                throw CommandFailure(error.description)
+            }
+        }
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
@@ -43,16 +52,16 @@ struct HealthcheckCommand: AsyncParsableCommand {
         }
     }
 
-    /// `/healthz` of the gateway the `CALLGATE_*` variables configure, reached on its own host.
-    static func defaultURL() -> String {
-        let scheme = EnvironmentDefault.string("CALLGATE_TLS_CERT") == nil ? "http" : "https"
-        var host = EnvironmentDefault.string("CALLGATE_HOST") ?? "127.0.0.1"
+    /// `/healthz` of the gateway `settings` configure, reached on its own host.
+    static func defaultURL(_ settings: ServeSettings) -> String {
+        let scheme = settings.text(.tlsCert) == nil ? "http" : "https"
+        var host = settings.text(.host) ?? "127.0.0.1"
         if ["0.0.0.0", "::", "[::]"].contains(host) {
             host = "127.0.0.1"
         } else if host.contains(":") && !host.hasPrefix("[") {
             host = "[\(host)]"
         }
-        let port = EnvironmentDefault.string("CALLGATE_PORT") ?? "8080"
+        let port = settings.integer(.port) ?? 8080
         return "\(scheme)://\(host):\(port)/healthz"
     }
 }

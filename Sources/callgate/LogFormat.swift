@@ -1,7 +1,5 @@
-import ArgumentParser
-
-/// How `serve` writes its log lines (`--log-format`, `CALLGATE_LOG_FORMAT`).
-enum LogFormat: String, CaseIterable, ExpressibleByArgument {
+/// How `serve` writes its log lines (`log-format`).
+enum LogFormat: String, CaseIterable {
     /// swift-log's own lines, for people.
     case text
     /// One JSON object per line (`JSONLogHandler`), for log shippers.

@@ -5,35 +5,26 @@ import LWS
 
 /// `serve`'s options for running at the edge: direct TLS and trusted reverse proxies.
 extension ServeCommand {
-    /// Reads `--tls-cert`/`--tls-key` and `--trusted-proxy` (or their `CALLGATE_*` variables)
-    /// into `configuration`. Throws a validation error naming the bad value: one of the two TLS
-    /// files without the other, an unreadable file, or an entry that is not a CIDR.
-    func applyEdgeOptions(to configuration: inout ServerConfiguration) throws {
-        let certificate = tlsCert ?? EnvironmentDefault.string("CALLGATE_TLS_CERT")
-        let key = tlsKey ?? EnvironmentDefault.string("CALLGATE_TLS_KEY")
-        switch (certificate, key) {
+    /// Reads `tls-cert`/`tls-key` and `trusted-proxy` into `configuration`. Throws a validation
+    /// error naming the bad value: one of the two TLS files without the other, an unreadable
+    /// file, or an entry that is not a CIDR.
+    static func applyEdgeOptions(_ settings: ServeSettings, to configuration: inout ServerConfiguration) throws {
+        switch (settings.text(.tlsCert), settings.text(.tlsKey)) {
         case (nil, nil):
             configuration.tls = nil
         case (let certificate?, let key?):
-            for (name, path) in [("--tls-cert", certificate), ("--tls-key", key)]
+            for (setting, path) in [(ServeSetting.tlsCert, certificate), (.tlsKey, key)]
             where !FileManager.default.isReadableFile(atPath: path) {
-                throw ValidationError("\(name): cannot read \(path)")
+                throw ValidationError("\(settings.spelling(of: setting)): cannot read \(path)")
             }
             configuration.tls = ServerTLS(certificateFile: certificate, privateKeyFile: key)
         default:
-            throw ValidationError("--tls-cert and --tls-key (CALLGATE_TLS_CERT, CALLGATE_TLS_KEY) go together")
+            throw ValidationError("tls-cert and tls-key (--tls-cert and --tls-key, CALLGATE_TLS_CERT and CALLGATE_TLS_KEY) go together")
         }
-        let proxies = trustedProxy.isEmpty ? Self.list(EnvironmentDefault.string("CALLGATE_TRUSTED_PROXY")) : trustedProxy
         do {
-            configuration.trustedProxies = try TrustedProxies(proxies)
+            configuration.trustedProxies = try TrustedProxies(settings.list(.trustedProxy))
         } catch {
-            throw ValidationError("--trusted-proxy: \(error)")
+            throw ValidationError("\(settings.spelling(of: .trustedProxy)): \(error)")
         }
-    }
-
-    /// The entries of a comma- or space-separated list; none for nil.
-    static func list(_ text: String?) -> [String] {
-        guard let text else { return [] }
-        return text.split { $0 == "," || $0 == " " || $0 == "\t" }.map(String.init)
     }
 }

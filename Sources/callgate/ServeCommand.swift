@@ -10,62 +10,36 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the gateway.",
-        discussion: "Each option can also come from the environment: CALLGATE_HOST, CALLGATE_PORT, CALLGATE_JWT_SECRET, CALLGATE_JWT_ISSUER, CALLGATE_JWT_AUDIENCE, CALLGATE_ADMIN_KEY, CALLGATE_DATABASE, CALLGATE_DATABASE_SYNC, CALLGATE_CLUSTER, CALLGATE_NODE_ID, CALLGATE_TLS_CERT, CALLGATE_TLS_KEY, CALLGATE_TRUSTED_PROXY (comma-separated), CALLGATE_WEB_APP (on or off), and for the limits CALLGATE_ALLOWED_ORIGINS, CALLGATE_MAX_CONNECTIONS, CALLGATE_MAX_CONNECTIONS_PER_ADDRESS, CALLGATE_MAX_MESSAGES_PER_SECOND, CALLGATE_MAX_MESSAGE_BYTES, CALLGATE_MAX_MESSAGE_FRAGMENTS, CALLGATE_MAX_QUEUED_FRAMES, CALLGATE_MAX_DEVICES_PER_USER, CALLGATE_MAX_SESSIONS_PER_USER, CALLGATE_MAX_CALLS_PER_MINUTE, CALLGATE_MAX_RECORDINGS_PER_SESSION, CALLGATE_LIVENESS_INTERVAL, CALLGATE_SHUTDOWN_TIMEOUT, and for webhooks CALLGATE_WEBHOOK_URL, CALLGATE_WEBHOOK_SECRET, CALLGATE_WEBHOOK_TIMEOUT, CALLGATE_WEBHOOK_RETRY_SCHEDULE, CALLGATE_WEBHOOK_RETRY_PERIOD, CALLGATE_WEBHOOK_CONCURRENCY, CALLGATE_WEBHOOK_RETENTION, CALLGATE_WEBHOOK_CA_FILE."
+        discussion: """
+            Every option can also be given by an environment variable, CALLGATE_ and its name in capitals with \
+            underscores (CALLGATE_MAX_DEVICES_PER_USER for --max-devices-per-user, each named below), and by a \
+            key of the --config file, its name (max-devices-per-user). A flag beats the variable, the variable \
+            beats the file, the file beats the default. `callgate config print` shows what the environment and \
+            the file give; `callgate config check FILE` checks a file.
+            """
     )
 
-    @Option(help: "Address to listen on (default 127.0.0.1).")
-    var host: String?
-
-    @Option(help: "TCP port (default 8080; 0 picks a free one).")
-    var port: Int?
-
-    @Option(name: .customLong("jwt-secret"), help: "HS256 secret of connection tokens (default: a random one for this run).")
-    var jwtSecret: String?
-
-    @Option(name: .customLong("jwt-issuer"), help: "Require this iss claim in connection tokens (default: not checked).")
-    var jwtIssuer: String?
-
-    @Option(name: .customLong("jwt-audience"), help: "Require connection tokens whose aud claim includes this (default: not checked).")
-    var jwtAudience: String?
-
-    @Option(name: .customLong("admin-key"), help: "Bearer key of the admin API (default: a random one for this run).")
-    var adminKey: String?
-
-    @Option(help: "SQLite file of call logs and groups, created if missing (default ./callgate.sqlite), or a PostgreSQL server: postgres://user:password@host:port/database[?sslmode=disable|prefer|require|verify-full].")
-    var database: String?
-
     @Option(
-        name: .customLong("dead-letter-file"),
-        help: "File (JSON lines) where call log writes the store refuses for good are set aside (default: the database path + .dead-letters.jsonl).")
-    var deadLetterFile: String?
+        name: .customLong("config"),
+        help: "YAML (.yaml, .yml) or JSON (.json) file of settings, its keys named as these options. Default: none. Variable: CALLGATE_CONFIG.")
+    var configFile: String?
 
-    @Option(
-        name: .customLong("database-sync"),
-        help: "normal: a commit survives a crash of the process (SIGKILL, OOM); full: also a power loss, at one fsync per commit (default normal).")
-    var databaseSync: DatabaseSync?
-
-    @Option(name: .customLong("tls-cert"), help: "PEM certificate (full chain): serve wss:// and https:// (TLS 1.2 and 1.3) instead of ws:// and http://. Needs --tls-key.")
-    var tlsCert: String?
-
-    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.")
-    var tlsKey: String?
-
-    @Option(
-        name: .customLong("trusted-proxy"),
-        help: "CIDR of a reverse proxy whose X-Forwarded-For names the client, e.g. 127.0.0.1/32 (repeatable, IPv4 or IPv6).")
-    var trustedProxy: [String] = []
-
-    @Flag(name: .customLong("no-auto-busy"), help: "Ring users who are already in a call instead of answering busy.")
-    var noAutoBusy = false
-
-    @Flag(name: .customLong("no-web-app"), help: "Do not serve the web softphone demo at / (or set CALLGATE_WEB_APP=off); for production.")
-    var noWebApp = false
-
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
-
-    @Option(name: .customLong("log-format"), help: "text (default), or json: one JSON object per line (or CALLGATE_LOG_FORMAT).")
-    var logFormat: LogFormat?
+    @Option(.host) var host: String?
+    @Option(.port) var port: Int?
+    @Option(.jwtSecret) var jwtSecret: String?
+    @Option(.jwtIssuer) var jwtIssuer: String?
+    @Option(.jwtAudience) var jwtAudience: String?
+    @Option(.adminKey) var adminKey: String?
+    @Option(.database) var database: String?
+    @Option(.databaseSync) var databaseSync: String?
+    @Option(.deadLetterFile) var deadLetterFile: String?
+    @Option(.tlsCert) var tlsCert: String?
+    @Option(.tlsKey) var tlsKey: String?
+    @Option(.trustedProxy) var trustedProxy: [String]
+    @Flag(.autoBusy) var autoBusy: Bool?
+    @Flag(.webApp) var webApp: Bool?
+    @Option(.logLevel) var logLevel: String?
+    @Option(.logFormat) var logFormat: String?
 
     @OptionGroup(title: "Limits")
     var limits: LimitOptions
@@ -79,39 +53,55 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Token keys")
     var tokenKeys: TokenKeyOptions
 
+    /// Every flag with its setting, given or not.
+    var givenFlags: [(ServeSetting, any GivenFlag)] {
+        let own: [(ServeSetting, any GivenFlag)] = [
+            (.host, host), (.port, port), (.jwtSecret, jwtSecret), (.jwtIssuer, jwtIssuer), (.jwtAudience, jwtAudience),
+            (.adminKey, adminKey), (.database, database), (.databaseSync, databaseSync), (.deadLetterFile, deadLetterFile),
+            (.tlsCert, tlsCert), (.tlsKey, tlsKey), (.trustedProxy, trustedProxy), (.autoBusy, autoBusy), (.webApp, webApp),
+            (.logLevel, logLevel), (.logFormat, logFormat),
+        ]
+        return own + tokenKeys.given + limits.given + webhooks.given + cluster.given
+    }
+
     func run() async throws {
-        let host = host ?? EnvironmentDefault.string("CALLGATE_HOST") ?? "127.0.0.1"
-        let port = try port ?? EnvironmentDefault.string("CALLGATE_PORT").map(Self.parsePort) ?? 8080
-        guard (0...65535).contains(port) else {
-            throw ValidationError("the port must be a number from 0 to 65535")
+        let settings: ServeSettings
+        do {
+            settings = try ServeSettings.resolve(
+                flags: givenFlags, filePath: configFile ?? EnvironmentDefault.string(ServeSettings.fileVariable),
+                environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw CommandFailure(error.description)
         }
-        let givenSecret = jwtSecret ?? EnvironmentDefault.string("CALLGATE_JWT_SECRET")
+        let host = settings.text(.host) ?? "127.0.0.1"
+        let port = settings.integer(.port) ?? 8080
+        let givenSecret = settings.text(.jwtSecret)
         let secret = givenSecret ?? TokenService.randomSecret()
-        let givenAdminKey = adminKey ?? EnvironmentDefault.string("CALLGATE_ADMIN_KEY")
+        let givenAdminKey = settings.text(.adminKey)
         let key = givenAdminKey ?? TokenService.randomSecret()
 
-        let format = try logFormat ?? EnvironmentDefault.string("CALLGATE_LOG_FORMAT").map { text in
-            guard let format = LogFormat(rawValue: text) else {
-                throw ValidationError("CALLGATE_LOG_FORMAT must be text or json, got '\(text)'")
-            }
-            return format
-        } ?? .text
-        if format == .json {
+        if settings.text(.logFormat).flatMap({ LogFormat(rawValue: $0) }) == .json {
             LoggingSystem.bootstrap(JSONLogHandler.init)
         }
         var logger = Logger(label: "callgate")
-        logger.logLevel = logLevel
-        let path = database ?? EnvironmentDefault.string("CALLGATE_DATABASE") ?? "./callgate.sqlite"
-        let sync = try databaseSync ?? EnvironmentDefault.string("CALLGATE_DATABASE_SYNC").map(DatabaseSync.parse) ?? .normal
+        logger.logLevel = settings.text(.logLevel).flatMap { Logger.Level(rawValue: $0) } ?? .info
+        if let file = settings.file {
+            logger.info("configuration file read", metadata: ["path": "\(file.path)"])
+        }
+        for warning in settings.warnings {
+            logger.warning("\(warning)")
+        }
+        let path = settings.text(.database) ?? "./callgate.sqlite"
+        let sync = settings.text(.databaseSync).flatMap { DatabaseSync(rawValue: $0) } ?? .normal
 
         var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
-        configuration.cluster = try cluster.configuration(
-            port: port, databaseIsPostgres: PostgresLocation.names(path), logger: logger)
-        try tokenKeys.apply(to: &configuration, givenSecret: givenSecret, clusterSecret: cluster.givenSecret)
+        configuration.cluster = try ClusterOptions.configuration(
+            settings, port: port, databaseIsPostgres: PostgresLocation.names(path), logger: logger)
+        try TokenKeyOptions.apply(settings, to: &configuration)
         let deadLetterDefault: String
         if PostgresLocation.names(path) {
-            if databaseSync != nil {
-                throw ValidationError("--database-sync is SQLite's: a PostgreSQL commit is as durable as its server makes it")
+            if settings.content(.databaseSync) != nil {
+                throw ValidationError("database-sync is SQLite's: a PostgreSQL commit is as durable as its server makes it")
             }
             do {
                 let location = try PostgresLocation(path)
@@ -130,16 +120,16 @@ struct ServeCommand: AsyncParsableCommand {
             }
             deadLetterDefault = path + ".dead-letters.jsonl"
         }
-        configuration.deadLetterPath = deadLetterFile ?? EnvironmentDefault.string("CALLGATE_DEAD_LETTER_FILE") ?? deadLetterDefault
-        configuration.jwtIssuer = jwtIssuer ?? EnvironmentDefault.string("CALLGATE_JWT_ISSUER")
-        configuration.jwtAudience = jwtAudience ?? EnvironmentDefault.string("CALLGATE_JWT_AUDIENCE")
+        configuration.deadLetterPath = settings.text(.deadLetterFile) ?? deadLetterDefault
+        configuration.jwtIssuer = settings.text(.jwtIssuer)
+        configuration.jwtAudience = settings.text(.jwtAudience)
         configuration.host = host
         configuration.port = port
-        configuration.core.autoBusy = !noAutoBusy
-        configuration.servesWebApp = try !noWebApp && Self.webAppSetting()
-        try applyEdgeOptions(to: &configuration)
-        try limits.apply(to: &configuration)
-        try webhooks.apply(to: &configuration)
+        configuration.core.autoBusy = settings.toggle(.autoBusy) ?? true
+        configuration.servesWebApp = settings.toggle(.webApp) ?? true
+        try Self.applyEdgeOptions(settings, to: &configuration)
+        try LimitOptions.apply(settings, to: &configuration)
+        try WebhookOptions.apply(settings, to: &configuration)
 
         let server = try await GatewayServer.start(configuration, logger: logger)
         printWelcome(
@@ -154,20 +144,6 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         logger.info("stopped")
-    }
-
-    /// CALLGATE_WEB_APP: on (default) or off.
-    private static func webAppSetting() throws -> Bool {
-        switch EnvironmentDefault.string("CALLGATE_WEB_APP")?.lowercased() {
-        case nil, "on", "1", "true": true
-        case "off", "0", "false": false
-        case let other?: throw ValidationError("CALLGATE_WEB_APP must be on or off, got '\(other)'")
-        }
-    }
-
-    private static func parsePort(_ text: String) throws -> Int {
-        guard let port = Int(text) else { throw ValidationError("CALLGATE_PORT must be a number, got '\(text)'") }
-        return port
     }
 
     private func printWelcome(
@@ -213,5 +189,3 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -8,7 +8,7 @@ struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Print a connection token for a user: HS256 with the gateway's secret, or RS256, ES256 or EdDSA with a private key.",
-        discussion: "The secret can also come from CALLGATE_JWT_SECRET. With --private-key, the token is signed with that key (its type picks the algorithm) and names --kid, by default the key file's name without extension: the kid a gateway given the public key with --jwt-public-key knows it by."
+        discussion: "The secret can also come from CALLGATE_JWT_SECRET, or the config file CALLGATE_CONFIG names (its jwt-secret). With --private-key, the token is signed with that key (its type picks the algorithm) and names --kid, by default the key file's name without extension: the kid a gateway given the public key with --jwt-public-key knows it by."
     )
 
     @Option(help: "The user's id (the token's sub).")
@@ -56,8 +56,15 @@ struct TokenCommand: AsyncParsableCommand {
             return
         }
         guard kid == nil else { throw ValidationError("--kid goes with --private-key") }
-        guard let secret = jwtSecret ?? EnvironmentDefault.string("CALLGATE_JWT_SECRET") else {
-            throw ValidationError("give --jwt-secret or set CALLGATE_JWT_SECRET (the secret the gateway runs with), or --private-key")
+        let configured: String?
+        do {
+            configured = try jwtSecret == nil ? ServeSettings.fromEnvironment().text(.jwtSecret) : nil
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        guard let secret = jwtSecret ?? configured else {
+            throw ValidationError(
+                "give --jwt-secret, or set CALLGATE_JWT_SECRET or jwt-secret in the CALLGATE_CONFIG file (the secret the gateway runs with), or --private-key")
         }
         let service = try await TokenService(secret: secret)
         let minted = try await service.mint(user: request.user, ttl: request.ttl)

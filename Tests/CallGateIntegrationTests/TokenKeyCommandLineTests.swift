@@ -82,8 +82,8 @@ struct TokenKeyCommandLineTests {
             (sqlite + ["--jwt-jwks-url", "http://keys.example.com/jwks.json"], [:], "--jwt-jwks-url: must be https://"),
             (sqlite + ["--jwt-jwks-url", "https://keys.example.com/jwks.json", "--jwt-jwks-refresh", "5"], [:],
              "--jwt-jwks-refresh must be 10 to 86400"),
-            (sqlite, ["CALLGATE_JWT_JWKS_COOLDOWN": "soon"], "CALLGATE_JWT_JWKS_COOLDOWN must be a number"),
-            (cluster, [:], "cluster mode needs --jwt-secret (the same on every node) or public keys"),
+            (sqlite, ["CALLGATE_JWT_JWKS_COOLDOWN": "soon"], "CALLGATE_JWT_JWKS_COOLDOWN must be an integer"),
+            (cluster, [:], "cluster mode needs --jwt-secret (or CALLGATE_JWT_SECRET, or jwt-secret in the config file), the same on every node, or public keys"),
             (cluster + ["--jwt-public-key", ecPublic], [:], "cannot open the database"),
         ] as [([String], [String: String], String)] {
             let run = try await CommandRun.run(
