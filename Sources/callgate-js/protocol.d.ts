@@ -381,7 +381,7 @@ export type ConfirmRingingResult = Call;
 
 /** Unknown members are ignored by the server. */
 export interface ConnectParams {
-  /** An HS256 JWT with claims sub, name, avatar (optional), exp. */
+  /** A JWT with claims sub, name, avatar (optional), exp: HS256 with the gateway's secret, or RS256, ES256 or EdDSA with the private key whose public key the header's kid names. At most 8 KiB. */
   token: string;
   /** Where this device left off: the epoch and last seq it saw (the last push's seq, or the seq of its last connect result when no push came after it), and the connectionId of its previous connect result. A member out of bounds gets ERR_BAD_REQUEST naming it. */
   recover?: {
@@ -535,7 +535,7 @@ export interface PingResult {
 
 /** Unknown members are ignored by the server. */
 export interface RefreshTokenParams {
-  /** A connection token (HS256 JWT) whose sub is the uid this socket is connected as. */
+  /** A connection token (a JWT as for connect) whose sub is the uid this socket is connected as. */
   token: string;
 }
 
