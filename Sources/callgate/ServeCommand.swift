@@ -131,11 +131,14 @@ struct ServeCommand: AsyncParsableCommand {
         try LimitOptions.apply(settings, to: &configuration)
         try WebhookOptions.apply(settings, to: &configuration)
 
+        // Caught from before the start: a signal that comes while the server starts is kept for
+        // when it runs, not lost between the listen line and the wait.
+        let signals = TerminationSignals()
         let server = try await GatewayServer.start(configuration, logger: logger)
         printWelcome(
             host: host, port: server.port, tls: configuration.tls != nil, generatedSecret: configuration.mintsDevTokens ? secret : nil,
             generatedAdminKey: givenAdminKey == nil ? key : nil, webApp: configuration.servesWebApp)
-        await Self.drainOnTermination(server, window: configuration.drainWindow, logger: logger)
+        await Self.drainOnTermination(server, signals: signals, window: configuration.drainWindow, logger: logger)
         let watchdog = ShutdownWatchdog(timeout: configuration.shutdownTimeout, logger: logger)
         let complete = server.stop()
         watchdog.disarm()
@@ -168,8 +171,9 @@ struct ServeCommand: AsyncParsableCommand {
     /// Waits for SIGTERM or SIGINT. SIGTERM (what systemd, Docker and Kubernetes send) drains
     /// the node over `window` first; SIGINT, or a second signal during the drain, goes
     /// straight on to stopping.
-    private static func drainOnTermination(_ server: GatewayServer, window: Duration, logger: Logger) async {
-        let signals = TerminationSignals()
+    private static func drainOnTermination(
+        _ server: GatewayServer, signals: TerminationSignals, window: Duration, logger: Logger
+    ) async {
         let (events, feed) = AsyncStream.makeStream(of: Int32?.self)
         let received = signals.received
         Task {
