@@ -11,6 +11,18 @@ import Testing
 struct PublicKeyConnectTests {
     static let kinds: [TestKeyPair.Kind] = [.rsa, .ec, .ed25519]
 
+    /// A gateway that verifies connection tokens with the PEM public keys only (no secret), and
+    /// the directory of its key files, which must live as long as it.
+    static func publicKeyGateway() async throws -> (TestGateway, TemporaryDirectory) {
+        let keys = try TemporaryDirectory()
+        let files = try pemFiles(in: keys)
+        let gateway = try await TestGateway {
+            $0.jwtPublicKeys.pemFiles = files
+            $0.secretVerifiesConnections = false
+        }
+        return (gateway, keys)
+    }
+
     /// The public keys of `kinds`, each in `<kind>.pem` in `directory`.
     static func pemFiles(in directory: TemporaryDirectory) throws -> [String] {
         try kinds.map { kind in
@@ -38,12 +50,8 @@ struct PublicKeyConnectTests {
     }
 
     @Test func devicesConnectWithEachAlgorithmFromPEMFilesAndSecretTokensAreRefused() async throws {
-        let keys = try TemporaryDirectory()
-        let files = try Self.pemFiles(in: keys)
-        let gateway = try await TestGateway {
-            $0.jwtPublicKeys.pemFiles = files
-            $0.secretVerifiesConnections = false
-        }
+        let (gateway, keys) = try await Self.publicKeyGateway()
+        defer { withExtendedLifetime(keys) {} }
         defer { gateway.shutdown() }
         for kind in Self.kinds {
             let device = try await gateway.socket()
@@ -59,12 +67,8 @@ struct PublicKeyConnectTests {
     }
 
     @Test func callTokensStillJoinSessionsWhenOnlyPublicKeysVerifyConnections() async throws {
-        let keys = try TemporaryDirectory()
-        let files = try Self.pemFiles(in: keys)
-        let gateway = try await TestGateway {
-            $0.jwtPublicKeys.pemFiles = files
-            $0.secretVerifiesConnections = false
-        }
+        let (gateway, keys) = try await Self.publicKeyGateway()
+        defer { withExtendedLifetime(keys) {} }
         defer { gateway.shutdown() }
         let alice = try await gateway.socket()
         _ = try await alice.connect(token: try await Self.token("alice", .ed25519, kid: "ed25519"))
@@ -98,12 +102,8 @@ struct PublicKeyConnectTests {
     }
 
     @Test func aPublicKeyTokenRefreshesTheSocketAndReadsTheCallLog() async throws {
-        let keys = try TemporaryDirectory()
-        let files = try Self.pemFiles(in: keys)
-        let gateway = try await TestGateway {
-            $0.jwtPublicKeys.pemFiles = files
-            $0.secretVerifiesConnections = false
-        }
+        let (gateway, keys) = try await Self.publicKeyGateway()
+        defer { withExtendedLifetime(keys) {} }
         defer { gateway.shutdown() }
         let alice = try await gateway.socket()
         let first = try await alice.connect(token: try await Self.token("alice", .ec, kid: "ec", ttl: 600))
