@@ -101,11 +101,12 @@ extension ClusterFabric {
     }
 
     /// Hands `push` to Redis, which numbers, keeps and publishes it for every device of `uid`;
-    /// while Redis cannot be reached it waits in `unsentPushes` (and so does every push after
-    /// it), to go once Redis is back. A push whose answer was lost may have been published: it
-    /// is not sent again (logged).
+    /// while Redis cannot be reached, or this node may not speak for its calls (`mayPublish`),
+    /// it waits in `unsentPushes` (and so does every push after it), to go once Redis is back
+    /// and the node knows which calls are still its own. A push whose answer was lost may have
+    /// been published: it is not sent again (logged).
     func publish(_ push: ClusterPush, to uid: String) {
-        guard unsentPushes.isEmpty else {
+        guard unsentPushes.isEmpty, mayPublish() else {
             keepUnsent(push, to: uid)
             return
         }
@@ -130,6 +131,18 @@ extension ClusterFabric {
         for (uid, push) in waiting {
             publish(push, to: uid)
         }
+    }
+
+    /// Whether this node may hand pushes to Redis now: not while it is suspended, nor once back
+    /// until `reconcile` let go of the calls a survivor took over meanwhile. A push held for the
+    /// store across a freeze (its commit answered only after the process ran again) would
+    /// otherwise be numbered after what the new owner said of the call since; kept unsent, it
+    /// is dropped with the call it tells of (`letGo`) or published by `registerAgain`.
+    private func mayPublish() -> Bool {
+        cluster.membership.checkSuspension()
+        guard standing.wasSuspended || standing.reconciling else { return true }
+        standing.registerPending = true
+        return false
     }
 
     private func keepUnsent(_ push: ClusterPush, to uid: String) {

@@ -160,3 +160,60 @@ import TestSupport
         #expect(try await eventually(within: 5) { try await cluster.isReady("a") }, "node a is live again")
     }
 }
+
+/// What a node held back for the store while it was frozen is not published once it runs again
+/// if a survivor took the call over meanwhile: the new owner speaks for the call from then on.
+@Suite(.serialized) struct ClusterHeldOutputTests {
+    /// Alice's ring to bob (who has no device, so a wake-up push is asked for and alice hears
+    /// "waking bob") commits on node a only after a is frozen: the commit sleeps in a deferred
+    /// trigger, and its answer reaches node a when it runs again. Node b takes the call over
+    /// and bob declines it there. Back, node a must not publish the ring and the progress it
+    /// held for that commit: bob would ring for a call he declined, and alice's devices would
+    /// hear the call ringing after they heard it rejected.
+    @Test func pushesHeldForACommitAcrossAFreezeAreDroppedWhenASurvivorTookTheCallOver() async throws {
+        let cluster = try await RoutingCluster(["a", "b"], [
+            "--webhook-allow-private-networks", "--webhook-url", "http://127.0.0.1:9/hooks",
+            "--webhook-secret", "whsec_" + Data(repeating: 7, count: 32).base64EncodedString(),
+        ])
+        defer { cluster.stop() }
+        let alice = try await cluster.device("alice", on: "a")
+        let aliceOnB = try await cluster.device("alice", on: "b")
+        _ = try await databaseRows(cluster.database, """
+            CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NULL; END $$;
+            CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON calls DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW WHEN (NEW.initiator_uid = 'alice') EXECUTE FUNCTION slow_commit();
+            """)
+        let unanswered = Task { try await alice.initiateCall(to: "bob", timeout: 60) }
+        #expect(try await eventually(within: 5) {
+            try await databaseRows(cluster.database, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'") == ["1"]
+        }, "node a's commit of the call sleeps in the trigger")
+        let frozen = try #require(cluster.nodes["a"])
+        try await frozen.freeze()
+        defer { frozen.thaw() }
+
+        var owner: [String] = []
+        let takenOver = try await eventually(within: 15) {
+            owner = try await databaseRows(cluster.database, "SELECT session_id, owner_node FROM calls WHERE initiator_uid = 'alice'")
+            return owner.first?.hasSuffix("|b") == true
+        }
+        try #require(takenOver, "node b took the call over: \(owner)")
+        let sessionId = try #require(owner.first?.split(separator: "|").first.map(String.init))
+        let bob = try await cluster.device("bob", on: "b")
+        // Node b writes itself as the call's owner in Redis right after its takeover committed.
+        #expect(try await eventually(within: 10) {
+            (try? await bob.rejectCall(sessionId, status: .rejected)) != nil
+        })
+        // Alice's device on b hears the rejection, after what node b said of the call before it.
+        while true {
+            if case .outgoingCallRejected(let call, _) = try await aliceOnB.expectPush(), call.sessionId == sessionId {
+                break
+            }
+        }
+
+        frozen.thaw()
+        _ = await unanswered.result
+        await aliceOnB.expectSilence(for: .seconds(3))
+        await bob.expectSilence(for: .milliseconds(500))
+        #expect(try await eventually(within: 5) { try await cluster.isReady("a") }, "node a is live again")
+    }
+}
