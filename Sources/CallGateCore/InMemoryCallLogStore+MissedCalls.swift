@@ -31,8 +31,14 @@ struct InMemoryMissedCalls {
 }
 
 extension InMemoryCallLogStore {
-    public func missedCalls(of uid: String) throws -> MissedCalls {
-        state.withLock { $0.missed.counts[uid] ?? MissedCalls(unseen: 0, revision: 0) }
+    public func missedCalls(of uids: some Collection<String>) throws -> [String: MissedCalls] {
+        state.withLock { state in
+            var counts: [String: MissedCalls] = [:]
+            for uid in uids {
+                counts[uid] = state.missed.counts[uid] ?? MissedCalls(unseen: 0, revision: 0)
+            }
+            return counts
+        }
     }
 
     public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {

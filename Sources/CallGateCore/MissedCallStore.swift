@@ -12,8 +12,9 @@ import CallGateProtocol
 /// Thread-safe, like `CallLogStore`: `markCallsSeen` and the reads run on any thread but the
 /// service thread, beside the writer's transactions.
 public protocol MissedCallStore {
-    /// Where `uid`'s missed calls stand; unseen 0, revision 0 for a user who never missed one.
-    func missedCalls(of uid: String) throws -> MissedCalls
+    /// Where the missed calls of each of `uids` stand, in one read; unseen 0, revision 0 for a
+    /// user who never missed one. A connect burst reads its users' counts in batches.
+    func missedCalls(of uids: some Collection<String>) throws -> [String: MissedCalls]
     /// Marks `uid`'s unseen missed calls seen at `at` (Unix milliseconds), durably: every one, or
     /// with `sessionId` those up to that call in their log (call log order, it included).
     /// Returns the count after and how many it marked; nil, changing nothing, when `sessionId`
@@ -21,6 +22,13 @@ public protocol MissedCallStore {
     func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark?
     /// Which of the calls `ids` are missed calls of `uid` that no device marked seen yet.
     func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64>
+}
+
+extension MissedCallStore {
+    /// Where `uid`'s missed calls stand; unseen 0, revision 0 for a user who never missed one.
+    public func missedCalls(of uid: String) throws -> MissedCalls {
+        try missedCalls(of: CollectionOfOne(uid))[uid] ?? MissedCalls(unseen: 0, revision: 0)
+    }
 }
 
 /// What a `markCallsSeen` did: the count after it, and how many calls it marked (0: nothing

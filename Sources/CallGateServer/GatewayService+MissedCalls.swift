@@ -55,94 +55,65 @@ extension GatewayService {
         }
     }
 
-    /// Reads `uid`'s missed-call count on `storeReads`, then gives `done`, on the service
+    /// Reads `uid`'s missed-call count off the service thread, then gives `done`, on the service
     /// thread, the newer of it and what this node told since the read began; when the store
     /// could not be read, or not within `missedCallsReadTimeout` (a connect never waits on a
     /// slow store), what this node told lately, else nil. A read that answers late is told to
     /// the user's devices, the new one included, as any change (the Core tells it only when it
-    /// is newer than what it told).
+    /// is newer than what it told). One read runs at a time and takes every count asked for
+    /// since the last began: a reconnect storm costs a read per batch, not one per device.
     func readMissedCalls(of uid: String, then done: @escaping (MissedCalls?) -> Void) {
-        missedCallReads.began(uid)
+        let deadline = clock.monotonicMillis() + Self.missedCallsReadTimeout.wholeMilliseconds
+        if let first = missedCallReads.ask(MissedCallRead(uid: uid, deadline: deadline, done)) {
+            missedCallReads.timer.schedule(afterMicroseconds: max(0, first - clock.monotonicMillis()) * 1000)
+        }
+        readNextMissedCalls()
+    }
+
+    /// Starts the next batch of missed-call reads, unless one runs or none is asked for.
+    private func readNextMissedCalls() {
+        guard let batch = missedCallReads.nextBatch() else { return }
         let store = store
-        let waiting = ServiceThreadBox(MissedCallRead(done))
+        let uids = Set(batch.map(\.uid))
+        let asked = ServiceThreadBox(batch)
         storeReads.async { [self, logger] in
-            let read = Result { try store.missedCalls(of: uid) }
+            let read = Result { try store.missedCalls(of: uids) }
             context.post { [self] in
                 if case .failure(let error) = read {
-                    logger.warning("missed calls could not be read at connect", metadata: ["uid": "\(uid)", "error": "\(error)"])
+                    logger.warning("missed calls could not be read at connect", metadata: ["users": "\(uids.count)", "error": "\(error)"])
                 }
-                let heard = missedCallReads.ended(uid)
-                guard let newest = [try? read.get(), heard, core.missedCalls(of: uid)].compactMap(\.self)
-                    .max(by: { $0.revision < $1.revision })
-                else {
-                    waiting.value.finish(with: nil)
-                    return
+                let counts = (try? read.get()) ?? [:]
+                for waiting in asked.value {
+                    let heard = missedCallReads.ended(waiting.uid)
+                    guard let newest = [counts[waiting.uid], heard, core.missedCalls(of: waiting.uid)].compactMap(\.self)
+                        .max(by: { $0.revision < $1.revision })
+                    else {
+                        waiting.finish(with: nil)
+                        continue
+                    }
+                    if !waiting.finish(with: newest) {
+                        missedCallsChanged([waiting.uid: newest])
+                    }
                 }
-                if !waiting.value.finish(with: newest) {
-                    missedCallsChanged([uid: newest])
-                }
+                missedCallReads.batchEnded()
+                readNextMissedCalls()
             }
         }
-        let timeout = Self.missedCallsReadTimeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout.wholeMilliseconds))) { [self] in
-            context.post { [self] in
-                waiting.value.finish(with: core.missedCalls(of: uid))
-            }
+    }
+
+    /// The earliest reads waiting for a count passed `missedCallsReadTimeout`: each connect goes
+    /// on with what this node told lately (its read, answering later, is told as a change).
+    func missedCallReadsTimedOut() {
+        let now = clock.monotonicMillis()
+        let (late, next) = missedCallReads.expire(at: now)
+        for waiting in late {
+            waiting.finish(with: core.missedCalls(of: waiting.uid))
+        }
+        if let next {
+            missedCallReads.timer.schedule(afterMicroseconds: max(0, next - now) * 1000)
         }
     }
 
     /// How long a connect waits for its user's missed-call count.
     static let missedCallsReadTimeout: Duration = .milliseconds(500)
-}
-
-/// A connect waiting for its user's missed-call count: answered once, by the read or by the
-/// timeout, whichever comes first. Service thread only.
-final class MissedCallRead {
-    private var done: ((MissedCalls?) -> Void)?
-
-    init(_ done: @escaping (MissedCalls?) -> Void) {
-        self.done = done
-    }
-
-    /// Answers with `count` unless answered already; says whether it did.
-    @discardableResult
-    func finish(with count: MissedCalls?) -> Bool {
-        guard let done else { return false }
-        self.done = nil
-        done(count)
-        return true
-    }
-}
-
-/// The missed-call counts read for devices on their way in: per user, how many reads run and
-/// the newest count this node heard of meanwhile, which a read that began before it may miss.
-/// Service thread only.
-struct MissedCallReads {
-    private var reads: [String: (running: Int, heard: MissedCalls?)] = [:]
-
-    /// A read of `uid`'s count began.
-    mutating func began(_ uid: String) {
-        reads[uid, default: (0, nil)].running += 1
-    }
-
-    /// This node heard of these counts: the reads under way keep the newest.
-    mutating func heard(_ counts: [String: MissedCalls]) {
-        guard !reads.isEmpty else { return }
-        for (uid, count) in counts where reads[uid] != nil {
-            if (reads[uid]?.heard?.revision ?? -1) < count.revision {
-                reads[uid]?.heard = count
-            }
-        }
-    }
-
-    /// A read of `uid`'s count ended: the newest count heard while reads of uid ran.
-    mutating func ended(_ uid: String) -> MissedCalls? {
-        guard let read = reads[uid] else { return nil }
-        if read.running > 1 {
-            reads[uid]?.running -= 1
-        } else {
-            reads[uid] = nil
-        }
-        return read.heard
-    }
 }

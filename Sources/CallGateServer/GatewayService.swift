@@ -33,7 +33,7 @@ final class GatewayService: @unchecked Sendable {
     /// Runs the store reads that block (call log API, missed calls, admin), off the service thread.
     let storeReads = StoreReads()
     /// The missed-call counts read for devices on their way in (`readMissedCalls`).
-    var missedCallReads = MissedCallReads()
+    lazy var missedCallReads = MissedCallReads(timer: context.makeTimer { [unowned self] in self.missedCallReadsTimedOut() })
     /// Posts the webhook outbox's deliveries, on its own thread; started by `init`.
     lazy var webhooks = WebhookDispatcher(
         outbox: store, configuration: configuration.webhooks, node: configuration.cluster?.nodeID ?? "local",

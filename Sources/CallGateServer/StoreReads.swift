@@ -1,8 +1,8 @@
 import NIOPosix
 
-/// Runs the store reads that block (call log API, the missed-call count of each connect, webhook
-/// admin, a cluster node's group and takeover reads) on threads of their own, at most
-/// ``threads`` at once, the rest queued in order.
+/// Runs the store reads that block (call log API, the missed-call counts of connects, read in
+/// batches by `MissedCallReads`, webhook admin, a cluster node's group and takeover reads) on
+/// threads of their own, at most ``threads`` at once, the rest queued in order.
 ///
 /// Not on Dispatch's global queues: on Linux, Swift concurrency's tasks run on those same
 /// threads, and the PostgreSQL store finishes each blocking read with a task

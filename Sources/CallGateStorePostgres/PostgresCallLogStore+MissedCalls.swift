@@ -6,12 +6,28 @@ import PostgresNIO
 /// shared by every node; `apply` notes them as it saves calls (`NoteMissedCalls`). Any thread
 /// that may block, as every method of this store.
 extension PostgresCallLogStore {
-    public func missedCalls(of uid: String) throws -> MissedCalls {
-        try blocking { [self] in
-            try await reading("reading a user's missed calls") { [self] connection in
-                try await count(of: uid, on: connection)
+    public func missedCalls(of uids: some Collection<String>) throws -> [String: MissedCalls] {
+        var counts: [String: MissedCalls] = [:]
+        for uid in uids {
+            counts[uid] = MissedCalls(unseen: 0, revision: 0)
+        }
+        guard !counts.isEmpty else { return counts }
+        let asked = Array(counts.keys)
+        let found = try blocking { [self] in
+            try await reading("reading users' missed calls") { [self] connection in
+                var found: [(String, MissedCalls)] = []
+                for try await (uid, unseen, revision) in try await connection.query(
+                    "SELECT uid, unseen, revision FROM missed_call_counts WHERE uid = ANY(\(asked))", logger: logger
+                ).decode((String, Int, Int64).self) {
+                    found.append((uid, MissedCalls(unseen: unseen, revision: revision)))
+                }
+                return found
             }
         }
+        for (uid, count) in found {
+            counts[uid] = count
+        }
+        return counts
     }
 
     /// Marks the calls seen in one transaction: the unseen ones up to the limit, then the count,

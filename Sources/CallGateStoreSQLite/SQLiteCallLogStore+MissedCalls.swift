@@ -5,10 +5,22 @@ import GRDB
 /// Missed calls (`MissedCallStore`) in `missed_calls` and `missed_call_counts` (schema v5); the
 /// writer notes them as it saves calls (`StoreTransaction.noteMissed`). Any thread.
 extension SQLiteCallLogStore {
-    public func missedCalls(of uid: String) throws -> MissedCalls {
-        try read("reading a user's missed calls") { db in
-            try Self.count(of: uid, in: db)
+    public func missedCalls(of uids: some Collection<String>) throws -> [String: MissedCalls] {
+        var counts: [String: MissedCalls] = [:]
+        for uid in uids {
+            counts[uid] = MissedCalls(unseen: 0, revision: 0)
         }
+        guard !counts.isEmpty else { return counts }
+        let asked = StoreTransaction.json(Array(counts.keys))
+        let rows = try read("reading users' missed calls") { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT uid, unseen, revision FROM missed_call_counts WHERE uid IN (SELECT value FROM json_each(?))
+                """), arguments: [asked])
+        }
+        for row in rows {
+            counts[row[0]] = MissedCalls(unseen: row[1], revision: row[2])
+        }
+        return counts
     }
 
     /// Marks the calls seen in one write transaction: the unseen ones up to the limit (the user's

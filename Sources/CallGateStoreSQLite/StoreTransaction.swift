@@ -143,7 +143,7 @@ struct StoreTransaction {
 
     /// `value` as JSON text, for `json_each`: written directly, since a cancelled group ring
     /// passes a hundred uids twice per transaction.
-    private static func json(_ value: [String]) -> String {
+    static func json(_ value: [String]) -> String {
         var json = JSONWriter(capacity: value.count * 24)
         json.array(value)
         return String(decoding: json.bytes, as: UTF8.self)

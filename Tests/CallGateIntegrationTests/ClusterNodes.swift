@@ -28,14 +28,15 @@ func databaseRows(_ database: String, _ sql: String) async throws -> [String] {
     return run.output.split(separator: "\n").map(String.init)
 }
 
-/// A `psql` session holding `LOCK TABLE <table> IN EXCLUSIVE MODE` in an open transaction, so
-/// that no other session can write the table until `release`: a commit that cannot happen.
+/// A `psql` session holding `LOCK TABLE <table> IN <mode> MODE` in an open transaction until
+/// `release`: with `EXCLUSIVE`, no other session can write the table (a commit that cannot
+/// happen); with `ACCESS EXCLUSIVE`, not even read it (a read that cannot answer).
 final class TableLockHolder {
     private let process = Process()
     private let input = Pipe()
 
     /// Returns once the lock is held (the session printed the lock's completion).
-    init(database: String, table: String) throws {
+    init(database: String, table: String, mode: String = "EXCLUSIVE") throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", database, "-q", "-v", "ON_ERROR_STOP=1"]
@@ -43,7 +44,7 @@ final class TableLockHolder {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        input.fileHandleForWriting.write(Data("BEGIN; LOCK TABLE \(table) IN EXCLUSIVE MODE; SELECT 'locked';\n".utf8))
+        input.fileHandleForWriting.write(Data("BEGIN; LOCK TABLE \(table) IN \(mode) MODE; SELECT 'locked';\n".utf8))
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("locked") {
             let chunk = output.fileHandleForReading.availableData

@@ -201,7 +201,7 @@ final class ScriptedStore: CallLogStore, ForwardingWebhookOutbox {
         try inner.attachRecordingURL(url, sessionId: sessionId, rid: rid, startedAt: startedAt)
     }
     func isWritable() -> Bool { state.withLock { !$0.down && $0.failures == 0 } }
-    func missedCalls(of uid: String) throws -> MissedCalls { try inner.missedCalls(of: uid) }
+    func missedCalls(of uids: some Collection<String>) throws -> [String: MissedCalls] { try inner.missedCalls(of: uids) }
     func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {
         try inner.markCallsSeen(of: uid, through: sessionId, at: at)
     }

@@ -36,5 +36,10 @@ extension RandomCalls {
             unseen += calls.count
         }
         #expect(unseen > 0, "the random calls leave some missed calls unseen", sourceLocation: sourceLocation)
+        let asked = users + ["stranger", users[0]]
+        let counts = try store.missedCalls(of: asked)
+        #expect(counts == (try reference.missedCalls(of: asked)), "one read for many users", sourceLocation: sourceLocation)
+        #expect(counts.count == users.count + 1, sourceLocation: sourceLocation)
+        #expect(counts["stranger"] == MissedCalls(unseen: 0, revision: 0), sourceLocation: sourceLocation)
     }
 }
