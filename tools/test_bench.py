@@ -262,6 +262,26 @@ def test_listen_lines_of_callgate_and_peers():
     assert throwaway.listen_port("starting...\n") is None
 
 
+def test_a_server_s_port_is_read_from_what_it_wrote_not_from_an_earlier_run_in_the_log(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text("CallGate is listening on ws://127.0.0.1:40615/ws (admin API and /healthz on http://127.0.0.1:40615)\n")
+    proc, port = throwaway.start_server("echo", ["sh", "-c", "echo 'listening on 127.0.0.1:5555'; sleep 30"], log)
+    try:
+        assert port == 5555
+    finally:
+        throwaway.stop(proc)
+
+
+def test_a_results_folder_holding_an_earlier_run_is_refused(tmp_path):
+    bench = load_bench_script()
+    fresh = bench.results_folder(tmp_path / "new")
+    assert fresh.is_dir()
+    assert bench.results_folder(fresh) == fresh, "an empty folder is taken"
+    (fresh / "callgate-ring.log").write_text("CallGate is listening on ws://127.0.0.1:40615/ws\n")
+    with pytest.raises(throwaway.StepFailed, match="earlier run"):
+        bench.results_folder(fresh)
+
+
 def test_generator_command_lines():
     bench = load_bench_script()
     out = br.Path("/r")

@@ -102,11 +102,16 @@ def listen_port(text: str) -> int | None:
 
 
 def start_server(name: str, argv: list[str], log: Path) -> tuple[subprocess.Popen, int]:
-    """Starts a server and waits (30 s at most) for its listen line; returns it and its port."""
+    """Starts a server and waits (30 s at most) for its listen line; returns it and its port.
+    `spawn` appends to `log` (a restarted node keeps one log), so only what this server wrote
+    counts: an earlier run's listen line would name a port nobody listens on now."""
+    offset = log.stat().st_size if log.exists() else 0
     proc = spawn(argv, log)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        port = listen_port(log.read_text(errors="replace"))
+        with log.open("rb") as f:
+            f.seek(offset)
+            port = listen_port(f.read().decode(errors="replace"))
         if port:
             return proc, port
         if proc.poll() is not None:
