@@ -40,7 +40,7 @@ extension ConnectionHub {
             closeForDrain(id)
         }
         if now >= drain.plan.endsAt {
-            for id in connections.keys where drain.closesLate(id) {
+            for id in drain.closeLate(connections.keys) {
                 closeForDrain(id)
             }
         }

@@ -68,10 +68,15 @@ final class SocketDrain {
         return nil
     }
 
-    /// Marks `id` closed by the drain though it was not among the sockets it began with (one
-    /// that opened while the drain began); false when the drain closed it already.
-    func closesLate(_ id: ConnectionID) -> Bool {
-        closing.insert(id).inserted
+    /// The sockets among `open` that the drain did not close (ones that opened while it began),
+    /// marked closed by it now: the end of the window closes them.
+    func closeLate(_ open: some Sequence<ConnectionID>) -> [ConnectionID] {
+        var late: [ConnectionID] = []
+        for id in open where !closing.contains(id) {
+            closing.insert(id)
+            late.append(id)
+        }
+        return late
     }
 
     /// Calls `finished` once the drain is over (at once when it is).
