@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 /// `callgate config`: what `serve` would run with, and whether a config file is good.
 struct ConfigCommand: ParsableCommand {
@@ -51,7 +52,7 @@ struct ConfigCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check a config file without starting anything: prints ok, or every problem (exit 1).",
-        discussion: "A file whose shape is wrong (an unknown, repeated, empty or nested key) is reported for that first; once its shape is right, for every value of the wrong type or out of range."
+        discussion: "A file whose shape is wrong (an unknown, repeated, empty or nested key) is reported for that first; once its shape is right, for every value of the wrong type or out of range; once every value is right, for options that do not go together as serve would take them with this file and the CALLGATE_ variables set now (cluster without a postgres:// database, tls-cert without tls-key, a file it cannot read, ...). The database itself is not opened."
     )
 
     @Argument(help: "The YAML (.yaml, .yml) or JSON (.json) file.")
@@ -63,10 +64,20 @@ struct ConfigCheckCommand: ParsableCommand {
             for warning in loaded.warnings {
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }
-            print("ok")
         } catch {
             FileHandle.standardError.write(Data(error.lines.map { $0 + "\n" }.joined().utf8))
             throw ExitCode.failure
         }
+        do {
+            let settings = try ServeSettings.resolve(flags: [], filePath: file, environment: ProcessInfo.processInfo.environment)
+            _ = try ServeCommand.configuration(settings, logger: Logger(label: "callgate") { _ in SwiftLogNoOpLogHandler() })
+        } catch let problems as SettingProblems {
+            FileHandle.standardError.write(Data("\(problems.description)\n".utf8))
+            throw ExitCode.failure
+        } catch let invalid as ValidationError {
+            FileHandle.standardError.write(Data("\(invalid.message)\n".utf8))
+            throw ExitCode.failure
+        }
+        print("ok")
     }
 }

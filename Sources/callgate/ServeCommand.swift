@@ -73,13 +73,6 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(error.description)
         }
-        let host = settings.text(.host) ?? "127.0.0.1"
-        let port = settings.integer(.port) ?? 8080
-        let givenSecret = settings.text(.jwtSecret)
-        let secret = givenSecret ?? TokenService.randomSecret()
-        let givenAdminKey = settings.text(.adminKey)
-        let key = givenAdminKey ?? TokenService.randomSecret()
-
         if settings.text(.logFormat).flatMap({ LogFormat(rawValue: $0) }) == .json {
             LoggingSystem.bootstrap(JSONLogHandler.init)
         }
@@ -91,18 +84,9 @@ struct ServeCommand: AsyncParsableCommand {
         for warning in settings.warnings {
             logger.warning("\(warning)")
         }
-        let path = settings.text(.database) ?? "./callgate.sqlite"
-        let sync = settings.text(.databaseSync).flatMap { DatabaseSync(rawValue: $0) } ?? .normal
-
-        var configuration = ServerConfiguration(jwtSecret: secret, adminKey: key)
-        configuration.cluster = try ClusterOptions.configuration(
-            settings, port: port, databaseIsPostgres: PostgresLocation.names(path), logger: logger)
-        try TokenKeyOptions.apply(settings, to: &configuration)
-        let deadLetterDefault: String
+        var configuration = try Self.configuration(settings, logger: logger)
+        let path = Self.databasePath(settings)
         if PostgresLocation.names(path) {
-            if settings.content(.databaseSync) != nil {
-                throw ValidationError("database-sync is SQLite's: a PostgreSQL commit is as durable as its server makes it")
-            }
             do {
                 let location = try PostgresLocation(path)
                 configuration.store = try await PostgresCallLogStore.open(
@@ -111,33 +95,23 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("cannot open the database: \(error)")
             }
-            deadLetterDefault = "./callgate.dead-letters.jsonl"
         } else {
+            let sync = settings.text(.databaseSync).flatMap { DatabaseSync(rawValue: $0) } ?? .normal
             do {
                 configuration.store = try SQLiteCallLogStore(path: path, durability: sync.durability)
             } catch {
                 throw ValidationError("cannot open the database: \(error)")
             }
-            deadLetterDefault = path + ".dead-letters.jsonl"
         }
-        configuration.deadLetterPath = settings.text(.deadLetterFile) ?? deadLetterDefault
-        configuration.jwtIssuer = settings.text(.jwtIssuer)
-        configuration.jwtAudience = settings.text(.jwtAudience)
-        configuration.host = host
-        configuration.port = port
-        configuration.core.autoBusy = settings.toggle(.autoBusy) ?? true
-        configuration.servesWebApp = settings.toggle(.webApp) ?? true
-        try Self.applyEdgeOptions(settings, to: &configuration)
-        try LimitOptions.apply(settings, to: &configuration)
-        try WebhookOptions.apply(settings, to: &configuration)
 
         // Caught from before the start: a signal that comes while the server starts is kept for
         // when it runs, not lost between the listen line and the wait.
         let signals = TerminationSignals()
         let server = try await GatewayServer.start(configuration, logger: logger)
         printWelcome(
-            host: host, port: server.port, tls: configuration.tls != nil, generatedSecret: configuration.mintsDevTokens ? secret : nil,
-            generatedAdminKey: givenAdminKey == nil ? key : nil, webApp: configuration.servesWebApp)
+            host: configuration.host, port: server.port, tls: configuration.tls != nil,
+            generatedSecret: configuration.mintsDevTokens ? configuration.jwtSecret : nil,
+            generatedAdminKey: settings.text(.adminKey) == nil ? configuration.adminKey : nil, webApp: configuration.servesWebApp)
         await Self.drainOnTermination(server, signals: signals, window: configuration.drainWindow, logger: logger)
         let watchdog = ShutdownWatchdog(timeout: configuration.shutdownTimeout, logger: logger)
         let complete = server.stop()
@@ -147,6 +121,46 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         logger.info("stopped")
+    }
+
+    /// The server's configuration as `settings` make it, every option and every combination of
+    /// them checked, before the store is opened (it is left the default): what `serve` runs
+    /// with, and what `config check` checks. A secret or admin key not given is a random one.
+    static func configuration(_ settings: ServeSettings, logger: Logger) throws -> ServerConfiguration {
+        let path = databasePath(settings)
+        var configuration = ServerConfiguration(
+            jwtSecret: settings.text(.jwtSecret) ?? TokenService.randomSecret(),
+            adminKey: settings.text(.adminKey) ?? TokenService.randomSecret())
+        configuration.cluster = try ClusterOptions.configuration(
+            settings, port: settings.integer(.port) ?? 8080, databaseIsPostgres: PostgresLocation.names(path), logger: logger)
+        try TokenKeyOptions.apply(settings, to: &configuration)
+        if PostgresLocation.names(path) {
+            if settings.content(.databaseSync) != nil {
+                throw ValidationError("database-sync is SQLite's: a PostgreSQL commit is as durable as its server makes it")
+            }
+            do {
+                _ = try PostgresLocation(path)
+            } catch {
+                throw ValidationError("\(settings.spelling(of: .database)): \(error)")
+            }
+        }
+        configuration.deadLetterPath = settings.text(.deadLetterFile)
+            ?? (PostgresLocation.names(path) ? "./callgate.dead-letters.jsonl" : path + ".dead-letters.jsonl")
+        configuration.jwtIssuer = settings.text(.jwtIssuer)
+        configuration.jwtAudience = settings.text(.jwtAudience)
+        configuration.host = settings.text(.host) ?? "127.0.0.1"
+        configuration.port = settings.integer(.port) ?? 8080
+        configuration.core.autoBusy = settings.toggle(.autoBusy) ?? true
+        configuration.servesWebApp = settings.toggle(.webApp) ?? true
+        try applyEdgeOptions(settings, to: &configuration)
+        try LimitOptions.apply(settings, to: &configuration)
+        try WebhookOptions.apply(settings, to: &configuration)
+        return configuration
+    }
+
+    /// The SQLite file or `postgres://` address of the call log.
+    static func databasePath(_ settings: ServeSettings) -> String {
+        settings.text(.database) ?? "./callgate.sqlite"
     }
 
     private func printWelcome(

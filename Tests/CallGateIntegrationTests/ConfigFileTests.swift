@@ -9,7 +9,7 @@ import TestSupport
 struct ConfigFileTests {
     static let example = ProtoChecker.repositoryRoot.appendingPathComponent("deploy/config/callgate.example.yaml")
 
-    @Test func theExampleNamesEveryOptionAndPassesCheckAsItIsAndUncommented() async throws {
+    @Test func theExampleNamesEveryOptionPassesCheckAndHasRightValuesUncommented() async throws {
         let text = try String(contentsOf: Self.example, encoding: .utf8)
         let keys = Set(text.split(separator: "\n").compactMap { line -> String? in
             let body = line.hasPrefix("# ") ? line.dropFirst(2) : line[...]
@@ -32,8 +32,12 @@ struct ConfigFileTests {
         }.joined(separator: "\n")
         let everything = directory.path("everything.yaml")
         try uncommented.write(toFile: everything, atomically: true, encoding: .utf8)
+        // Every value is of its type and in range (no "file:line" problem); together they are no
+        // deployment (a cluster beside an SQLite file, key files of another machine), which the
+        // check of combinations says.
         let all = try await CallgateRun.run(["config", "check", everything])
-        #expect(all.exitCode == 0 && all.standardOutput == "ok\n", "\(all)")
+        #expect(all.exitCode == 1 && !all.standardError.contains("everything.yaml:"), "\(all)")
+        #expect(all.standardError.contains("cluster mode keeps calls in PostgreSQL"), "\(all)")
     }
 
     /// A file, and what `config check` must say of it (one line each, in this order).
@@ -59,6 +63,29 @@ struct ConfigFileTests {
         ("list.yaml", "- port\n", ["list.yaml: the file must be a mapping of keys to values"]),
         ("settings.toml", "port = 1\n", ["settings.toml: a config file ends in .yaml, .yml or .json"]),
     ]
+
+    /// Values that are each right but do not go together are refused as `serve` refuses them,
+    /// with the file and the `CALLGATE_` variables set now; the database is not opened.
+    @Test func optionsThatDoNotGoTogetherAreRefusedAsServeRefusesThem() async throws {
+        let directory = try TemporaryDirectory()
+        let cluster = directory.path("cluster.yaml")
+        try "cluster: redis://127.0.0.1:6379\nnode-id: a\n".write(toFile: cluster, atomically: true, encoding: .utf8)
+        let alone = try await CallgateRun.run(["config", "check", cluster])
+        #expect(alone.exitCode == 1 && alone.standardError.contains("cluster mode keeps calls in PostgreSQL"), "\(alone)")
+        let withDatabase = try await CallgateRun.run(["config", "check", cluster], environment: [
+            "CALLGATE_DATABASE": "postgres://callgate@127.0.0.1:1/nowhere", "CALLGATE_JWT_SECRET": String(repeating: "j", count: 40),
+            "CALLGATE_CLUSTER_SECRET": String(repeating: "c", count: 40),
+        ])
+        #expect(withDatabase.exitCode == 0 && withDatabase.standardOutput == "ok\n", "nothing is opened: \(withDatabase)")
+
+        let tls = directory.path("tls.yaml")
+        try "tls-cert: \(cluster)\n".write(toFile: tls, atomically: true, encoding: .utf8)
+        let half = try await CallgateRun.run(["config", "check", tls])
+        #expect(half.exitCode == 1 && half.standardError.contains("tls-cert and tls-key"), "\(half)")
+        try "tls-cert: \(cluster)\ntls-key: \(directory.path("missing.pem"))\n".write(toFile: tls, atomically: true, encoding: .utf8)
+        let missing = try await CallgateRun.run(["config", "check", tls])
+        #expect(missing.exitCode == 1 && missing.standardError.contains("cannot read \(directory.path("missing.pem"))"), "\(missing)")
+    }
 
     @Test(arguments: refusedFiles.indices)
     func aBadFileIsRefusedNamingEachProblem(index: Int) async throws {
