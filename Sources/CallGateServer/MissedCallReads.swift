@@ -6,7 +6,9 @@ import LWS
 /// wait in order until the read under way ends, and the next read takes them all (at most
 /// `batchSize`); per user, how many reads run and the newest count this node heard of
 /// meanwhile, which a read that began before it may miss; and each read's deadline, in the order
-/// asked, under one timer. Service thread only.
+/// asked, under one timer. A read the store is slow to answer holds the next batch back; the
+/// connects waiting in it go on at their deadlines, and hear their counts once read. Service
+/// thread only.
 final class MissedCallReads {
     /// The most users one read asks for.
     static let batchSize = 512
