@@ -106,7 +106,12 @@ extension ClusterFabric {
     /// and the node knows which calls are still its own. A push whose answer was lost may have
     /// been published: it is not sent again (logged).
     func publish(_ push: ClusterPush, to uid: String) {
-        guard unsentPushes.isEmpty, mayPublish() else {
+        guard mayPublish() else {
+            standing.registerPending = true
+            keepUnsent(push, to: uid)
+            return
+        }
+        guard unsentPushes.isEmpty else {
             keepUnsent(push, to: uid)
             return
         }
@@ -137,12 +142,11 @@ extension ClusterFabric {
     /// until `reconcile` let go of the calls a survivor took over meanwhile. A push held for the
     /// store across a freeze (its commit answered only after the process ran again) would
     /// otherwise be numbered after what the new owner said of the call since; kept unsent, it
-    /// is dropped with the call it tells of (`letGo`) or published by `registerAgain`.
+    /// is dropped with the call it tells of (`letGo`) or published by `registerAgain`, which
+    /// `reconcile` then runs.
     private func mayPublish() -> Bool {
         cluster.membership.checkSuspension()
-        guard standing.wasSuspended || standing.reconciling else { return true }
-        standing.registerPending = true
-        return false
+        return !standing.wasSuspended && !standing.reconciling
     }
 
     private func keepUnsent(_ push: ClusterPush, to uid: String) {

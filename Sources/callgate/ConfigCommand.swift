@@ -59,8 +59,9 @@ struct ConfigCheckCommand: ParsableCommand {
     var file: String
 
     func run() throws {
+        let loaded: ConfigFile
         do {
-            let loaded = try ConfigFile.load(file)
+            loaded = try ConfigFile.load(file)
             for warning in loaded.warnings {
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }
@@ -69,7 +70,7 @@ struct ConfigCheckCommand: ParsableCommand {
             throw ExitCode.failure
         }
         do {
-            let settings = try ServeSettings.resolve(flags: [], filePath: file, environment: ProcessInfo.processInfo.environment)
+            let settings = try ServeSettings.resolve(flags: [], file: loaded, environment: ProcessInfo.processInfo.environment)
             _ = try ServeCommand.configuration(settings, logger: Logger(label: "callgate") { _ in SwiftLogNoOpLogHandler() })
         } catch let problems as SettingProblems {
             FileHandle.standardError.write(Data("\(problems.description)\n".utf8))

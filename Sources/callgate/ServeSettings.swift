@@ -21,12 +21,23 @@ struct ServeSettings: Sendable {
     static func resolve(
         flags: [(ServeSetting, any GivenFlag)], filePath: String?, environment: [String: String]
     ) throws(SettingProblems) -> ServeSettings {
+        try checkRenamed(environment)
+        return try read(flags: flags, file: filePath.map(ConfigFile.load), environment: environment)
+    }
+
+    /// Reads every setting as `resolve(flags:filePath:environment:)` does, with the config file
+    /// `file` read already (`config check` read it for its own problems first).
+    static func resolve(
+        flags: [(ServeSetting, any GivenFlag)], file: ConfigFile?, environment: [String: String]
+    ) throws(SettingProblems) -> ServeSettings {
+        try checkRenamed(environment)
+        return try read(flags: flags, file: file, environment: environment)
+    }
+
+    private static func read(
+        flags: [(ServeSetting, any GivenFlag)], file: ConfigFile?, environment: [String: String]
+    ) throws(SettingProblems) -> ServeSettings {
         let variables = environment.filter { $0.key.hasPrefix("CALLGATE_") && !$0.value.isEmpty }
-        let renamed = ServeSetting.renamedVariables.filter { variables[$0.key] != nil }.sorted { $0.key < $1.key }
-        guard renamed.isEmpty else {
-            throw SettingProblems(lines: renamed.map { "\($0.key) is now \($0.value.variable) (the name of --\($0.value.name))" })
-        }
-        let file = try filePath.map(ConfigFile.load)
         var providers: [(any ConfigProvider, SettingSource)] = [
             (InMemoryProvider(name: "flags", values: flagValues(flags)), .flag),
             (environmentProvider(variables), .environment),
@@ -48,6 +59,14 @@ struct ServeSettings: Sendable {
             warnings.append("these CALLGATE_ variables name no serve option and are ignored: \(unknown.joined(separator: ", "))")
         }
         return ServeSettings(values: values, file: file, warnings: warnings)
+    }
+
+    /// Throws naming each variable set under a name it no longer has.
+    private static func checkRenamed(_ environment: [String: String]) throws(SettingProblems) {
+        let renamed = ServeSetting.renamedVariables.filter { !(environment[$0.key] ?? "").isEmpty }.sorted { $0.key < $1.key }
+        guard renamed.isEmpty else {
+            throw SettingProblems(lines: renamed.map { "\($0.key) is now \($0.value.variable) (the name of --\($0.value.name))" })
+        }
     }
 
     /// What this process's environment gives, with the config file `CALLGATE_CONFIG` names: what
