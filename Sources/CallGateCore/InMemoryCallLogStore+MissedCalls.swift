@@ -8,15 +8,23 @@ struct InMemoryMissedCalls {
     /// uid -> the count and its revision.
     var counts: [String: MissedCalls] = [:]
 
-    /// Notes the calls `record` makes missed; returns the users whose count it raised.
-    mutating func note(_ record: CallLogRecord) -> Set<String> {
-        var raised: Set<String> = []
+    /// Notes the calls `record` makes missed, and drops the call as a missed call of those its
+    /// earlier save (`old`) had as participants and it has not (a call outside a user's log is
+    /// not theirs to see); returns the users whose count it changed.
+    mutating func note(_ record: CallLogRecord, replacing old: CallLogRecord?) -> Set<String> {
+        var changed: Set<String> = []
         for uid in record.missedUIDs where calls[uid]?[record.id] == nil {
             calls[uid, default: [:]][record.id] = .some(nil)
             counts[uid, default: MissedCalls(unseen: 0, revision: 0)].unseen += 1
-            raised.insert(uid)
+            changed.insert(uid)
         }
-        return raised
+        let now = Set(record.participants.map(\.uid))
+        for participant in old?.participants ?? [] where !now.contains(participant.uid) {
+            guard let seenAt = calls[participant.uid]?.removeValue(forKey: record.id), seenAt == nil else { continue }
+            counts[participant.uid]?.unseen -= 1
+            changed.insert(participant.uid)
+        }
+        return changed
     }
 
     /// Raises the revision of each user of `uids` once (one transaction); returns their counts.

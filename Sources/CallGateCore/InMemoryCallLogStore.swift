@@ -41,9 +41,9 @@ public final class InMemoryCallLogStore: CallLogStore {
             for write in StoreWrite.lastSaves(writes) {
                 switch write {
                 case .call(let record):
-                    state.calls[record.id] = record
+                    let old = state.calls.updateValue(record, forKey: record.id)
                     state.lastID = max(state.lastID, record.id)
-                    missing.formUnion(state.missed.note(record))
+                    missing.formUnion(state.missed.note(record, replacing: old))
                 case .putGroup(let group):
                     state.groups[group.guid] = group
                 case .deleteGroup(let guid):

@@ -5,9 +5,11 @@ import CallGateProtocol
 ///
 /// A call becomes missed for a user when a saved record says so (`CallLogRecord.missedUIDs`):
 /// `apply` notes it in the transaction that saves the record, once per user and call, and
-/// reports the counts it changed (`StoreApplied.missedCalls`). Every change to a user's count
-/// raises its revision by one per transaction, so counts told by different nodes can be ordered.
-/// Calls missed before a store had this ledger count as seen.
+/// reports the counts it changed (`StoreApplied.missedCalls`). A save that leaves a user out of
+/// a call's participants drops it as their missed call (a call outside their log is not theirs
+/// to see). Every change to a user's count raises its revision by one per transaction, so
+/// counts told by different nodes can be ordered. Calls missed before a store had this ledger
+/// count as seen.
 ///
 /// Thread-safe, like `CallLogStore`: `markCallsSeen` and the reads run on any thread but the
 /// service thread, beside the writer's transactions.
@@ -18,7 +20,8 @@ public protocol MissedCallStore {
     /// Marks `uid`'s unseen missed calls seen at `at` (Unix milliseconds), durably: every one, or
     /// with `sessionId` those up to that call in their log (call log order, it included).
     /// Returns the count after and how many it marked; nil, changing nothing, when `sessionId`
-    /// names no call of uid's log.
+    /// names no call of uid's log. The SQL stores mark them in steps of a few hundred calls of
+    /// the user's log each (`SeenWalk`), one transaction (and one revision) per step.
     func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark?
     /// Which of the calls `ids` are missed calls of `uid` that no device marked seen yet.
     func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64>

@@ -2,7 +2,7 @@ import CallGateCore
 import CallGateProtocol
 import PostgresNIO
 
-/// Missed calls (`MissedCallStore`) in `missed_calls` and `missed_call_counts` (migration 5),
+/// Missed calls (`MissedCallStore`) in `missed_calls` and `missed_call_counts` (migrations 5, 7),
 /// shared by every node; `apply` notes them as it saves calls (`NoteMissedCalls`). Any thread
 /// that may block, as every method of this store.
 extension PostgresCallLogStore {
@@ -30,14 +30,15 @@ extension PostgresCallLogStore {
         return counts
     }
 
-    /// Marks the calls seen in one transaction: the unseen ones up to the limit, then the count,
-    /// lowered by as many, with its revision raised (the count's row lock orders this against
-    /// a node noting a new missed call); nothing changes when none was unseen.
+    /// Marks the calls seen a transaction at a time (`SeenWalk`): each locks the user's count
+    /// row (ordering it against a node noting a new missed call), walks the user's calls
+    /// (`call_members`) from where their unseen missed calls start, marks those rows seen and
+    /// writes the count back.
     public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {
         try blocking { [self] in
-            try await transaction("marking missed calls seen") { [self] connection in
-                var limit = Int64.max
-                if let sessionId {
+            var limit = Int64.max
+            if let sessionId {
+                let last = try await reading("finding the call to mark missed calls seen through") { [self] connection in
                     var last: Int64?
                     for try await id in try await connection.query("""
                         SELECT max(c.id) FROM calls AS c JOIN call_members AS m ON m.call_id = c.id AND m.uid = \(uid)
@@ -45,25 +46,52 @@ extension PostgresCallLogStore {
                         """, logger: logger).decode(Int64?.self) {
                         last = id
                     }
-                    guard let last else { return nil }
-                    limit = last
+                    return last
                 }
-                var marked = 0
-                for try await rows in try await connection.query("""
-                    WITH marked AS (
-                        UPDATE missed_calls SET seen_at = callgate_time(\(at))
-                        WHERE uid = \(uid) AND seen_at IS NULL AND call_id <= \(limit) RETURNING 1),
-                    counted AS (
-                        UPDATE missed_call_counts SET unseen = greatest(0, unseen - (SELECT count(*) FROM marked)),
-                            revision = revision + 1
-                        WHERE uid = \(uid) AND EXISTS (SELECT 1 FROM marked))
-                    SELECT count(*) FROM marked
-                    """, logger: logger).decode(Int.self) {
-                    marked = rows
-                }
-                return SeenMark(count: try await count(of: uid, on: connection), marked: marked)
+                guard let last else { return nil }
+                limit = last
             }
+            var walk = SeenWalk(limit: limit)
+            while !walk.isDone {
+                walk = try await transaction("marking missed calls seen") { [self, walk] connection in
+                    var walk = walk
+                    try await step(&walk, of: uid, at: at, on: connection)
+                    return walk
+                }
+            }
+            return walk.mark
         }
+    }
+
+    /// One step of `walk`, in `connection`'s transaction.
+    private func step(_ walk: inout SeenWalk, of uid: String, at: Int64, on connection: PostgresConnection) async throws {
+        var count = MissedCalls(unseen: 0, revision: 0)
+        var unseenFrom: Int64?
+        for try await (unseen, revision, from) in try await connection.query(
+            "SELECT unseen, revision, unseen_from FROM missed_call_counts WHERE uid = \(uid) FOR UPDATE", logger: logger
+        ).decode((Int, Int64, Int64?).self) {
+            count = MissedCalls(unseen: unseen, revision: revision)
+            unseenFrom = from
+        }
+        guard let from = walk.begin(count: count, unseenFrom: unseenFrom) else { return }
+        var walked = 0, last: Int64?, marked = 0
+        for try await row in try await connection.query("""
+            WITH walked AS (
+                SELECT call_id FROM call_members WHERE uid = \(uid) AND call_id BETWEEN \(from) AND \(walk.limit)
+                ORDER BY call_id LIMIT \(SeenWalk.callsPerTransaction)),
+            marked AS (
+                UPDATE missed_calls SET seen_at = callgate_time(\(at))
+                WHERE call_id IN (SELECT call_id FROM walked) AND uid = \(uid) AND seen_at IS NULL RETURNING 1)
+            SELECT (SELECT count(*) FROM walked), (SELECT max(call_id) FROM walked), (SELECT count(*) FROM marked)
+            """, logger: logger).decode((Int, Int64?, Int).self) {
+            (walked, last, marked) = row
+        }
+        let after = walk.end(from: from, walked: walked, last: last, marked: marked, count: count, unseenFrom: unseenFrom)
+        guard after.count != count || after.unseenFrom != unseenFrom else { return }
+        try await connection.query("""
+            UPDATE missed_call_counts SET unseen = \(after.count.unseen), revision = \(after.count.revision),
+                unseen_from = \(after.unseenFrom) WHERE uid = \(uid)
+            """, logger: logger)
     }
 
     public func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64> {
@@ -72,23 +100,12 @@ extension PostgresCallLogStore {
             try await reading("reading which missed calls are unseen") { [self] connection in
                 var unseen: Set<Int64> = []
                 for try await id in try await connection.query("""
-                    SELECT call_id FROM missed_calls WHERE uid = \(uid) AND seen_at IS NULL AND call_id = ANY (\(ids)::bigint[])
+                    SELECT call_id FROM missed_calls WHERE call_id = ANY (\(ids)::bigint[]) AND uid = \(uid) AND seen_at IS NULL
                     """, logger: logger).decode(Int64.self) {
                     unseen.insert(id)
                 }
                 return unseen
             }
         }
-    }
-
-    /// `uid`'s count as `connection` sees it.
-    private func count(of uid: String, on connection: PostgresConnection) async throws -> MissedCalls {
-        var found = MissedCalls(unseen: 0, revision: 0)
-        for try await (unseen, revision) in try await connection.query(
-            "SELECT unseen, revision FROM missed_call_counts WHERE uid = \(uid)", logger: logger
-        ).decode((Int, Int64).self) {
-            found = MissedCalls(unseen: unseen, revision: revision)
-        }
-        return found
     }
 }

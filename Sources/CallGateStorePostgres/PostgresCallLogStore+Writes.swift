@@ -57,10 +57,10 @@ extension PostgresCallLogStore {
     }
 
     /// Upserts the calls' rows, brings `call_members` in line with the participants of those the
-    /// owner's fence let through, notes the calls they make missed (`NoteMissedCalls`), and
-    /// raises the last call id; nothing for no calls. Returns what `committedMembers` takes over
-    /// once the transaction commits, the ids of the calls fenced out, and the missed-call counts
-    /// changed.
+    /// owner's fence let through (dropping the missed calls of members who left a call), notes
+    /// the calls they make missed (`NoteMissedCalls`), and raises the last call id; nothing for no
+    /// calls. Returns what `committedMembers` takes over once the transaction commits, the ids of
+    /// the calls fenced out, and the missed-call counts changed.
     ///
     /// The rows go as one array per column through `unnest`, in the prepared statements of
     /// `PostgresWriteStatements.swift`; a missing time is `Self.noTime` there. Member rows
@@ -134,18 +134,21 @@ extension PostgresCallLogStore {
             (removedUIDs, removedCalls) = Self.pairs(removedUIDs, removedCalls, keepingCallsNotIn: fenced)
             (missedUIDs, missedCalls) = Self.pairs(missedUIDs, missedCalls, keepingCallsNotIn: fenced)
         }
+        var dropped: [String] = []
         if !unknown.isEmpty {
-            try await connection.write(KeepOnlyMembers.self, PostgresBindings(unknown, addedUIDs, addedCalls), logger: logger)
+            dropped += try await connection.writeReturningUIDs(
+                KeepOnlyMembers.self, PostgresBindings(unknown, addedUIDs, addedCalls), logger: logger)
         }
         if !removedUIDs.isEmpty {
-            try await connection.write(DeleteMembers.self, PostgresBindings(removedUIDs, removedCalls), logger: logger)
+            dropped += try await connection.writeReturningUIDs(
+                DeleteMembers.self, PostgresBindings(removedUIDs, removedCalls), logger: logger)
         }
         if !addedUIDs.isEmpty {
             try await connection.write(InsertMembers.self, PostgresBindings(addedUIDs, addedCalls), logger: logger)
         }
         try await connection.write(RaiseLastCallID.self, PostgresBindings(highest), logger: logger)
-        let missed = missedUIDs.isEmpty ? [:] : try await connection.writeReturningCounts(
-            NoteMissedCalls.self, PostgresBindings(missedUIDs, missedCalls), logger: logger)
+        let missed = missedUIDs.isEmpty && dropped.isEmpty ? [:] : try await connection.writeReturningCounts(
+            NoteMissedCalls.self, PostgresBindings(missedUIDs, missedCalls, dropped), logger: logger)
         return (saved, fenced, missed)
     }
 

@@ -123,13 +123,14 @@ extension StoreTable {
             SELECT call_id, rid, url FROM json_to_recordset($1::json) AS r (call_id bigint, rid text, url text)
             """
         case .missedCalls: """
-            INSERT INTO missed_calls (uid, call_id, seen_at)
-            SELECT uid, call_id, callgate_time(seen_at)
-            FROM json_to_recordset($1::json) AS r (uid text, call_id bigint, seen_at bigint)
+            INSERT INTO missed_calls (call_id, uid, seen_at)
+            SELECT call_id, uid, callgate_time(seen_at)
+            FROM json_to_recordset($1::json) AS r (call_id bigint, uid text, seen_at bigint)
             """
         case .missedCallCounts: """
-            INSERT INTO missed_call_counts (uid, unseen, revision)
-            SELECT uid, unseen, revision FROM json_to_recordset($1::json) AS r (uid text, unseen integer, revision bigint)
+            INSERT INTO missed_call_counts (uid, unseen, revision, unseen_from)
+            SELECT uid, unseen, revision, unseen_from
+            FROM json_to_recordset($1::json) AS r (uid text, unseen integer, revision bigint, unseen_from bigint)
             """
         case .groups: """
             INSERT INTO call_groups (guid, name, icon, members)

@@ -166,6 +166,18 @@ public enum PostgresMigrations {
             "ALTER TABLE calls ADD COLUMN steps text",
             "CREATE INDEX webhook_deliveries_by_session ON webhook_deliveries (session_id, id)",
         ]),
+        // Missed calls keyed by call, so the members a cancelled group ring leaves missed go in
+        // on the index's last pages; a user's are found through `call_members`, from
+        // `unseen_from` (no unseen missed call of theirs has a lower call id; NULL for none).
+        Migration(version: 7, name: "missed calls keyed by call", statements: [
+            "ALTER TABLE missed_calls DROP CONSTRAINT missed_calls_pkey, ADD PRIMARY KEY (call_id, uid)",
+            "ALTER TABLE missed_call_counts ADD COLUMN unseen_from bigint",
+            """
+            UPDATE missed_call_counts AS n SET unseen_from = oldest.call_id
+            FROM (SELECT uid, min(call_id) AS call_id FROM missed_calls WHERE seen_at IS NULL GROUP BY uid) AS oldest
+            WHERE oldest.uid = n.uid
+            """,
+        ]),
     ]
 
     /// The newest version this build knows.

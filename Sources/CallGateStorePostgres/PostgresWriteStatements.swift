@@ -55,20 +55,35 @@ enum UpsertCalls: PostgresWriteSQL {
         """
 }
 
-/// Deletes the member rows of calls `$1` that are not among the pairs (`$2` uid, `$3` call).
+/// Deletes the member rows of calls `$1` that are not among the pairs (`$2` uid, `$3` call),
+/// and the missed calls of those members (a call outside a user's log is not theirs to see);
+/// returns the uid of each unseen missed call it deleted.
 enum KeepOnlyMembers: PostgresWriteSQL {
     static let sql = """
-        DELETE FROM call_members AS m WHERE m.call_id = ANY ($1::bigint[])
-        AND NOT EXISTS (
-            SELECT 1 FROM unnest($2::text[], $3::bigint[]) AS k (uid, call_id) WHERE k.uid = m.uid AND k.call_id = m.call_id)
+        WITH gone AS (
+            DELETE FROM call_members AS m WHERE m.call_id = ANY ($1::bigint[])
+            AND NOT EXISTS (
+                SELECT 1 FROM unnest($2::text[], $3::bigint[]) AS k (uid, call_id) WHERE k.uid = m.uid AND k.call_id = m.call_id)
+            RETURNING m.uid, m.call_id),
+        dropped AS (
+            DELETE FROM missed_calls AS x USING gone WHERE x.call_id = gone.call_id AND x.uid = gone.uid
+            RETURNING x.uid, x.seen_at)
+        SELECT uid FROM dropped WHERE seen_at IS NULL
         """
 }
 
-/// Deletes the member rows (`$1` uid, `$2` call).
+/// Deletes the member rows (`$1` uid, `$2` call) and those members' missed calls of them;
+/// returns the uid of each unseen missed call it deleted.
 enum DeleteMembers: PostgresWriteSQL {
     static let sql = """
-        DELETE FROM call_members AS m USING unnest($1::text[], $2::bigint[]) AS k (uid, call_id)
-        WHERE m.uid = k.uid AND m.call_id = k.call_id
+        WITH gone AS (
+            DELETE FROM call_members AS m USING unnest($1::text[], $2::bigint[]) AS k (uid, call_id)
+            WHERE m.uid = k.uid AND m.call_id = k.call_id
+            RETURNING m.uid, m.call_id),
+        dropped AS (
+            DELETE FROM missed_calls AS x USING gone WHERE x.call_id = gone.call_id AND x.uid = gone.uid
+            RETURNING x.uid, x.seen_at)
+        SELECT uid FROM dropped WHERE seen_at IS NULL
         """
 }
 
@@ -104,18 +119,23 @@ enum EnqueueWebhooks: PostgresWriteSQL {
 }
 
 /// Notes missed calls (`$1` uid, `$2` call), each once, and adds those it had not noted yet to
-/// their users' unseen counts, raising each count's revision once; returns the counts it changed.
-/// Counts are locked in uid order, so two nodes' transactions never wait for each other in a
-/// circle.
+/// their users' unseen counts, less one for each unseen missed call dropped (`$3` uid, as
+/// `KeepOnlyMembers` and `DeleteMembers` return them), raising each count's revision once and
+/// lowering its `unseen_from` to the oldest call noted; returns the counts it changed. Counts are
+/// locked in uid order, so two nodes' transactions never wait for each other in a circle.
 enum NoteMissedCalls: PostgresWriteSQL {
     static let sql = """
         WITH added AS (
-            INSERT INTO missed_calls (uid, call_id)
-            SELECT uid, call_id FROM unnest($1::text[], $2::bigint[]) AS m (uid, call_id)
-            ON CONFLICT DO NOTHING RETURNING uid)
-        INSERT INTO missed_call_counts AS n (uid, unseen, revision)
-        SELECT uid, count(*), 1 FROM added GROUP BY uid ORDER BY uid
-        ON CONFLICT (uid) DO UPDATE SET unseen = n.unseen + excluded.unseen, revision = n.revision + 1
+            INSERT INTO missed_calls (call_id, uid)
+            SELECT call_id, uid FROM unnest($2::bigint[], $1::text[]) AS m (call_id, uid)
+            ON CONFLICT DO NOTHING RETURNING uid, call_id),
+        changes AS (
+            SELECT uid, 1 AS delta, call_id FROM added
+            UNION ALL SELECT uid, -1, NULL::bigint FROM unnest($3::text[]) AS d (uid))
+        INSERT INTO missed_call_counts AS n (uid, unseen, revision, unseen_from)
+        SELECT uid, sum(delta), 1, min(call_id) FROM changes GROUP BY uid ORDER BY uid
+        ON CONFLICT (uid) DO UPDATE SET unseen = greatest(0, n.unseen + excluded.unseen), revision = n.revision + 1,
+            unseen_from = least(n.unseen_from, excluded.unseen_from)
         RETURNING uid, unseen, revision
         """
 }
@@ -128,6 +148,19 @@ struct PostgresWriteReturningCounts<Kind: PostgresWriteSQL>: PostgresPreparedSta
 
     func makeBindings() throws -> PostgresBindings { bindings }
     func decodeRow(_ row: PostgresRow) throws -> (String, Int, Int64) { try row.decode((String, Int, Int64).self) }
+}
+
+/// A write statement that returns uids (`KeepOnlyMembers`, `DeleteMembers`).
+struct PostgresWriteReturningUIDs<Kind: PostgresWriteSQL>: PostgresPreparedStatement {
+    typealias Row = String
+    /// Short: the server cuts names at 63 bytes, and the default (the type's full name) would
+    /// make two of these one.
+    static var name: String { "uids-\(Kind.self)" }
+    static var sql: String { Kind.sql }
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
 }
 
 /// A write statement that returns the ids of the rows it wrote (`UpsertCalls`).
@@ -165,6 +198,17 @@ extension PostgresConnection {
             counts[uid] = MissedCalls(unseen: unseen, revision: revision)
         }
         return counts
+    }
+
+    /// Executes the write statement `Kind` with `bindings`; returns the uids it answers, in order.
+    func writeReturningUIDs<Kind: PostgresWriteSQL>(
+        _ kind: Kind.Type, _ bindings: PostgresBindings, logger: Logger
+    ) async throws -> [String] {
+        var uids: [String] = []
+        for try await uid in try await execute(PostgresWriteReturningUIDs<Kind>(bindings: bindings), logger: logger) {
+            uids.append(uid)
+        }
+        return uids
     }
 
     /// Executes the write statement `Kind` with `bindings`; returns the ids of the rows it wrote.

@@ -16,6 +16,7 @@ enum CallLogSchema {
         migrator.registerMigration("v4: webhook delivery claims and failure reasons", migrate: addWebhookClaims)
         migrator.registerMigration("v5: missed calls and their unseen counts", migrate: createMissedCalls)
         migrator.registerMigration("v6: each call's timeline steps; webhook deliveries by session", migrate: addCallSteps)
+        migrator.registerMigration("v7: missed calls keyed by call; where each user's unseen ones start", migrate: keyMissedCallsByCall)
         return migrator
     }
 
@@ -194,7 +195,8 @@ enum CallLogSchema {
     /// (Unix ms; NULL while unseen), and per user the count of the unseen ones with its
     /// revision. Calls missed before v5 have no row: they count as seen. The primary key serves
     /// `markCallsSeen` (a user's rows up to a call) and the call log's `seen` (one row per call
-    /// of a page); no other index, so a missed call costs one row and a count update.
+    /// of a page); no other index, so a missed call costs one row and a count update. v7 keys
+    /// the rows by call.
     private static func createMissedCalls(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE missed_calls (
@@ -217,6 +219,30 @@ enum CallLogSchema {
         try db.execute(sql: """
             ALTER TABLE calls ADD COLUMN steps TEXT;
             CREATE INDEX webhook_deliveries_by_session ON webhook_deliveries(session_id, id);
+            """)
+    }
+
+    /// v7: a missed call's row is keyed by (call id, uid), so the members a cancelled group ring
+    /// leaves missed are written on the table's last pages instead of one random page each (the
+    /// group benchmark's writer did twice the work of the build before missed calls). A user's
+    /// missed calls are found through `call_members`, from `unseen_from`: no unseen missed call of
+    /// theirs has a lower call id (NULL when none is unseen), so marking calls seen walks only the
+    /// calls since the oldest unseen one.
+    private static func keyMissedCallsByCall(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE missed_calls_by_call (
+                call_id INTEGER NOT NULL REFERENCES calls(id),
+                uid TEXT NOT NULL,
+                seen_at INTEGER,
+                PRIMARY KEY (call_id, uid)
+            ) WITHOUT ROWID, STRICT;
+            INSERT INTO missed_calls_by_call (call_id, uid, seen_at) SELECT call_id, uid, seen_at FROM missed_calls;
+            DROP TABLE missed_calls;
+            ALTER TABLE missed_calls_by_call RENAME TO missed_calls;
+            ALTER TABLE missed_call_counts ADD COLUMN unseen_from INTEGER;
+            UPDATE missed_call_counts SET unseen_from = oldest.call_id
+            FROM (SELECT uid, min(call_id) AS call_id FROM missed_calls WHERE seen_at IS NULL GROUP BY uid) AS oldest
+            WHERE oldest.uid = missed_call_counts.uid;
             """)
     }
 

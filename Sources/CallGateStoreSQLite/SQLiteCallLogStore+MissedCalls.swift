@@ -2,7 +2,7 @@ import CallGateCore
 import CallGateProtocol
 import GRDB
 
-/// Missed calls (`MissedCallStore`) in `missed_calls` and `missed_call_counts` (schema v5); the
+/// Missed calls (`MissedCallStore`) in `missed_calls` and `missed_call_counts` (schema v5, v7); the
 /// writer notes them as it saves calls (`StoreTransaction.noteMissed`). Any thread.
 extension SQLiteCallLogStore {
     public func missedCalls(of uids: some Collection<String>) throws -> [String: MissedCalls] {
@@ -23,31 +23,54 @@ extension SQLiteCallLogStore {
         return counts
     }
 
-    /// Marks the calls seen in one write transaction: the unseen ones up to the limit (the user's
-    /// rows by primary key), then the count, lowered by as many, with its
-    /// revision raised; nothing changes when none was unseen.
+    /// Marks the calls seen a transaction at a time (`SeenWalk`): each walks the user's calls
+    /// (`call_members`) from where their unseen missed calls start, marks those rows seen and
+    /// writes the count back.
     public func markCallsSeen(of uid: String, through sessionId: String?, at: Int64) throws -> SeenMark? {
-        try write("marking missed calls seen") { db in
-            var limit = Int64.max
-            if let sessionId {
-                guard let last = try Int64.fetchOne(db.cachedStatement(sql: """
+        var limit = Int64.max
+        if let sessionId {
+            let last = try read("finding the call to mark missed calls seen through") { db in
+                try Int64.fetchOne(db.cachedStatement(sql: """
                     SELECT max(c.id) FROM calls AS c JOIN call_members AS m ON m.call_id = c.id AND m.uid = ?
                     WHERE c.session_id = ?
                     """), arguments: [uid, sessionId])
-                else { return nil }
-                limit = last
             }
-            try db.cachedStatement(sql: """
-                UPDATE missed_calls SET seen_at = ? WHERE uid = ? AND seen_at IS NULL AND call_id <= ?
-                """).execute(arguments: [at, uid, limit])
-            let marked = db.changesCount
-            if marked > 0 {
-                try db.cachedStatement(sql: """
-                    UPDATE missed_call_counts SET unseen = max(0, unseen - ?), revision = revision + 1 WHERE uid = ?
-                    """).execute(arguments: [marked, uid])
-            }
-            return SeenMark(count: try Self.count(of: uid, in: db), marked: marked)
+            guard let last else { return nil }
+            limit = last
         }
+        var walk = SeenWalk(limit: limit)
+        while !walk.isDone {
+            try write("marking missed calls seen") { db in
+                try Self.step(&walk, of: uid, at: at, in: db)
+            }
+        }
+        return walk.mark
+    }
+
+    /// One step of `walk`, in `db`'s write transaction.
+    private static func step(_ walk: inout SeenWalk, of uid: String, at: Int64, in db: Database) throws {
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT unseen, revision, unseen_from FROM missed_call_counts WHERE uid = ?
+            """), arguments: [uid])
+        let count = row.map { MissedCalls(unseen: $0[0], revision: $0[1]) } ?? MissedCalls(unseen: 0, revision: 0)
+        let unseenFrom: Int64? = row?[2]
+        guard let from = walk.begin(count: count, unseenFrom: unseenFrom) else { return }
+        let walked = try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT call_id FROM call_members WHERE uid = ? AND call_id BETWEEN ? AND ? ORDER BY call_id LIMIT ?
+            """), arguments: [uid, from, walk.limit, SeenWalk.callsPerTransaction])
+        var marked = 0
+        if !walked.isEmpty {
+            try db.cachedStatement(sql: """
+                UPDATE missed_calls SET seen_at = ?
+                WHERE call_id IN (SELECT value FROM json_each(?)) AND uid = ? AND seen_at IS NULL
+                """).execute(arguments: [at, "[" + walked.map(String.init).joined(separator: ",") + "]", uid])
+            marked = db.changesCount
+        }
+        let after = walk.end(from: from, walked: walked.count, last: walked.last, marked: marked, count: count, unseenFrom: unseenFrom)
+        guard after.count != count || after.unseenFrom != unseenFrom else { return }
+        try db.cachedStatement(sql: """
+            UPDATE missed_call_counts SET unseen = ?, revision = ?, unseen_from = ? WHERE uid = ?
+            """).execute(arguments: [after.count.unseen, after.count.revision, after.unseenFrom, uid])
     }
 
     public func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64> {
@@ -56,17 +79,8 @@ extension SQLiteCallLogStore {
             let encoded = "[" + ids.map(String.init).joined(separator: ",") + "]"
             return Set(try Int64.fetchAll(db.cachedStatement(sql: """
                 SELECT call_id FROM missed_calls
-                WHERE uid = ? AND seen_at IS NULL AND call_id IN (SELECT value FROM json_each(?))
-                """), arguments: [uid, encoded]))
+                WHERE call_id IN (SELECT value FROM json_each(?)) AND uid = ? AND seen_at IS NULL
+                """), arguments: [encoded, uid]))
         }
-    }
-
-    /// `uid`'s count as `db` has it.
-    private static func count(of uid: String, in db: Database) throws -> MissedCalls {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT unseen, revision FROM missed_call_counts WHERE uid = ?
-            """), arguments: [uid])
-        else { return MissedCalls(unseen: 0, revision: 0) }
-        return MissedCalls(unseen: row["unseen"], revision: row["revision"])
     }
 }

@@ -93,7 +93,7 @@ extension StoreTable {
         switch self {
         case .calls, .webhookDeliveries: ["id"]
         case .recordingURLs: ["call_id", "rid"]
-        case .missedCalls: ["uid", "call_id"]
+        case .missedCalls: ["call_id", "uid"]
         case .missedCallCounts: ["uid"]
         case .groups, .webhookEndpoints, .webhookMessages, .webhookAttempts: ["rowid"]
         }

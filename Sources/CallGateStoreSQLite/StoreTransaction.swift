@@ -16,8 +16,9 @@ struct StoreTransaction {
     /// What this transaction wrote for each call it saved: the participant uids of an open
     /// call, nil for a finished one. `committed` takes it over once the transaction commits.
     private(set) var saved: [Int64: [String]?] = [:]
-    /// uid -> how many missed calls the transaction's saves added to their unseen count.
-    private(set) var missing: [String: Int] = [:]
+    /// uid -> how much the transaction's saves changed their unseen count (a missed call noted,
+    /// or one of a call they are no longer part of dropped), and the lowest call id noted.
+    private(set) var missing: [String: (count: Int, from: Int64?)] = [:]
     /// The enabled webhook endpoints, once the transaction's first webhook read them.
     private var endpoints: [(id: String, types: Set<String>?)]?
 
@@ -107,7 +108,19 @@ struct StoreTransaction {
         let delete = try db.cachedStatement(sql: "DELETE FROM call_members WHERE uid = ? AND call_id = ?")
         for uid in before.subtracting(after) {
             try delete.execute(arguments: [uid, record.id])
+            try forgetMissed(record.id, of: uid)
         }
+    }
+
+    /// Drops call `id` as a missed call of `uid`, who is no longer part of it: a call outside a
+    /// user's log is not theirs to see, and their walk (`SeenWalk`) would never find it.
+    private mutating func forgetMissed(_ id: Int64, of uid: String) throws {
+        // The row itself, not `seen_at IS NULL`: SQLite 3.40 answers that 0 in a DELETE's RETURNING.
+        let dropped = try Row.fetchOne(db.cachedStatement(sql: """
+            DELETE FROM missed_calls WHERE call_id = ? AND uid = ? RETURNING seen_at
+            """), arguments: [id, uid])
+        guard let dropped, dropped[0] as Int64? == nil else { return }
+        missing[uid, default: (0, nil)].count -= 1
     }
 
     /// Notes the calls `record` makes missed, once per user (`MissedCallStore`): one statement for
@@ -116,21 +129,25 @@ struct StoreTransaction {
         let uids = record.missedUIDs
         guard !uids.isEmpty else { return }
         let added = try String.fetchAll(db.cachedStatement(sql: """
-            INSERT INTO missed_calls (uid, call_id) SELECT value, ? FROM json_each(?) WHERE true
+            INSERT INTO missed_calls (call_id, uid) SELECT ?, value FROM json_each(?) WHERE true
             ON CONFLICT DO NOTHING RETURNING uid
             """), arguments: [record.id, Self.json(uids)])
         for uid in added {
-            missing[uid, default: 0] += 1
+            let noted = missing[uid, default: (0, nil)]
+            missing[uid] = (noted.count + 1, min(noted.from ?? record.id, record.id))
         }
     }
 
-    /// Adds the missed calls the transaction noted to their users' unseen counts, raising each
-    /// count's revision once; returns the counts after. One statement for every user.
+    /// Adds what the transaction changed to its users' unseen counts, raising each count's
+    /// revision once and lowering its `unseen_from` to the oldest call noted; returns the counts
+    /// after. One statement for every user.
     func countMissed() throws -> [String: MissedCalls] {
         guard !missing.isEmpty else { return [:] }
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            INSERT INTO missed_call_counts (uid, unseen, revision) SELECT key, value, 1 FROM json_each(?) WHERE true
-            ON CONFLICT (uid) DO UPDATE SET unseen = unseen + excluded.unseen, revision = revision + 1
+            INSERT INTO missed_call_counts (uid, unseen, revision, unseen_from)
+            SELECT key, value ->> 0, 1, value ->> 1 FROM json_each(?) WHERE true
+            ON CONFLICT (uid) DO UPDATE SET unseen = max(0, unseen + excluded.unseen), revision = revision + 1,
+                unseen_from = coalesce(min(unseen_from, excluded.unseen_from), unseen_from, excluded.unseen_from)
             RETURNING uid, unseen, revision
             """), arguments: [Self.json(missing)])
         var counts: [String: MissedCalls] = [:]
@@ -149,15 +166,23 @@ struct StoreTransaction {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
-    /// `value` as a JSON object, for `json_each`.
-    private static func json(_ value: [String: Int]) -> String {
-        var json = JSONWriter(capacity: value.count * 28)
+    /// `value` as a JSON object of `[count, from]` pairs (`from` null when none was noted), for
+    /// `json_each`.
+    private static func json(_ value: [String: (count: Int, from: Int64?)]) -> String {
+        var json = JSONWriter(capacity: value.count * 48)
         json.raw("{")
-        for (index, (uid, count)) in value.enumerated() {
+        for (index, (uid, missed)) in value.enumerated() {
             if index > 0 { json.raw(",") }
             json.string(uid)
-            json.raw(":")
-            json.integer(count)
+            json.raw(":[")
+            json.integer(missed.count)
+            json.raw(",")
+            if let from = missed.from {
+                json.integer(from)
+            } else {
+                json.raw("null")
+            }
+            json.raw("]")
         }
         json.raw("}")
         return String(decoding: json.bytes, as: UTF8.self)

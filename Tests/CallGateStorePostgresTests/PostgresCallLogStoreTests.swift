@@ -67,6 +67,12 @@ import Testing
         }
     }
 
+    @Test func marksMissedCallsAcrossMoreCallsThanOneStepWalks() async throws {
+        try await Self.withStore { store, _ in
+            try await offPool { try SeenWalkScenario.run(on: store) }
+        }
+    }
+
     @Test(arguments: OutboxChecks.all.map(\.0))
     func theOutboxRules(check: String) async throws {
         let run = try #require(OutboxChecks.all.first { $0.0 == check }).1

@@ -133,6 +133,40 @@ import Testing
         }
     }
 
+    @Test func version7KeysMissedCallsByCallAndFindsWhereEachUsersUnseenOnesStart() async throws {
+        try await Self.withDatabase { client, _ in
+            #expect(try await PostgresMigrator.migrate(client, through: 6, logger: Self.logger) == [1, 2, 3, 4, 5, 6])
+            for id in 1...3 {
+                try await client.query("""
+                    INSERT INTO calls (id, session_id, category, call_type, status, initiator_uid, initiated_at, has_recording, record)
+                    VALUES (\(id), 's', 'call', 'audio', 'unanswered', 'alice', now(), false, '{}')
+                    """, logger: Self.logger)
+            }
+            try await client.query("""
+                INSERT INTO missed_calls (uid, call_id, seen_at) VALUES
+                    ('bob', 1, now()), ('bob', 2, NULL), ('bob', 3, NULL), ('carol', 1, now())
+                """, logger: Self.logger)
+            try await client.query("""
+                INSERT INTO missed_call_counts (uid, unseen, revision) VALUES ('bob', 2, 4), ('carol', 0, 2)
+                """, logger: Self.logger)
+
+            #expect(try await PostgresMigrator.migrate(client, logger: Self.logger) == [7])
+            let starts = try await client.query(
+                "SELECT uid || '=' || coalesce(unseen_from::text, 'nil') FROM missed_call_counts ORDER BY uid", logger: Self.logger
+            ).collect().map { try $0.decode(String.self) }
+            let key = try await client.query("""
+                SELECT string_agg(a.attname, ',' ORDER BY k.position) FROM pg_index AS i
+                CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k (attnum, position)
+                JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+                WHERE i.indrelid = 'missed_calls'::regclass AND i.indisprimary
+                """, logger: Self.logger).collect().map { try $0.decode(String.self) }
+            let rows = try await Self.integers(client, "SELECT count(*) FROM missed_calls WHERE seen_at IS NULL")
+            #expect(starts == ["bob=2", "carol=nil"])
+            #expect(key == ["call_id,uid"])
+            #expect(rows == [2])
+        }
+    }
+
     @Test func millisecondsSurviveTheRoundTripThroughTimestamptz() async throws {
         try await Self.withDatabase { client, _ in
             try await PostgresMigrator.migrate(client, logger: Self.logger)

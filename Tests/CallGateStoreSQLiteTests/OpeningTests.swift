@@ -23,7 +23,7 @@ struct OpeningTests {
             #expect(tables == [
                 "calls", "call_members", "recording_urls", "call_groups", "write_probe", "missed_calls", "missed_call_counts",
             ])
-            #expect(migrations.count == 6)
+            #expect(migrations.count == 7)
             #expect(try store.lastCallID() == 0)
             #expect(try store.openCalls().isEmpty)
             #expect(try store.groups().isEmpty)
@@ -40,7 +40,7 @@ struct OpeningTests {
             let reopened = try SQLiteCallLogStore(path: path)
             #expect(try reopened.openCalls() == [record])
             #expect(try reopened.groups().map(\.guid) == ["g"])
-            #expect(try reopened.pool.read { try CallLogSchema.migrator.completedMigrations($0) }.count == 6)
+            #expect(try reopened.pool.read { try CallLogSchema.migrator.completedMigrations($0) }.count == 7)
         }
     }
 
