@@ -39,6 +39,15 @@ public protocol CallLogStore: WebhookOutbox, MissedCallStore {
     /// writes (read-only file system, lock held by another process) answers false. May block
     /// for as long as a write.
     func isWritable() -> Bool
+    /// Writes what the store holds between writes (SQLite's missed-call counts,
+    /// `MissedCountCache`), as a clean stop does after the last batch, so the next start has
+    /// nothing to rebuild. On the writer thread.
+    func flush() throws
+}
+
+extension CallLogStore {
+    /// A store that holds nothing between writes has nothing to write.
+    public func flush() throws {}
 }
 
 /// One change for the store; the writer applies a batch of them in one transaction, in order.

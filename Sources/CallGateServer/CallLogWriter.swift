@@ -109,6 +109,11 @@ final class CallLogWriter: @unchecked Sendable {
                 }
             }
         }
+        do {
+            try store.flush()
+        } catch {
+            logger.warning("the store could not write what it held at stop; it rebuilds it at the next start", metadata: ["error": "\(error)"])
+        }
         finished.signal()
     }
 

@@ -227,7 +227,9 @@ enum CallLogSchema {
     /// group benchmark's writer did twice the work of the build before missed calls). A user's
     /// missed calls are found through `call_members`, from `unseen_from`: no unseen missed call of
     /// theirs has a lower call id (NULL when none is unseen), so marking calls seen walks only the
-    /// calls since the oldest unseen one.
+    /// calls since the oldest unseen one. The counts are written every ten seconds
+    /// (`MissedCountCache`); `missed_count_state.recount_from` is the lowest call id whose missed
+    /// calls they may lack, from which opening the file recounts them after a crash.
     private static func keyMissedCallsByCall(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE missed_calls_by_call (
@@ -243,6 +245,11 @@ enum CallLogSchema {
             UPDATE missed_call_counts SET unseen_from = oldest.call_id
             FROM (SELECT uid, min(call_id) AS call_id FROM missed_calls WHERE seen_at IS NULL GROUP BY uid) AS oldest
             WHERE oldest.uid = missed_call_counts.uid;
+            CREATE TABLE missed_count_state (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                recount_from INTEGER
+            ) STRICT;
+            INSERT INTO missed_count_state (id, recount_from) VALUES (1, NULL);
             """)
     }
 

@@ -11,7 +11,15 @@ extension SQLiteCallLogStore {
             counts[uid] = MissedCalls(unseen: 0, revision: 0)
         }
         guard !counts.isEmpty else { return counts }
-        let asked = StoreTransaction.json(Array(counts.keys))
+        // The held counts first: a count the writer writes (and stops holding) after this
+        // lookup is in the table by the time the read below starts.
+        let held = missedCounts.entries(for: counts.keys)
+        for (uid, entry) in held {
+            counts[uid] = entry.count
+        }
+        let unread = counts.keys.filter { held[$0] == nil }
+        guard !unread.isEmpty else { return counts }
+        let asked = StoreTransaction.json(unread)
         let rows = try read("reading users' missed calls") { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT uid, unseen, revision FROM missed_call_counts WHERE uid IN (SELECT value FROM json_each(?))
@@ -41,19 +49,24 @@ extension SQLiteCallLogStore {
         var walk = SeenWalk(limit: limit)
         while !walk.isDone {
             try write("marking missed calls seen") { db in
-                try Self.step(&walk, of: uid, at: at, in: db)
+                try step(&walk, of: uid, at: at, in: db)
             }
         }
         return walk.mark
     }
 
-    /// One step of `walk`, in `db`'s write transaction.
-    private static func step(_ walk: inout SeenWalk, of uid: String, at: Int64, in db: Database) throws {
-        let row = try Row.fetchOne(db.cachedStatement(sql: """
+    /// One step of `walk`, in `db`'s write transaction: from the user's held count, else their
+    /// row; the count after it is written to the row at once.
+    private func step(_ walk: inout SeenWalk, of uid: String, at: Int64, in db: Database) throws {
+        var count = MissedCalls(unseen: 0, revision: 0)
+        var unseenFrom: Int64?
+        if let held = missedCounts.entries(for: [uid])[uid] {
+            (count, unseenFrom) = (held.count, held.unseenFrom)
+        } else if let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT unseen, revision, unseen_from FROM missed_call_counts WHERE uid = ?
-            """), arguments: [uid])
-        let count = row.map { MissedCalls(unseen: $0[0], revision: $0[1]) } ?? MissedCalls(unseen: 0, revision: 0)
-        let unseenFrom: Int64? = row?[2]
+            """), arguments: [uid]) {
+            (count, unseenFrom) = (MissedCalls(unseen: row[0], revision: row[1]), row[2])
+        }
         guard let from = walk.begin(count: count, unseenFrom: unseenFrom) else { return }
         let walked = try Int64.fetchAll(db.cachedStatement(sql: """
             SELECT call_id FROM call_members WHERE uid = ? AND call_id BETWEEN ? AND ? ORDER BY call_id LIMIT ?
@@ -69,8 +82,40 @@ extension SQLiteCallLogStore {
         let after = walk.end(from: from, walked: walked.count, last: walked.last, marked: marked, count: count, unseenFrom: unseenFrom)
         guard after.count != count || after.unseenFrom != unseenFrom else { return }
         try db.cachedStatement(sql: """
-            UPDATE missed_call_counts SET unseen = ?, revision = ?, unseen_from = ? WHERE uid = ?
-            """).execute(arguments: [after.count.unseen, after.count.revision, after.unseenFrom, uid])
+            INSERT INTO missed_call_counts (uid, unseen, revision, unseen_from) VALUES (?, ?, ?, ?)
+            ON CONFLICT (uid) DO UPDATE SET
+                unseen = excluded.unseen, revision = excluded.revision, unseen_from = excluded.unseen_from
+            """).execute(arguments: [uid, after.count.unseen, after.count.revision, after.unseenFrom])
+        db.afterNextTransaction(onCommit: { [missedCounts] _ in missedCounts.wrote(uid) })
+    }
+
+    /// Rebuilds the counts the last process held but did not write: of every user with a missed
+    /// call from `missed_count_state.recount_from` on, the unseen ones counted again from where
+    /// theirs start (`unseen_from`, or that call when lower), the revision raised past any the
+    /// process told (`MissedCountCache.revisionHeadroom`). At opening, before any write.
+    func recountMissedCalls() throws {
+        try write("recounting missed calls") { db in
+            guard let from = try Int64.fetchOne(db, sql: "SELECT recount_from FROM missed_count_state") else { return }
+            var counts: [String: MissedCountCache.Entry] = [:]
+            for uid in try String.fetchAll(db, sql: "SELECT DISTINCT uid FROM missed_calls WHERE call_id >= ?", arguments: [from]) {
+                let row = try Row.fetchOne(db, sql: """
+                    SELECT revision, unseen_from FROM missed_call_counts WHERE uid = ?
+                    """, arguments: [uid])
+                let start = min(row?[1] as Int64? ?? from, from)
+                let unseen = try Row.fetchOne(db, sql: """
+                    SELECT count(*), min(m.call_id) FROM call_members AS m
+                    JOIN missed_calls AS x ON x.call_id = m.call_id AND x.uid = m.uid AND x.seen_at IS NULL
+                    WHERE m.uid = ? AND m.call_id >= ?
+                    """, arguments: [uid, start])
+                let total: Int = unseen?[0] ?? 0
+                counts[uid] = MissedCountCache.Entry(
+                    count: MissedCalls(unseen: total, revision: (row?[0] ?? 0) + missedCounts.revisionHeadroom),
+                    unseenFrom: total > 0 ? unseen?[1] : nil)
+            }
+            let writer = StoreTransaction(db: db, committed: committedMembers)
+            try writer.writeMissedCounts(counts)
+            try writer.setRecountFrom(nil)
+        }
     }
 
     public func unseenMissedCalls(of uid: String, among ids: [Int64]) throws -> Set<Int64> {

@@ -18,6 +18,8 @@ public final class SQLiteCallLogStore: CallLogStore {
     let pool: DatabasePool
     /// The participant uids of the open calls as last committed (see `CommittedMembers`).
     let committedMembers = CommittedMembers()
+    /// The unseen missed-call counts changed since they were last written.
+    let missedCounts: MissedCountCache
     /// The migrations opening the file applied, oldest first (empty: its schema was current).
     public let migrationsApplied: [String]
 
@@ -34,9 +36,15 @@ public final class SQLiteCallLogStore: CallLogStore {
     /// VM, depending on the host's disk load, against 0.1 ms without the fsync), and then no
     /// acknowledged call is lost even when the host goes down. `.processCrash` is for hosts
     /// where that latency matters more.
-    public init(path: String, durability: Durability = .powerLoss, busyTimeout: TimeInterval = 5) throws {
+    public convenience init(path: String, durability: Durability = .powerLoss, busyTimeout: TimeInterval = 5) throws {
+        try self.init(path: path, durability: durability, busyTimeout: busyTimeout, missedCounts: MissedCountCache())
+    }
+
+    /// The store at `path`, holding changed missed-call counts in `missedCounts` between writes.
+    init(path: String, durability: Durability, busyTimeout: TimeInterval, missedCounts: MissedCountCache) throws {
         self.path = path
         self.durability = durability
+        self.missedCounts = missedCounts
         var configuration = Configuration()
         configuration.label = "callgate-store"
         configuration.foreignKeysEnabled = true
@@ -52,6 +60,7 @@ public final class SQLiteCallLogStore: CallLogStore {
             throw SQLiteStoreError.opening(error, path: path)
         }
         migrationsApplied = try Self.migrate(pool, path: path)
+        try recountMissedCalls()
     }
 
     /// Applies the migrations this version knows, after checking that the file has none it

@@ -19,6 +19,8 @@ struct StoreTransaction {
     /// uid -> how much the transaction's saves changed their unseen count (a missed call noted,
     /// or one of a call they are no longer part of dropped), and the lowest call id noted.
     private(set) var missing: [String: (count: Int, from: Int64?)] = [:]
+    /// Whether a save dropped an unseen missed call (no row tells a recount after a crash).
+    private(set) var droppedUnseen = false
     /// The enabled webhook endpoints, once the transaction's first webhook read them.
     private var endpoints: [(id: String, types: Set<String>?)]?
 
@@ -121,6 +123,7 @@ struct StoreTransaction {
             """), arguments: [id, uid])
         guard let dropped, dropped[0] as Int64? == nil else { return }
         missing[uid, default: (0, nil)].count -= 1
+        droppedUnseen = true
     }
 
     /// Notes the calls `record` makes missed, once per user (`MissedCallStore`): one statement for
@@ -138,53 +141,11 @@ struct StoreTransaction {
         }
     }
 
-    /// Adds what the transaction changed to its users' unseen counts, raising each count's
-    /// revision once and lowering its `unseen_from` to the oldest call noted; returns the counts
-    /// after. One statement for every user.
-    func countMissed() throws -> [String: MissedCalls] {
-        guard !missing.isEmpty else { return [:] }
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            INSERT INTO missed_call_counts (uid, unseen, revision, unseen_from)
-            SELECT key, value ->> 0, 1, value ->> 1 FROM json_each(?) WHERE true
-            ON CONFLICT (uid) DO UPDATE SET unseen = max(0, unseen + excluded.unseen), revision = revision + 1,
-                unseen_from = coalesce(min(unseen_from, excluded.unseen_from), unseen_from, excluded.unseen_from)
-            RETURNING uid, unseen, revision
-            """), arguments: [Self.json(missing)])
-        var counts: [String: MissedCalls] = [:]
-        counts.reserveCapacity(rows.count)
-        for row in rows {
-            counts[row[0]] = MissedCalls(unseen: row[1], revision: row[2])
-        }
-        return counts
-    }
-
     /// `value` as JSON text, for `json_each`: written directly, since a cancelled group ring
     /// passes a hundred uids twice per transaction.
     static func json(_ value: [String]) -> String {
         var json = JSONWriter(capacity: value.count * 24)
         json.array(value)
-        return String(decoding: json.bytes, as: UTF8.self)
-    }
-
-    /// `value` as a JSON object of `[count, from]` pairs (`from` null when none was noted), for
-    /// `json_each`.
-    private static func json(_ value: [String: (count: Int, from: Int64?)]) -> String {
-        var json = JSONWriter(capacity: value.count * 48)
-        json.raw("{")
-        for (index, (uid, missed)) in value.enumerated() {
-            if index > 0 { json.raw(",") }
-            json.string(uid)
-            json.raw(":[")
-            json.integer(missed.count)
-            json.raw(",")
-            if let from = missed.from {
-                json.integer(from)
-            } else {
-                json.raw("null")
-            }
-            json.raw("]")
-        }
-        json.raw("}")
         return String(decoding: json.bytes, as: UTF8.self)
     }
 

@@ -2,6 +2,7 @@ import CallGateClient
 import CallGateProtocol
 import CallGateServer
 import Foundation
+import GRDB
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -52,6 +53,43 @@ struct CrashSafetyTests {
         // A new process on the same file: every witnessed status is there, once.
         let second = try GatewayProcess(arguments: arguments)
         try await Self.expectLoggedOnce(seen, pairs: pairs, port: second.port, tokens: tokens)
+        #expect(second.terminate() == 0)
+    }
+
+    /// The unseen missed-call counts an SQLite store holds between writes (up to ten seconds): a
+    /// SIGKILL while it holds some loses none of them, and the count a device is told after the
+    /// restart has a higher revision than any told before, so no device keeps an older one.
+    @Test func missedCallCountsHeldBetweenWritesSurviveSIGKILL() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await TestStore.sqlite.database(in: directory)
+        let arguments = ["--database", database, "--jwt-secret", Self.secret, "--admin-key", "crash-admin"]
+        let first = try GatewayProcess(arguments: arguments)
+        let tokens = try await TokenService(secret: Self.secret)
+        let loop = try ClientLoop()
+        defer { loop.stop() }
+        let (alice, _) = try await first.connect("alice", tokens: tokens, loop: loop)
+        let (bob, _) = try await first.connect("bob", tokens: tokens, loop: loop)
+        let file = try DatabaseQueue(path: database)
+        var missed = 0
+        var held = false
+        // Missed calls until the store holds a count it has not written (the first may be written
+        // at once: the interval since the store opened has passed).
+        while !held, missed < 10 {
+            let call = try await alice.initiateCall(to: "bob")
+            _ = try await bob.expectPush()
+            _ = try await alice.rejectCall(call.sessionId, status: .cancelled)
+            _ = try await bob.expectPush()
+            missed += 1
+            held = try await file.read { try Int64.fetchOne($0, sql: "SELECT recount_from FROM missed_count_state") } != nil
+        }
+        #expect(held, "the store wrote every count at once")
+        first.kill()
+
+        let second = try GatewayProcess(arguments: arguments)
+        let (_, connected) = try await second.connect("bob", tokens: tokens, loop: loop)
+        #expect(connected.missedCalls?.unseen == missed)
+        #expect((connected.missedCalls?.revision ?? 0) > Int64(missed), "above every revision told before the kill")
+        #expect(try await file.read { try Int64.fetchOne($0, sql: "SELECT recount_from FROM missed_count_state") } == nil)
         #expect(second.terminate() == 0)
     }
 

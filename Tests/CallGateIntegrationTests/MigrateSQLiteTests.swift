@@ -75,8 +75,9 @@ struct MigrateSQLiteTests {
         try await sqlite.awaitLogged(ringing.sessionId, for: "carol")
         let sessions = ([ended, rejected, group, ringing] + missed).map(\.sessionId) + ["standup.7"]
         let before = try await Self.answers(sqlite, sessions: sessions)
-        let lastCallID = try SQLiteCallLogStore(path: sqlite.database).lastCallID()
         sqlite.shutdown()
+        // Opened once the gateway stopped: the file is one process's at a time.
+        let lastCallID = try SQLiteCallLogStore(path: sqlite.database).lastCallID()
 
         let target = try await SharedPostgres.freshDatabase()
         let copy = try ChildProcess("callgate", ["migrate-sqlite", "--from", sqlite.database, "--to", target, "--batch-size", "2"])

@@ -33,7 +33,7 @@ struct MissedCallLedgerTests {
                 try store.apply(TestCalls.writes(records))
                 _ = try store.markCallsSeen(of: "bob", through: "s2", at: 900)
                 counts = try store.missedCalls(of: uids)
-                // The file as v6 left it: rows keyed by user, counts without their start.
+                // The file as v6 left it: rows keyed by user, every count written, without its start.
                 try store.pool.writeWithoutTransaction { db in
                     try db.execute(sql: """
                         CREATE TABLE v6 (uid TEXT NOT NULL, call_id INTEGER NOT NULL REFERENCES calls(id), seen_at INTEGER,
@@ -41,9 +41,16 @@ struct MissedCallLedgerTests {
                         INSERT INTO v6 SELECT uid, call_id, seen_at FROM missed_calls;
                         DROP TABLE missed_calls;
                         ALTER TABLE v6 RENAME TO missed_calls;
+                        DROP TABLE missed_count_state;
+                        DELETE FROM missed_call_counts;
                         ALTER TABLE missed_call_counts DROP COLUMN unseen_from;
                         DELETE FROM grdb_migrations WHERE identifier LIKE 'v7:%';
                         """)
+                    for (uid, count) in counts where count.revision > 0 {
+                        try db.execute(
+                            sql: "INSERT INTO missed_call_counts (uid, unseen, revision) VALUES (?, ?, ?)",
+                            arguments: [uid, count.unseen, count.revision])
+                    }
                 }
             }
             let store = try SQLiteCallLogStore(path: path, durability: .processCrash)
