@@ -169,13 +169,23 @@ public enum PostgresMigrations {
         // Missed calls keyed by call, so the members a cancelled group ring leaves missed go in
         // on the index's last pages; a user's are found through `call_members`, from
         // `unseen_from` (no unseen missed call of theirs has a lower call id; NULL for none).
+        // Missed calls of calls that no longer list their user (kept by migrations 5 and 6 when
+        // a save dropped a participant) are dropped, as a save does now, and each count is set to
+        // its unseen rows.
         Migration(version: 7, name: "missed calls keyed by call", statements: [
             "ALTER TABLE missed_calls DROP CONSTRAINT missed_calls_pkey, ADD PRIMARY KEY (call_id, uid)",
+            """
+            DELETE FROM missed_calls AS x
+            WHERE NOT EXISTS (SELECT 1 FROM call_members AS m WHERE m.uid = x.uid AND m.call_id = x.call_id)
+            """,
             "ALTER TABLE missed_call_counts ADD COLUMN unseen_from bigint",
             """
-            UPDATE missed_call_counts AS n SET unseen_from = oldest.call_id
-            FROM (SELECT uid, min(call_id) AS call_id FROM missed_calls WHERE seen_at IS NULL GROUP BY uid) AS oldest
-            WHERE oldest.uid = n.uid
+            WITH unseen AS (
+                SELECT uid, count(*)::integer AS n, min(call_id) AS first FROM missed_calls WHERE seen_at IS NULL GROUP BY uid)
+            UPDATE missed_call_counts AS n SET unseen = coalesce(u.n, 0), unseen_from = u.first,
+                revision = n.revision + CASE WHEN n.unseen <> coalesce(u.n, 0) THEN 1 ELSE 0 END
+            FROM missed_call_counts AS c LEFT JOIN unseen AS u ON u.uid = c.uid
+            WHERE c.uid = n.uid
             """,
         ]),
     ]

@@ -57,13 +57,20 @@ enum UpsertCalls: PostgresWriteSQL {
 
 /// Deletes the member rows of calls `$1` that are not among the pairs (`$2` uid, `$3` call),
 /// and the missed calls of those members (a call outside a user's log is not theirs to see);
-/// returns the uid of each unseen missed call it deleted.
+/// returns the uid of each unseen missed call it deleted. The counts of the users with missed
+/// calls of these calls are locked first, in uid order, as `markCallsSeen` locks a count before
+/// its missed calls: the other order would deadlock with it. A new call has none to lock.
 enum KeepOnlyMembers: PostgresWriteSQL {
     static let sql = """
-        WITH gone AS (
+        WITH locked AS (
+            SELECT n.uid FROM missed_call_counts AS n
+            WHERE n.uid IN (SELECT x.uid FROM missed_calls AS x WHERE x.call_id = ANY ($1::bigint[]))
+            ORDER BY n.uid FOR UPDATE OF n),
+        gone AS (
             DELETE FROM call_members AS m WHERE m.call_id = ANY ($1::bigint[])
             AND NOT EXISTS (
                 SELECT 1 FROM unnest($2::text[], $3::bigint[]) AS k (uid, call_id) WHERE k.uid = m.uid AND k.call_id = m.call_id)
+            AND (SELECT count(*) FROM locked) >= 0
             RETURNING m.uid, m.call_id),
         dropped AS (
             DELETE FROM missed_calls AS x USING gone WHERE x.call_id = gone.call_id AND x.uid = gone.uid
@@ -73,12 +80,15 @@ enum KeepOnlyMembers: PostgresWriteSQL {
 }
 
 /// Deletes the member rows (`$1` uid, `$2` call) and those members' missed calls of them;
-/// returns the uid of each unseen missed call it deleted.
+/// returns the uid of each unseen missed call it deleted. Their counts are locked first, in uid
+/// order, as in `KeepOnlyMembers`.
 enum DeleteMembers: PostgresWriteSQL {
     static let sql = """
-        WITH gone AS (
+        WITH locked AS (
+            SELECT n.uid FROM missed_call_counts AS n WHERE n.uid = ANY ($1::text[]) ORDER BY n.uid FOR UPDATE OF n),
+        gone AS (
             DELETE FROM call_members AS m USING unnest($1::text[], $2::bigint[]) AS k (uid, call_id)
-            WHERE m.uid = k.uid AND m.call_id = k.call_id
+            WHERE m.uid = k.uid AND m.call_id = k.call_id AND (SELECT count(*) FROM locked) >= 0
             RETURNING m.uid, m.call_id),
         dropped AS (
             DELETE FROM missed_calls AS x USING gone WHERE x.call_id = gone.call_id AND x.uid = gone.uid

@@ -227,7 +227,9 @@ enum CallLogSchema {
     /// group benchmark's writer did twice the work of the build before missed calls). A user's
     /// missed calls are found through `call_members`, from `unseen_from`: no unseen missed call of
     /// theirs has a lower call id (NULL when none is unseen), so marking calls seen walks only the
-    /// calls since the oldest unseen one. The counts are written every ten seconds
+    /// calls since the oldest unseen one. Missed calls of calls that no longer list their user
+    /// (kept by v5 and v6 when a save dropped a participant) are dropped, as a save does now, and
+    /// each count is set to its unseen rows. The counts are written every ten seconds
     /// (`MissedCountCache`); `missed_count_state.recount_from` is the lowest call id whose missed
     /// calls they may lack, from which opening the file recounts them after a crash.
     private static func keyMissedCallsByCall(_ db: Database) throws {
@@ -241,10 +243,18 @@ enum CallLogSchema {
             INSERT INTO missed_calls_by_call (call_id, uid, seen_at) SELECT call_id, uid, seen_at FROM missed_calls;
             DROP TABLE missed_calls;
             ALTER TABLE missed_calls_by_call RENAME TO missed_calls;
+            DELETE FROM missed_calls WHERE NOT EXISTS (
+                SELECT 1 FROM call_members AS m WHERE m.uid = missed_calls.uid AND m.call_id = missed_calls.call_id);
             ALTER TABLE missed_call_counts ADD COLUMN unseen_from INTEGER;
-            UPDATE missed_call_counts SET unseen_from = oldest.call_id
-            FROM (SELECT uid, min(call_id) AS call_id FROM missed_calls WHERE seen_at IS NULL GROUP BY uid) AS oldest
-            WHERE oldest.uid = missed_call_counts.uid;
+            CREATE TEMP TABLE unseen_by_user (uid TEXT PRIMARY KEY, unseen INTEGER NOT NULL, first INTEGER NOT NULL);
+            INSERT INTO unseen_by_user SELECT uid, count(*), min(call_id) FROM missed_calls WHERE seen_at IS NULL GROUP BY uid;
+            UPDATE missed_call_counts SET
+                unseen = coalesce((SELECT u.unseen FROM unseen_by_user AS u WHERE u.uid = missed_call_counts.uid), 0),
+                revision = revision + 1
+            WHERE unseen <> coalesce((SELECT u.unseen FROM unseen_by_user AS u WHERE u.uid = missed_call_counts.uid), 0);
+            UPDATE missed_call_counts SET
+                unseen_from = (SELECT u.first FROM unseen_by_user AS u WHERE u.uid = missed_call_counts.uid);
+            DROP TABLE unseen_by_user;
             CREATE TABLE missed_count_state (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 recount_from INTEGER

@@ -40,8 +40,22 @@ public final class SQLiteCallLogStore: CallLogStore {
         try self.init(path: path, durability: durability, busyTimeout: busyTimeout, missedCounts: MissedCountCache())
     }
 
-    /// The store at `path`, holding changed missed-call counts in `missedCounts` between writes.
-    init(path: String, durability: Durability, busyTimeout: TimeInterval, missedCounts: MissedCountCache) throws {
+    /// Migrates the file at `path` to this version's schema and returns the migrations applied,
+    /// without taking the file over: the missed-call counts a crash left unwritten are the next
+    /// `serve`'s to recount, so this may run beside a gateway that owns the file
+    /// (`callgate migrate`).
+    public static func migrate(path: String) throws -> [String] {
+        try SQLiteCallLogStore(
+            path: path, durability: .powerLoss, busyTimeout: 5, missedCounts: MissedCountCache(), recounting: false
+        ).migrationsApplied
+    }
+
+    /// The store at `path`, holding changed missed-call counts in `missedCounts` between writes;
+    /// `recounting`: it owns the file, so it recounts what a crash left unwritten.
+    init(
+        path: String, durability: Durability, busyTimeout: TimeInterval, missedCounts: MissedCountCache,
+        recounting: Bool = true
+    ) throws {
         self.path = path
         self.durability = durability
         self.missedCounts = missedCounts
@@ -60,7 +74,9 @@ public final class SQLiteCallLogStore: CallLogStore {
             throw SQLiteStoreError.opening(error, path: path)
         }
         migrationsApplied = try Self.migrate(pool, path: path)
-        try recountMissedCalls()
+        if recounting {
+            try recountMissedCalls()
+        }
     }
 
     /// Applies the migrations this version knows, after checking that the file has none it

@@ -29,8 +29,7 @@ struct MigrateCommand: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw ValidationError("there is no SQLite file at \(path) (serve creates one; migrate only upgrades)")
             }
-            let store = try SQLiteCallLogStore(path: path)
-            report(store.migrationsApplied, database: "SQLite file \(path)", current: "the current one")
+            report(try SQLiteCallLogStore.migrate(path: path), database: "SQLite file \(path)", current: "the current one")
         }
     }
 

@@ -1,4 +1,5 @@
 import CallGateCore
+import CallGateProtocol
 @testable import CallGateStorePostgres
 import Foundation
 import Logging
@@ -70,6 +71,40 @@ import Testing
     @Test func marksMissedCallsAcrossMoreCallsThanOneStepWalks() async throws {
         try await Self.withStore { store, _ in
             try await offPool { try SeenWalkScenario.run(on: store) }
+        }
+    }
+
+    /// `markCallsSeen` locks a user's count, then marks their missed calls; a save that drops the
+    /// user from a call must take the same order, or the two deadlock and one is aborted.
+    @Test func droppingAMissedCallWaitsForAMarkInProgress() async throws {
+        try await Self.withStore { store, server in
+            let call = TestCalls.group(1, from: "alice", guid: "g", members: ["bob", "carol"], status: .cancelled)
+            _ = try await offPool { try store.apply([.call(call)]) }
+            var withoutCarol = call
+            withoutCarol.participants.removeLast()
+            let dropping = withoutCarol
+            try await PostgresMigratorTests.withClient(server.url(database: "callgate_test") + "?sslmode=disable") { client in
+                try await client.withConnection { connection in
+                    // A mark of carol's calls, as `markCallsSeen` runs one: her count locked first.
+                    try await connection.query("BEGIN", logger: Self.logger)
+                    _ = try await connection.query(
+                        "SELECT unseen FROM missed_call_counts WHERE uid = 'carol' FOR UPDATE", logger: Self.logger
+                    ).collect()
+                    let saving = Task { try await offPool { try store.apply([.call(dropping)]) } }
+                    try await Task.sleep(for: .milliseconds(500))
+                    _ = try await connection.query(
+                        "UPDATE missed_calls SET seen_at = now() WHERE call_id = 1 AND uid = 'carol'", logger: Self.logger
+                    ).collect()
+                    _ = try await connection.query(
+                        "UPDATE missed_call_counts SET unseen = 0, revision = revision + 1 WHERE uid = 'carol'", logger: Self.logger
+                    ).collect()
+                    try await connection.query("COMMIT", logger: Self.logger)
+                    let applied = try await saving.value
+                    #expect(applied.missedCalls["carol"] == nil, "her missed call was seen when it was dropped")
+                }
+            }
+            #expect(try await offPool { try store.unseenMissedCalls(of: "carol", among: [1]) }.isEmpty)
+            #expect(try await offPool { try store.missedCalls(of: "carol") } == MissedCalls(unseen: 0, revision: 2))
         }
     }
 

@@ -51,6 +51,11 @@ struct MissedCallLedgerTests {
                             sql: "INSERT INTO missed_call_counts (uid, unseen, revision) VALUES (?, ?, ?)",
                             arguments: [uid, count.unseen, count.revision])
                     }
+                    // Dave was dropped from call 2 after he missed it, which v6 kept counting.
+                    try db.execute(sql: """
+                        INSERT INTO missed_calls (uid, call_id) VALUES ('dave', 2);
+                        INSERT INTO missed_call_counts (uid, unseen, revision) VALUES ('dave', 1, 1);
+                        """)
                 }
             }
             let store = try SQLiteCallLogStore(path: path, durability: .processCrash)
@@ -63,7 +68,9 @@ struct MissedCallLedgerTests {
                 try Row.fetchAll(db, sql: "SELECT uid, unseen_from FROM missed_call_counts ORDER BY uid")
                     .map { "\($0["uid"] as String)=\(($0["unseen_from"] as Int64?).map(String.init) ?? "nil")" }
             }
-            #expect(unseenFrom == ["bob=3", "carol=1"])
+            #expect(unseenFrom == ["bob=3", "carol=1", "dave=nil"])
+            #expect(try store.missedCalls(of: "dave") == MissedCalls(unseen: 0, revision: 2))
+            #expect(try store.unseenMissedCalls(of: "dave", among: [2]).isEmpty)
             let seen = try #require(try store.markCallsSeen(of: "carol", through: nil, at: 1_000))
             #expect(seen.marked == 2 && seen.count.unseen == 0)
         }
