@@ -7,10 +7,10 @@ import Synchronization
 /// A cancelled group ring raises the counts of its members; with every transaction writing them,
 /// a member missing a call a second cost the writer an upsert a second (about 4 µs each: a fifth
 /// of the group benchmark's writer). Held here, a user's count is read once and written once per
-/// interval however many calls they miss in it. The missed calls themselves
-/// are written at once, in the transaction that makes them: they are the record the counts are
-/// rebuilt from if the process dies before it wrote them (`SQLiteCallLogStore.recountMissedCalls`,
-/// from `missed_count_state.recount_from`).
+/// interval however many calls they miss in it. The missed calls themselves are written at once,
+/// in the transaction that makes them: they are the record the counts are rebuilt from if the
+/// process dies before it wrote them (`SQLiteCallLogStore.recountMissedCalls`, from
+/// `missed_count_state.recount_from`).
 ///
 /// An entry is a user's count as it stands (what readers see before the table), written by the
 /// transactions that change it inside their write access (`StoreTransaction.stageMissedCounts`
@@ -24,7 +24,6 @@ final class MissedCountCache: Sendable {
         var count: MissedCalls
         var unseenFrom: Int64?
     }
-
 
     private struct State {
         var entries: [String: Entry] = [:]
@@ -84,7 +83,8 @@ final class MissedCountCache: Sendable {
         }
     }
 
-    /// The `recount_from` the table has, as this process last wrote or read it.
+    /// The `recount_from` the table has, as this process last wrote it (nil at opening: the
+    /// recount left the table complete).
     var recountFrom: Int64? {
         state.withLock { $0.recountFrom }
     }
