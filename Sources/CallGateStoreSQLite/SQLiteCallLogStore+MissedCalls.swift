@@ -81,11 +81,8 @@ extension SQLiteCallLogStore {
         }
         let after = walk.end(from: from, walked: walked.count, last: walked.last, marked: marked, count: count, unseenFrom: unseenFrom)
         guard after.count != count || after.unseenFrom != unseenFrom else { return }
-        try db.cachedStatement(sql: """
-            INSERT INTO missed_call_counts (uid, unseen, revision, unseen_from) VALUES (?, ?, ?, ?)
-            ON CONFLICT (uid) DO UPDATE SET
-                unseen = excluded.unseen, revision = excluded.revision, unseen_from = excluded.unseen_from
-            """).execute(arguments: [uid, after.count.unseen, after.count.revision, after.unseenFrom])
+        try StoreTransaction(db: db, committed: committedMembers)
+            .writeMissedCounts([uid: MissedCountCache.Entry(count: after.count, unseenFrom: after.unseenFrom)])
         db.afterNextTransaction(onCommit: { [missedCounts] _ in missedCounts.wrote(uid) })
     }
 
