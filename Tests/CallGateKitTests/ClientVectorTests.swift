@@ -39,7 +39,11 @@ import Testing
             url: URL(string: "ws://gateway.test/ws")!, token: token, fetchToken: fetchToken,
             requestTimeout: .seconds(5))
         let connection = CallGateConnection(configuration: configuration, transport: gateway)
-        let heard = HeardEvents(await connection.events())
+        let named = Set(steps.compactMap { step -> String? in
+            guard case .object(let members) = step, case .object(let app)? = members["app"], case .string(let name)? = app["event"] else { return nil }
+            return name
+        })
+        let heard = HeardEvents(await connection.events(), ignoring: VectorJSON.watchedWhenNamed.subtracting(named))
         let connecting = Task { try? await connection.connect() }
         defer {
             Task { await connection.close() }
@@ -64,11 +68,12 @@ import Testing
 actor HeardEvents {
     private var heard: [(name: String, detail: JSONValue)] = []
 
-    init(_ events: AsyncStream<CallGateEvent>) {
+    /// Hears `events`, but none named in `ignoring`.
+    init(_ events: AsyncStream<CallGateEvent>, ignoring: Set<String>) {
         Task { [weak self] in
             for await event in events {
                 guard let self else { return }
-                if let named = try? VectorJSON.heard(event) {
+                if let named = try? VectorJSON.heard(event), !ignoring.contains(named.name) {
                     await self.append(named)
                 }
             }

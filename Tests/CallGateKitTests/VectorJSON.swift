@@ -46,8 +46,10 @@ enum VectorJSON {
         }
     }
 
-    /// What the app hears as a vector names it: the event's name and its detail; nil for the
-    /// events vectors do not watch (`reconnecting`).
+    /// The client's events a vector hears only when one of its `app` steps names them.
+    static let watchedWhenNamed: Set<String> = ["reconnecting"]
+
+    /// What the app hears as a vector names it: the event's name and its detail.
     static func heard(_ event: CallGateEvent) throws -> (name: String, detail: JSONValue)? {
         switch event {
         case .open(let result):
@@ -69,8 +71,9 @@ enum VectorJSON {
             return ("recovered", .object(detail))
         case .refreshFailed(let message):
             return ("refreshFailed", .object(["message": .string(message)]))
-        case .reconnecting:
-            return nil
+        case .reconnecting(let attempt, let delay):
+            let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+            return ("reconnecting", .object(["attempt": .number(Double(attempt)), "delayMs": .number(Double(milliseconds))]))
         }
     }
 

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { CallGateClient } from "../callgate.js";
 
-/** Events the app sees, in order: every push, and the client's own but `reconnecting`. */
+/** The client's own events the app sees, in order; `reconnecting` only in a vector that names it. */
 const WATCHED = ["open", "close", "recovered", "refreshFailed"];
 const STEP_MS = 3000;
 
@@ -106,6 +106,7 @@ async function run(vector) {
   WATCHED.forEach(watch);
   const pushNames = new Set(vector.steps.flatMap((step) => (step.server?.event ? [step.server.event] : [])));
   pushNames.forEach(watch);
+  if (vector.steps.some((step) => step.app?.event === "reconnecting")) watch("reconnecting");
   const connecting = client.connect().catch(() => {});
   try {
     await play(vector, client, seen);
