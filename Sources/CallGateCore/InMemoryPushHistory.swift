@@ -18,6 +18,11 @@ import DequeModule
 /// past a bound goes oldest first, and a device whose missed pushes went with it is told it did
 /// not recover.
 ///
+/// A push whose event is replaced by the next (`EventName.isReplacedByNext`: the missed-call
+/// count) lets go of the frame of the user's push of it before, once kept: a recovery passes
+/// over the replaced one and gives the newest, so a user whose count changes every few seconds
+/// holds one count frame, not one per change within the window.
+///
 /// Every push of every user is one entry of a single log in the order they were kept, linked to
 /// the same user's entry before it: keeping a push appends to the log and touches the user's
 /// sequence only, and the window and the byte bound evict from the log's front; a recovery
@@ -57,6 +62,9 @@ public final class InMemoryPushHistory {
         var heldFrom: UInt64 = 1
         /// The log position of the user's newest push; -1 before any.
         var newest = -1
+        /// The log position of the user's newest push whose event is replaced by the next; -1
+        /// before any.
+        var newestReplaceable = -1
         var devices = 0
         /// When it last had a push or lost its last device, monotonic milliseconds.
         var touched: Int64
@@ -75,8 +83,10 @@ public final class InMemoryPushHistory {
     private struct Entry {
         let sequence: Sequence
         let seq: UInt64
-        /// The push's frame; nil for a touch, and once the per-user cap let it go.
+        /// The push's frame; nil for a touch, once the per-user cap let it go, and once replaced.
         var frame: HistoryFrame?
+        /// Whether a newer push of its event replaced it: a recovery passes over it.
+        var replaced = false
         let excluding: ConnectionID?
         let at: Int64
         /// The log position of the same user's push before this one; -1 for none.
@@ -150,6 +160,9 @@ public final class InMemoryPushHistory {
         if frame.holders == 0 { held += frame.head.count }
         frame.holders += 1
         held += Self.bytesPerPush
+        if frame.event.isReplacedByNext {
+            replaceEarlier(in: sequence)
+        }
         if sequence.last - sequence.heldFrom >= 2 * max(cap, 1) - 1 {
             letGoPastTheCap(sequence)
         }
@@ -157,6 +170,17 @@ public final class InMemoryPushHistory {
             trim(at: now)
         }
         return sequence.last
+    }
+
+    /// The push just kept for `sequence` replaces its push of the same kind before, if the log
+    /// still holds that one's frame: the frame goes, the entry stays for the numbering.
+    private func replaceEarlier(in sequence: Sequence) {
+        let earlier = sequence.newestReplaceable
+        sequence.newestReplaceable = sequence.newest
+        guard earlier >= evicted, let frame = log[earlier - evicted].frame else { return }
+        log[earlier - evicted].frame = nil
+        log[earlier - evicted].replaced = true
+        release(frame)
     }
 
     /// Lets go of the frames of `sequence`'s pushes that went past the per-user cap: walks its
@@ -185,8 +209,9 @@ public final class InMemoryPushHistory {
         return HistoryPosition(epoch: sequence.epoch, seq: sequence.last)
     }
 
-    /// The pushes to `uid` after `position`, oldest first, or nil when they cannot all be given:
-    /// another epoch, a seq ahead of the sequence, or pushes after it no longer kept.
+    /// The pushes to `uid` after `position`, oldest first, but those a newer push replaced; nil
+    /// when they cannot all be given: another epoch, a seq ahead of the sequence, or pushes after
+    /// it no longer kept.
     public func entries(for uid: String, after position: HistoryPosition) -> [HistoryEntry]? {
         trim()
         guard let sequence = sequences[uid], sequence.epoch == position.epoch, position.seq <= sequence.last,
@@ -195,12 +220,18 @@ public final class InMemoryPushHistory {
             return nil
         }
         var missed: [HistoryEntry] = []
+        var walked: UInt64 = 0
         var next = sequence.newest
-        while next >= evicted, case let entry = log[next - evicted], entry.seq > position.seq, let frame = entry.frame {
-            missed.append(HistoryEntry(seq: entry.seq, frame: frame, excluding: entry.excluding))
+        while next >= evicted, case let entry = log[next - evicted], entry.seq > position.seq {
+            if let frame = entry.frame {
+                missed.append(HistoryEntry(seq: entry.seq, frame: frame, excluding: entry.excluding))
+            } else if !entry.replaced {
+                break
+            }
+            walked += 1
             next = entry.previous
         }
-        guard UInt64(missed.count) == sequence.last - position.seq else { return nil }
+        guard walked == sequence.last - position.seq else { return nil }
         return missed.reversed()
     }
 

@@ -143,6 +143,13 @@ public enum EventName: String, Codable, Hashable, Sendable, CaseIterable {
     case onCallHeld
     /// A participant took the call off hold.
     case onCallResumed
+
+    /// Whether a push of this event tells a state whole, with its own revision, so the user's
+    /// next push of it replaces this one: a device that missed both needs only the newer (the
+    /// missed-call count).
+    public var isReplacedByNext: Bool {
+        self == .onMissedCallsChanged
+    }
 }
 
 /// The `{"data", "event", "seq"}` shape of a push frame, generic over the data struct.

@@ -96,6 +96,43 @@ import Testing
         #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2))?.map(\.seq) == [3, 4, 5])
     }
 
+    /// A missed-call count replaces the count before it: its frame goes at once, a recovery
+    /// passes over it and gives the newest count with every other push, and the replaced one
+    /// still takes its number, so positions before and after it recover as before.
+    @Test func aNewerCountReplacesTheCountBeforeIt() {
+        let history = history(attaching: ["alice"])
+        func count(_ unseen: Int) -> HistoryFrame {
+            HistoryFrame(head: Array("count \(unseen)".utf8), event: .onMissedCallsChanged, sessionId: "")
+        }
+        #expect(history.record(count(1), for: "alice", excluding: nil) == 1)
+        let oneCount = history.bytes
+        #expect(history.record(frame("ring"), for: "alice", excluding: nil) == 2)
+        #expect(history.record(count(2), for: "alice", excluding: nil) == 3)
+        #expect(history.record(frame("cancel"), for: "alice", excluding: nil) == 4)
+        #expect(history.record(count(3), for: "alice", excluding: nil) == 5)
+        let frames = { (position: UInt64) in
+            history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: position))?
+                .map { "\($0.seq) " + String(decoding: $0.frame.head, as: UTF8.self) }
+        }
+        #expect(frames(0) == ["2 ring", "4 cancel", "5 count 3"])
+        #expect(frames(2) == ["4 cancel", "5 count 3"])
+        #expect(frames(3) == ["4 cancel", "5 count 3"])
+        #expect(frames(4) == ["5 count 3"])
+        #expect(frames(5) == [])
+        let frameBytes = ["ring", "cancel", "count 3"].map(\.utf8.count).reduce(0, +)
+        #expect(history.bytes == oneCount - "count 1".utf8.count + frameBytes + 4 * InMemoryPushHistory.bytesPerPush)
+    }
+
+    /// A count past the per-user cap is gone, not replaced: recovering from before it fails.
+    @Test func aCountThePerUserCapLetGoStillFailsARecovery() {
+        let history = history(PushHistoryLimits(maxEntriesPerUser: 2), attaching: ["alice"])
+        let count = HistoryFrame(head: Array("count".utf8), event: .onMissedCallsChanged, sessionId: "")
+        _ = history.record(count, for: "alice", excluding: nil)
+        for _ in 0..<3 { _ = history.record(frame("x"), for: "alice", excluding: nil) }
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 0)) == nil)
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2))?.map(\.seq) == [3, 4])
+    }
+
     @Test func theByteBoundEvictsTheOldestOfAllAndSharedFramesCountOnce() {
         let shared = frame(String(repeating: "g", count: 1_000))
         let users = (0..<100).map { "u\($0)" }
