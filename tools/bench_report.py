@@ -13,6 +13,9 @@ Results are grouped as results[server][scenario], server being "callgate", "call
 A CallGate build's run also leaves <server>-<scenario>.store.json: what its call log store
 committed during the run, from the server's Prometheus metrics (`GET /metrics`) scraped before
 the generator starts and after it ends (store_numbers); summary.md shows them in a "Store" table.
+It also leaves <server>-<scenario>.frames.json: the frames the server sent over the whole run,
+and its pushes by event, from the same last scrape (frame_numbers); the "CPU per thread" table
+divides the service thread's seconds by them.
 """
 
 from __future__ import annotations
@@ -503,6 +506,8 @@ def render_comparison(rows: list[BuildRatio], binaries: dict[str, str] | None = 
 COMMIT_SECONDS = "callgate_store_write_seconds"  # one observation per committed batch
 BATCH_SIZE = "callgate_store_batch_size"  # writes per committed batch: its _sum counts the writes
 WRITE_FAILURES = "callgate_store_write_failures_total"  # failed attempts to commit a batch
+FRAMES_SENT = "callgate_frames_sent_total"  # every frame written to a client socket
+PUSHES_DELIVERED = "callgate_pushes_delivered_total"  # pushes handed to sockets, by event
 SAMPLE = re.compile(r'^(?P<name>[A-Za-z_:][\w:]*)(?:\{(?P<labels>(?:[^"}]|"(?:[^"\\]|\\.)*")*)\})?\s+(?P<value>\S+)')
 LABEL = re.compile(r'(?P<name>\w+)="(?P<value>(?:[^"\\]|\\.)*)"')
 COMMIT_QUANTILES = (("commitMeanMs", "mean"), ("commitP50Ms", "p50"), ("commitP99Ms", "p99"))
@@ -600,6 +605,16 @@ def store_numbers(before: str, after: str, seconds: float) -> dict | None:
     }
 
 
+def frame_numbers(after: str) -> dict | None:
+    """The frames a server sent since it started, and the pushes among them by event (those of
+    none left out), from a scrape of its /metrics; None when it has no frame metric."""
+    samples = parse_samples(after)
+    if not samples.get(FRAMES_SENT):
+        return None
+    pushes = {labels.get("event", ""): int(value) for labels, value in samples.get(PUSHES_DELIVERED, []) if value > 0}
+    return {"frames": int(counter(samples, FRAMES_SENT)), "pushes": dict(sorted(pushes.items()))}
+
+
 def load_seconds(result: dict | None, wall: float) -> tuple[float, str]:
     """The seconds of load behind a run's store numbers and where they come from: the
     generator's scenario phase when its JSON has it, else `wall`, the time between the scrapes."""
@@ -643,24 +658,32 @@ def threads_of_rep(threads: dict[str, dict[str, float] | None], rep_dir: str) ->
 
 
 def render_threads(results: dict[str, dict[str, dict]], threads: dict[str, dict[str, float]],
-                   suffix: str = "") -> list[str]:
+                   suffix: str = "", frames: dict[str, dict[str, dict]] | None = None) -> list[str]:
     """The summary's per-thread CPU table of one repetition: seconds per role over the whole run
-    and, for a run with deliveries, microseconds per delivery; nothing when no run was split."""
+    and, for a run with deliveries, microseconds per delivery; with the run's `frames`
+    (frames[server][scenario], frame_numbers), frames sent per delivery and the service
+    thread's microseconds per frame; nothing when no run was split."""
     rows = []
     for key, split in sorted(threads.items(), key=lambda kv: (not kv[0].startswith(CALLGATE), kv[0])):
         server, _, scenario = key.rpartition("-")
         result = results.get(server, {}).get(scenario)
         per = [fmt(cpu_per_delivery(result, split[role]), 1) for role in ("service", "writer")]
-        rows.append([server, scenario] + [fmt(split[role], 2) for role in THREAD_ROLES] + per)
+        sent = ((frames or {}).get(server, {}).get(scenario) or {}).get("frames")
+        deliveries = number(result, "counts", "deliveries")
+        per_frame = [fmt(sent / deliveries if sent and deliveries else None, 3),
+                     fmt(split["service"] * 1e6 / sent if sent and split["service"] is not None else None, 2)]
+        rows.append([server, scenario] + [fmt(split[role], 2) for role in THREAD_ROLES] + per + per_frame)
     if not rows:
         return []
     lines = [f"## CPU per thread{suffix}", ""]
     lines += table(["server", "scenario", "service (s)", "call-log writer (s)", "webhooks (s)", "other (s)",
-                    "service µs/delivery", "writer µs/delivery"], rows)
+                    "service µs/delivery", "writer µs/delivery", "frames/delivery", "service µs/frame"], rows)
     lines += ["", "Each thread's user + system seconds over the whole run, read from /proc/PID/task before the server",
               "stops: CallGate's by the names its threads give themselves (`lws-server`, `cg-store-writer`,",
               "`cg-webhooks`), a peer's main thread as its service thread; other is the rest of the process's",
-              "seconds, threads that already ended included.", ""]
+              "seconds, threads that already ended included. Frames are every frame a CallGate build sent over the",
+              f"whole run (`{FRAMES_SENT}` after the generator ended: replies, and pushes of every event, the",
+              "missed-call counts included), so µs/frame tells a dearer frame from more frames.", ""]
     return lines
 
 
@@ -712,6 +735,16 @@ def load_stores(directory: Path) -> dict[str, dict[str, dict]]:
         if sep:
             stores.setdefault(server, {})[scenario] = json.loads(path.read_text(encoding="utf-8"))
     return stores
+
+
+def load_frames(directory: Path) -> dict[str, dict[str, dict]]:
+    """frames[server][scenario] from DIR/<server>-<scenario>.frames.json files."""
+    frames: dict[str, dict[str, dict]] = {}
+    for path in sorted(directory.glob("*.frames.json")):
+        server, sep, scenario = path.name.removesuffix(".frames.json").rpartition("-")
+        if sep:
+            frames.setdefault(server, {})[scenario] = json.loads(path.read_text(encoding="utf-8"))
+    return frames
 
 
 def render_store(reps: list[dict[str, dict[str, dict]]]) -> list[str]:

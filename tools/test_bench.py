@@ -722,7 +722,7 @@ def test_a_peers_main_thread_is_its_service_thread_and_an_unnamed_callgate_is_no
         "service": 5.0, "writer": None, "webhooks": None, "other": 0.5}
     peer_row = br.render_threads({"node-ws": {"group": {"counts": {"deliveries": 1_000_000}}}},
                                  {"node-ws-group": {"service": 5.0, "writer": None, "webhooks": None, "other": 0.5}})
-    assert "| node-ws | group | 5.00 | n/a | n/a | 0.50 | 5.0 | n/a |" in peer_row
+    assert "| node-ws | group | 5.00 | n/a | n/a | 0.50 | 5.0 | n/a | n/a | n/a |" in peer_row
     assert br.thread_split([(300, "callgate", 0.1), (301, "oot.default-qos", 4.0)], 300, peer=False, total=4.1) is None
 
 
@@ -732,10 +732,33 @@ def test_the_thread_table_gives_seconds_and_microseconds_per_delivery():
     lines = br.render_threads(results, threads)
     assert lines[0] == "## CPU per thread"
     row = next(line for line in lines if line.startswith("| callgate | group"))
-    assert row == "| callgate | group | 30.00 | 8.00 | 0.00 | 1.50 | 30.0 | 8.0 |"
+    assert row == "| callgate | group | 30.00 | 8.00 | 0.00 | 1.50 | 30.0 | 8.0 | n/a | n/a |"
     assert br.render_threads(results, {}) == []
     meta = {"rep1/callgate-group": threads["callgate-group"], "rep1/callgate-idle": None, "rep2/callgate-group": {}}
     assert br.threads_of_rep(meta, "rep1") == {"callgate-group": threads["callgate-group"]}
+
+
+def test_frames_sent_and_pushes_by_event_come_from_the_last_scrape(tmp_path):
+    metrics = """# TYPE callgate_frames_sent_total counter
+callgate_frames_sent_total 2500000
+callgate_pushes_delivered_total{event="onIncomingCallReceived"} 1000000
+callgate_pushes_delivered_total{event="onMissedCallsChanged"} 90000
+callgate_pushes_delivered_total{event="onUserMuted"} 0
+"""
+    numbers = br.frame_numbers(metrics)
+    assert numbers == {"frames": 2_500_000,
+                       "pushes": {"onIncomingCallReceived": 1_000_000, "onMissedCallsChanged": 90_000}}
+    assert br.frame_numbers("callgate_sockets_open 3\n") is None, "a build that counts no frames"
+    (tmp_path / "callgate-group.frames.json").write_text(json.dumps(numbers))
+    frames = br.load_frames(tmp_path)
+    results = {"callgate": {"group": {"counts": {"deliveries": 1_000_000}}}}
+    threads = {"callgate-group": {"service": 30.0, "writer": 8.0, "webhooks": 0.0, "other": 1.5},
+               "callgate-baseline-group": {"service": 20.0, "writer": 5.0, "webhooks": 0.0, "other": 1.0}}
+    lines = br.render_threads(results, threads, frames=frames)
+    row = next(line for line in lines if line.startswith("| callgate | group"))
+    assert row == "| callgate | group | 30.00 | 8.00 | 0.00 | 1.50 | 30.0 | 8.0 | 2.500 | 12.00 |"
+    row = next(line for line in lines if line.startswith("| callgate-baseline | group"))
+    assert row.endswith("| n/a | n/a | n/a | n/a |"), "no deliveries and no frames for that run"
 
 
 def test_a_perf_report_by_thread_and_library_splits_kernel_and_user_space():
