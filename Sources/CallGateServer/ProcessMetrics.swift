@@ -1,5 +1,6 @@
 import CallGateProtocol
 import Foundation
+import LWS
 import Synchronization
 
 /// The process metrics Prometheus' own client libraries report (CPU, memory, file descriptors,
@@ -12,6 +13,9 @@ import Synchronization
 enum ProcessMetrics {
     /// How often the readings are refreshed.
     static let refreshInterval: TimeInterval = 5
+    /// The name the refreshing thread gives itself: its seconds are not the service thread's,
+    /// whose name it would keep otherwise (`ThreadName`).
+    static let threadName = "cg-proc-metrics"
 
     /// The latest readings; nil until the first.
     private static let latest = Mutex<Readings?>(nil)
@@ -19,13 +23,13 @@ enum ProcessMetrics {
     /// Starts the refreshing thread, once per process, the first time the metrics are asked for.
     private static let refresher: Void = {
         let thread = Thread {
+            ThreadName.set(threadName)
             while true {
                 Thread.sleep(forTimeInterval: refreshInterval)
                 let fresh = readings()
                 latest.withLock { $0 = fresh }
             }
         }
-        thread.name = "cg-process-metrics"
         thread.start()
     }()
 
