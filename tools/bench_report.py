@@ -727,24 +727,24 @@ def load_profiles(directory: Path) -> dict[str, dict[str, dict[str, float]]]:
             for path in sorted(directory.glob("*.perf-threads.json"))}
 
 
+def load_runs(directory: Path, suffix: str) -> dict[str, dict[str, dict]]:
+    """found[server][scenario] from DIR/<server>-<scenario><suffix> JSON files."""
+    found: dict[str, dict[str, dict]] = {}
+    for path in sorted(directory.glob(f"*{suffix}")):
+        server, sep, scenario = path.name.removesuffix(suffix).rpartition("-")
+        if sep:
+            found.setdefault(server, {})[scenario] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
 def load_stores(directory: Path) -> dict[str, dict[str, dict]]:
     """stores[server][scenario] from DIR/<server>-<scenario>.store.json files."""
-    stores: dict[str, dict[str, dict]] = {}
-    for path in sorted(directory.glob("*.store.json")):
-        server, sep, scenario = path.name.removesuffix(".store.json").rpartition("-")
-        if sep:
-            stores.setdefault(server, {})[scenario] = json.loads(path.read_text(encoding="utf-8"))
-    return stores
+    return load_runs(directory, ".store.json")
 
 
 def load_frames(directory: Path) -> dict[str, dict[str, dict]]:
     """frames[server][scenario] from DIR/<server>-<scenario>.frames.json files."""
-    frames: dict[str, dict[str, dict]] = {}
-    for path in sorted(directory.glob("*.frames.json")):
-        server, sep, scenario = path.name.removesuffix(".frames.json").rpartition("-")
-        if sep:
-            frames.setdefault(server, {})[scenario] = json.loads(path.read_text(encoding="utf-8"))
-    return frames
+    return load_runs(directory, ".frames.json")
 
 
 def render_store(reps: list[dict[str, dict[str, dict]]]) -> list[str]:

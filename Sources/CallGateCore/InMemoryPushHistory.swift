@@ -21,7 +21,8 @@ import DequeModule
 /// A push whose event is replaced by the next (`EventName.isReplacedByNext`: the missed-call
 /// count) lets go of the frame of the user's push of it before, once kept: a recovery passes
 /// over the replaced one and gives the newest, so a user whose count changes every few seconds
-/// holds one count frame, not one per change within the window.
+/// holds one count frame, not one per change within the window (each change still takes a
+/// number, an entry of the log and its place under the per-user cap).
 ///
 /// Every push of every user is one entry of a single log in the order they were kept, linked to
 /// the same user's entry before it: keeping a push appends to the log and touches the user's

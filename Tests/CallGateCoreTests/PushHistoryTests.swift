@@ -123,14 +123,25 @@ import Testing
         #expect(history.bytes == oneCount - "count 1".utf8.count + frameBytes + 4 * InMemoryPushHistory.bytesPerPush)
     }
 
-    /// A count past the per-user cap is gone, not replaced: recovering from before it fails.
-    @Test func aCountThePerUserCapLetGoStillFailsARecovery() {
+    /// A count whose frame the per-user cap let go is not replaced again by the next count (its
+    /// frame is not released twice): a recovery from before it still fails, one the cap covers
+    /// gives the newest count, and the bytes are those of the frames left.
+    @Test func aCountPastTheCapIsNotReplacedAgain() {
         let history = history(PushHistoryLimits(maxEntriesPerUser: 2), attaching: ["alice"])
-        let count = HistoryFrame(head: Array("count".utf8), event: .onMissedCallsChanged, sessionId: "")
-        _ = history.record(count, for: "alice", excluding: nil)
+        let empty = history.bytes
+        func count(_ text: String) -> HistoryFrame {
+            HistoryFrame(head: Array(text.utf8), event: .onMissedCallsChanged, sessionId: "")
+        }
+        _ = history.record(count("c1"), for: "alice", excluding: nil)
         for _ in 0..<3 { _ = history.record(frame("x"), for: "alice", excluding: nil) }
+        #expect(history.record(count("c5"), for: "alice", excluding: nil) == 5)
         #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 0)) == nil)
-        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 2))?.map(\.seq) == [3, 4])
+        #expect(history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 3))?.map(\.seq) == [4, 5])
+        #expect(history.record(count("c6"), for: "alice", excluding: nil) == 6)
+        let recovered = history.entries(for: "alice", after: HistoryPosition(epoch: "test-1", seq: 4))
+        #expect(recovered?.map { String(decoding: $0.frame.head, as: UTF8.self) } == ["c6"])
+        #expect(history.bytes - empty == 6 * InMemoryPushHistory.bytesPerPush + "c6".utf8.count,
+                "six entries, and one frame: the cap let the others go, c6 replaced c5")
     }
 
     @Test func theByteBoundEvictsTheOldestOfAllAndSharedFramesCountOnce() {
@@ -168,25 +179,31 @@ import Testing
 
     /// Users' pushes interleave in one log; each user recovers exactly their own, in order,
     /// from any position the per-user cap still covers, and nothing from one it does not.
+    /// A third of the pushes are missed-call counts, so a recovery also passes over the counts a
+    /// later one replaced.
     @Test func interleavedUsersEachRecoverTheirOwnWithinTheCap() {
         let users = ["alice", "bob", "carol"]
         let history = history(PushHistoryLimits(maxEntriesPerUser: 5), attaching: users)
         var sent: [String: [String]] = [:]
         var generator = SplitMix64(seed: 35)
-        for n in 0..<60 {
+        for n in 0..<90 {
             let uid = users[Int(generator.next() % 3)]
-            let text = "\(uid)-\(n)"
+            let isCount = generator.next() % 3 == 0
+            let text = "\(uid)-\(n)\(isCount ? "-count" : "")"
             sent[uid, default: []].append(text)
-            #expect(history.record(frame(text), for: uid, excluding: nil) == UInt64(sent[uid]!.count))
+            let pushed = isCount ? HistoryFrame(head: Array(text.utf8), event: .onMissedCallsChanged, sessionId: "") : frame(text)
+            #expect(history.record(pushed, for: uid, excluding: nil) == UInt64(sent[uid]!.count))
         }
         for uid in users {
             let all = sent[uid]!
+            let newestCount = all.lastIndex { $0.hasSuffix("-count") }
             let epoch = history.position(of: uid).epoch
             for seq in 0...all.count {
                 let missed = history.entries(for: uid, after: HistoryPosition(epoch: epoch, seq: UInt64(seq)))
                 if all.count - seq <= 5 {
-                    #expect(missed?.map { String(decoding: $0.frame.head, as: UTF8.self) } == Array(all[seq...]))
-                    #expect(missed?.map(\.seq) == (seq..<all.count).map { UInt64($0 + 1) })
+                    let kept = (seq..<all.count).filter { !all[$0].hasSuffix("-count") || $0 == newestCount }
+                    #expect(missed?.map { String(decoding: $0.frame.head, as: UTF8.self) } == kept.map { all[$0] })
+                    #expect(missed?.map(\.seq) == kept.map { UInt64($0 + 1) })
                 } else {
                     #expect(missed == nil)
                 }

@@ -69,6 +69,36 @@ struct RecoveryTests {
         #expect(back.recoveryPoint?.seq == 3)
     }
 
+    /// Three calls missed while away, each raising bob's count: the replay gives every ring and
+    /// cancel but only the newest count, `missed` counts what follows, and the device's position
+    /// ends at the result's `seq` across the numbers of the counts left out.
+    @Test func onlyTheNewestMissedCallCountIsReplayed() async throws {
+        let gateway = try await Self.gateway { $0.core.missedCallsInterval = .milliseconds(50) }
+        defer { gateway.shutdown() }
+        let alice = try await gateway.device("alice")
+        let bob = try await gateway.device("bob")
+        let point = try await bob.dropped()
+        var expected: [Push] = []
+        for _ in 0..<3 {
+            let call = try await alice.initiateCall(to: "bob")
+            let ended = try await alice.rejectCall(call.sessionId, status: .cancelled)
+            expected += [.incomingCallReceived(call: call), .incomingCallCanceled(call: ended, reason: .cancelled)]
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        try await Task.sleep(for: .seconds(1))
+
+        let (back, result) = try await recovering("bob", from: point, on: gateway)
+        #expect(result.recovery?.recovered == true)
+        #expect(result.recovery?.missed == 7, "six ring and cancel pushes, and one count")
+        #expect(result.seq >= point.seq + 8, "the counts left out took numbers: at least two were pushed")
+        for push in expected {
+            #expect(try await back.expectPush(includingMissedCalls: true) == push, "no replaced count in between")
+        }
+        #expect(try await back.expectMissedCalls() == MissedCalls(unseen: 3, revision: 3))
+        await back.expectSilence(includingMissedCalls: true)
+        #expect(back.recoveryPoint?.seq == result.seq)
+    }
+
     @Test func aRingStillRingingIsReplayedAndCanBeAnswered() async throws {
         let gateway = try await Self.gateway()
         defer { gateway.shutdown() }
