@@ -19,14 +19,11 @@ extension SQLiteCallLogStore {
         }
         let unread = counts.keys.filter { held[$0] == nil }
         guard !unread.isEmpty else { return counts }
-        let asked = StoreTransaction.json(unread)
-        let rows = try read("reading users' missed calls") { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT uid, unseen, revision FROM missed_call_counts WHERE uid IN (SELECT value FROM json_each(?))
-                """), arguments: [asked])
+        let written = try read("reading users' missed calls") { db in
+            try StoreTransaction.writtenMissedCounts(of: unread, in: db)
         }
-        for row in rows {
-            counts[row[0]] = MissedCalls(unseen: row[1], revision: row[2])
+        for (uid, entry) in written {
+            counts[uid] = entry.count
         }
         return counts
     }
@@ -58,15 +55,9 @@ extension SQLiteCallLogStore {
     /// One step of `walk`, in `db`'s write transaction: from the user's held count, else their
     /// row; the count after it is written to the row at once.
     private func step(_ walk: inout SeenWalk, of uid: String, at: Int64, in db: Database) throws {
-        var count = MissedCalls(unseen: 0, revision: 0)
-        var unseenFrom: Int64?
-        if let held = missedCounts.entries(for: [uid])[uid] {
-            (count, unseenFrom) = (held.count, held.unseenFrom)
-        } else if let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT unseen, revision, unseen_from FROM missed_call_counts WHERE uid = ?
-            """), arguments: [uid]) {
-            (count, unseenFrom) = (MissedCalls(unseen: row[0], revision: row[1]), row[2])
-        }
+        let stood = try missedCounts.entries(for: [uid])[uid] ?? StoreTransaction.writtenMissedCounts(of: [uid], in: db)[uid]
+        let count = stood?.count ?? MissedCalls(unseen: 0, revision: 0)
+        let unseenFrom = stood?.unseenFrom
         guard let from = walk.begin(count: count, unseenFrom: unseenFrom) else { return }
         let walked = try Int64.fetchAll(db.cachedStatement(sql: """
             SELECT call_id FROM call_members WHERE uid = ? AND call_id BETWEEN ? AND ? ORDER BY call_id LIMIT ?
@@ -94,11 +85,10 @@ extension SQLiteCallLogStore {
         try write("recounting missed calls") { db in
             guard let from = try Int64.fetchOne(db, sql: "SELECT recount_from FROM missed_count_state") else { return }
             var counts: [String: MissedCountCache.Entry] = [:]
-            for uid in try String.fetchAll(db, sql: "SELECT DISTINCT uid FROM missed_calls WHERE call_id >= ?", arguments: [from]) {
-                let row = try Row.fetchOne(db, sql: """
-                    SELECT revision, unseen_from FROM missed_call_counts WHERE uid = ?
-                    """, arguments: [uid])
-                let start = min(row?[1] as Int64? ?? from, from)
+            let uids = try String.fetchAll(db, sql: "SELECT DISTINCT uid FROM missed_calls WHERE call_id >= ?", arguments: [from])
+            let written = try StoreTransaction.writtenMissedCounts(of: uids, in: db)
+            for uid in uids {
+                let start = min(written[uid]?.unseenFrom ?? from, from)
                 let unseen = try Row.fetchOne(db, sql: """
                     SELECT count(*), min(m.call_id) FROM call_members AS m
                     JOIN missed_calls AS x ON x.call_id = m.call_id AND x.uid = m.uid AND x.seen_at IS NULL
@@ -106,7 +96,7 @@ extension SQLiteCallLogStore {
                     """, arguments: [uid, start])
                 let total: Int = unseen?[0] ?? 0
                 counts[uid] = MissedCountCache.Entry(
-                    count: MissedCalls(unseen: total, revision: (row?[0] ?? 0) + missedCounts.revisionHeadroom),
+                    count: MissedCalls(unseen: total, revision: (written[uid]?.count.revision ?? 0) + missedCounts.revisionHeadroom),
                     unseenFrom: total > 0 ? unseen?[1] : nil)
             }
             let writer = StoreTransaction(db: db, committed: committedMembers)

@@ -12,13 +12,7 @@ extension StoreTransaction {
         var base = cache.entries(for: missing.keys)
         let unread = missing.keys.filter { base[$0] == nil }
         if !unread.isEmpty {
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT uid, unseen, revision, unseen_from FROM missed_call_counts
-                WHERE uid IN (SELECT value FROM json_each(?))
-                """), arguments: [Self.json(unread)])
-            for row in rows {
-                base[row[0]] = MissedCountCache.Entry(count: MissedCalls(unseen: row[1], revision: row[2]), unseenFrom: row[3])
-            }
+            base.merge(try Self.writtenMissedCounts(of: unread, in: db)) { held, _ in held }
         }
         var staged: [String: MissedCountCache.Entry] = [:]
         staged.reserveCapacity(missing.count)
@@ -35,6 +29,20 @@ extension StoreTransaction {
             staged[uid] = entry
         }
         return staged
+    }
+
+    /// The counts of `uids` as `missed_call_counts` has them, in one read; a user without a row
+    /// is absent. What `MissedCountCache` holds is newer: callers look there first.
+    static func writtenMissedCounts(of uids: [String], in db: Database) throws -> [String: MissedCountCache.Entry] {
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT uid, unseen, revision, unseen_from FROM missed_call_counts
+            WHERE uid IN (SELECT value FROM json_each(?))
+            """), arguments: [json(uids)])
+        var counts: [String: MissedCountCache.Entry] = [:]
+        for row in rows {
+            counts[row[0]] = MissedCountCache.Entry(count: MissedCalls(unseen: row[1], revision: row[2]), unseenFrom: row[3])
+        }
+        return counts
     }
 
     /// The lowest call id the transaction noted a missed call of.
